@@ -1,0 +1,2 @@
+// Stub: being written.
+#include <gtest/gtest.h>

@@ -1,0 +1,2 @@
+// Stub: being written.
+#include "placement/nvidia_smi.h"

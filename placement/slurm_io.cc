@@ -1,0 +1,2 @@
+// Stub: being written.
+#include "placement/slurm_io.h"

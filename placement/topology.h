@@ -1,0 +1,217 @@
+// The cluster model: GPUs, nodes, NVLink domains and the switch fabric, with fast queries.
+#ifndef NVLPLACE_PLACEMENT_TOPOLOGY_H_
+#define NVLPLACE_PLACEMENT_TOPOLOGY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+
+namespace nvlplace {
+
+using GpuId = int32_t;     // dense, 0..num_gpus()-1, in node order then GPU index order
+using NodeId = int32_t;    // dense, 0..num_nodes()-1, in the order nodes were declared
+using DomainId = int32_t;  // dense, 0..num_domains()-1
+using SwitchId = int32_t;  // dense, 0..num_switches()-1, in the order switches were declared
+
+// Where an element of a spec came from, so that validation errors can say
+// "file:line:col: path: message" (1-based line and column; 0 when unknown).
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  int col = 0;
+  std::string path;  // YAML path such as "#/fabric/switches/3/nodes", or a Slurm key
+};
+
+// Formats "file:line:col: path: message", leaving out the parts that are unknown.
+std::string FormatAt(const SourceLoc& loc, std::string_view message);
+
+// ---------------------------------------------------------------------------------------
+// The spec: a plain description as read from YAML or imported from Slurm files. Names are
+// already expanded from hostlists. Topology::Create validates it and builds the model.
+
+struct GpuModelSpec {
+  std::string name;            // "H100"
+  double nvlink_gbps = 900.0;  // NVLink bandwidth per GPU, GB/s, bidirectional
+  SourceLoc loc;
+};
+
+struct NodeGroupSpec {
+  std::vector<std::string> names;  // node names (expanded hostlist)
+  int gpus = 0;                    // GPUs per node
+  std::string model;               // GPU model name, one of TopologySpec::gpu_models
+  // NVLink islands inside each node, as lists of GPU indexes. Empty means one island with
+  // all GPUs. Must cover every index 0..gpus-1 exactly once.
+  std::vector<std::vector<int>> islands;
+  SourceLoc loc;
+};
+
+// An NVLink domain spanning several whole nodes (GB200 NVL72: 18 nodes x 4 GPUs).
+struct DomainSpec {
+  std::string name;
+  std::vector<std::string> nodes;
+  int expected_gpus = 0;  // 0: not checked; else the GPU count the nodes must add up to
+  SourceLoc loc;
+};
+
+struct SwitchSpec {
+  std::string name;
+  std::string tier;                   // one of TopologySpec::tiers
+  std::vector<std::string> nodes;     // nodes attached below (leaf switches only)
+  std::vector<std::string> switches;  // child switches (non-leaf switches only)
+  int rail = -1;                      // -1: all NICs of the nodes; r: only GPU r's NIC (rail r)
+  double link_gbps = 0.0;             // port speed, Gb/s; 0 means TopologySpec::link_gbps
+  double oversubscription = 1.0;      // downlink:uplink bandwidth ratio, >= 1
+  SourceLoc loc;
+};
+
+struct TopologySpec {
+  std::string name;
+  std::vector<std::string> tiers = {"leaf", "spine", "core"};  // lowest first
+  double link_gbps = 400.0;          // default fabric port speed, Gb/s (NDR)
+  double nvlink_alpha_us = 0.6;      // per-step latency over NVLink (NCCL ring, LL)
+  double net_alpha_us = 2.7;         // per-step latency over the network (NCCL ring, LL)
+  std::vector<GpuModelSpec> gpu_models;
+  std::vector<NodeGroupSpec> node_groups;
+  std::vector<DomainSpec> domains;
+  std::vector<SwitchSpec> switches;
+  SourceLoc loc;  // the file itself
+};
+
+// ---------------------------------------------------------------------------------------
+// The model.
+
+struct Gpu {
+  NodeId node;
+  int index;  // index inside its node (CUDA/gres index)
+  DomainId domain;
+};
+
+struct Node {
+  std::string name;
+  int model;                      // index into Topology::gpu_models()
+  std::vector<GpuId> gpus;        // gpus[i] is the GPU with index i
+  std::vector<SwitchId> leaves;   // leaf switches the node's NICs reach; one per rail when
+                                  // rail-optimized (leaves[r] carries rail r), else one
+  std::vector<DomainId> domains;  // NVLink domains holding this node's GPUs, ascending
+};
+
+struct NvlDomain {
+  std::string name;           // node name for a whole-node domain, "node:nvlK" for an
+                              // island, the spec's name for a multi-node domain
+  std::vector<NodeId> nodes;  // ascending
+  std::vector<GpuId> gpus;    // ascending
+  double nvlink_gbps;         // per GPU, GB/s
+  bool multi_node;            // declared as a DomainSpec
+};
+
+struct Switch {
+  std::string name;
+  int tier;                        // index into Topology::tiers()
+  std::vector<SwitchId> parents;   // several in a multi-rooted tree
+  std::vector<SwitchId> children;  // in declaration order
+  std::vector<NodeId> nodes;       // directly attached nodes (leaf switches)
+  std::vector<NodeId> nodes_under; // every node below, ascending
+  int rail;                        // -1 or the rail this leaf carries
+  double link_gbps;
+  double oversubscription;
+};
+
+class Topology {
+ public:
+  // Common tier of two nodes that share no switch (separate fabrics).
+  static constexpr int kDisconnected = 1 << 20;
+  // Common "tier" of a node with itself.
+  static constexpr int kSameNode = -1;
+
+  // Validates the spec and builds the model. Errors are InvalidArgument with the message
+  // "file:line:col: path: message" of the offending element: unknown tier or GPU model, a
+  // node declared twice or in two NVLink domains, a switch cycle, a node under no leaf,
+  // a GPU count that does not match, a name that is not found, a bad rail.
+  static absl::StatusOr<std::shared_ptr<const Topology>> Create(const TopologySpec& spec);
+
+  const std::string& name() const { return name_; }
+  const std::vector<std::string>& tiers() const { return tiers_; }
+  const std::vector<GpuModelSpec>& gpu_models() const { return gpu_models_; }
+  const std::vector<Gpu>& gpus() const { return gpus_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<NvlDomain>& domains() const { return domains_; }
+  const std::vector<Switch>& switches() const { return switches_; }
+  int num_gpus() const { return static_cast<int>(gpus_.size()); }
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  int num_domains() const { return static_cast<int>(domains_.size()); }
+  int num_switches() const { return static_cast<int>(switches_.size()); }
+  double link_gbps() const { return link_gbps_; }
+  double nvlink_alpha_us() const { return nvlink_alpha_us_; }
+  double net_alpha_us() const { return net_alpha_us_; }
+
+  // Name lookups; -1 when unknown.
+  NodeId FindNode(std::string_view name) const;
+  SwitchId FindSwitch(std::string_view name) const;
+  DomainId FindDomain(std::string_view name) const;
+  int FindTier(std::string_view name) const;
+
+  DomainId DomainOf(GpuId gpu) const { return gpus_[gpu].domain; }
+
+  // Lowest tier index holding a switch above both nodes: kSameNode for a == b, 0 when they
+  // share a leaf, kDisconnected when no switch is common. Rail-optimized nodes are compared
+  // rail by rail (NCCL keeps traffic on matching rails) and the highest tier needed wins.
+  // O(1): a table over groups of nodes with the same leaves.
+  int CommonTier(NodeId a, NodeId b) const;
+
+  // Switch hops on the path between two nodes: 0 for the same node, 2 through one leaf,
+  // 2*(t+1) through tier t, -1 when disconnected.
+  int Hops(NodeId a, NodeId b) const;
+
+  // Lowest common tier of a set of nodes (kSameNode for one node or none).
+  int CommonTier(const std::vector<NodeId>& nodes) const;
+
+  // Every GPU under a switch, ascending.
+  std::vector<GpuId> GpusUnder(SwitchId sw) const;
+
+  // The slowest per-port bandwidth, Gb/s, divided by oversubscription, on the path between
+  // two different nodes through their common tier (the bottleneck a ring crossing it sees).
+  // 0 when disconnected.
+  double PathGbps(NodeId a, NodeId b) const;
+
+  // The nodes' leaf-group id: nodes with identical leaves share one; used to index tables.
+  int LeafGroup(NodeId n) const { return leaf_group_[n]; }
+  int num_leaf_groups() const { return num_leaf_groups_; }
+
+  // The spec that reproduces this model (canonical: node groups merged by shape, names in
+  // hostlist order). Create(ToSpec()) yields an equal model.
+  TopologySpec ToSpec() const;
+
+ private:
+  Topology() = default;
+
+  std::string name_;
+  std::vector<std::string> tiers_;
+  double link_gbps_ = 400.0;
+  double nvlink_alpha_us_ = 0.6;
+  double net_alpha_us_ = 2.7;
+  std::vector<GpuModelSpec> gpu_models_;
+  std::vector<Gpu> gpus_;
+  std::vector<Node> nodes_;
+  std::vector<NvlDomain> domains_;
+  std::vector<Switch> switches_;
+  absl::flat_hash_map<std::string, NodeId> node_index_;
+  absl::flat_hash_map<std::string, SwitchId> switch_index_;
+  absl::flat_hash_map<std::string, DomainId> domain_index_;
+
+  std::vector<int> leaf_group_;      // per node
+  int num_leaf_groups_ = 0;
+  std::vector<int> group_tier_;      // num_leaf_groups_^2 common tiers
+  std::vector<double> group_gbps_;   // num_leaf_groups_^2 bottleneck bandwidths
+};
+
+// Structural equality of two models (same names, tiers, nodes, GPUs, domains, switches,
+// bandwidths); on mismatch returns a description of the first difference.
+absl::Status CompareTopologies(const Topology& a, const Topology& b);
+
+}  // namespace nvlplace
+
+#endif  // NVLPLACE_PLACEMENT_TOPOLOGY_H_
