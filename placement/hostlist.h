@@ -3,7 +3,7 @@
 #define NVLPLACE_PLACEMENT_HOSTLIST_H_
 
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -17,7 +17,7 @@ namespace nvlplace {
 // the width of "lo" ("[001-018]" -> 001..018). Whitespace around terms is ignored.
 // Errors (InvalidArgument) name the offending character position: unbalanced or nested
 // brackets, empty terms, ranges with hi < lo, non-digit ranges, more than kMaxHosts hosts.
-absl::StatusOr<std::vector<std::string>> ExpandHostlist(std::string_view expr);
+absl::StatusOr<std::vector<std::string>> ExpandHostlist(absl::string_view expr);
 
 // Largest expansion accepted, to keep a typo like "n[0-99999999]" from exhausting memory.
 inline constexpr size_t kMaxHosts = 1 << 20;

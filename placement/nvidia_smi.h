@@ -3,7 +3,7 @@
 #define NVLPLACE_PLACEMENT_NVIDIA_SMI_H_
 
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -15,12 +15,12 @@ namespace nvlplace {
 // ..."; rows "GPUi X NV18 ... "). GPUs joined by NV# (any number of NVLinks) are in one
 // island (transitively); PIX, PXB, PHB, NODE, SYS and "X" do not join. NIC columns and rows
 // and the legend are ignored. Errors name file:line.
-absl::StatusOr<std::vector<std::vector<int>>> ParseNvidiaSmiTopo(std::string_view text,
+absl::StatusOr<std::vector<std::vector<int>>> ParseNvidiaSmiTopo(absl::string_view text,
                                                                   const std::string& file);
 
 // A one-node spec: `node` with the GPUs and islands of the matrix, under one leaf switch
 // named "leaf0" (a cluster of one node must still be under a leaf).
-absl::StatusOr<TopologySpec> ImportNvidiaSmi(std::string_view text, const std::string& file,
+absl::StatusOr<TopologySpec> ImportNvidiaSmi(absl::string_view text, const std::string& file,
                                               const std::string& node,
                                               const std::string& gpu_model);
 

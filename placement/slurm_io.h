@@ -3,7 +3,7 @@
 #define NVLPLACE_PLACEMENT_SLURM_IO_H_
 
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
 #include "placement/topology.h"
@@ -26,9 +26,9 @@ struct SlurmImportOptions {
 // gres.conf: "NodeName=... Name=gpu [Type=...] File=/dev/nvidia[0-7] [Links=...]" lines;
 // Links= rows group GPUs into NVLink islands (a link value >= 1 joins two GPUs).
 // Errors are InvalidArgument "file:line: key: message".
-absl::StatusOr<TopologySpec> ImportSlurm(std::string_view topology_conf,
+absl::StatusOr<TopologySpec> ImportSlurm(absl::string_view topology_conf,
                                           const std::string& topology_file,
-                                          std::string_view gres_conf,  // may be empty
+                                          absl::string_view gres_conf,  // may be empty
                                           const std::string& gres_file,
                                           const SlurmImportOptions& options);
 

@@ -27,7 +27,7 @@ struct SourceLoc {
 };
 
 // Formats "file:line:col: path: message", leaving out the parts that are unknown.
-std::string FormatAt(const SourceLoc& loc, std::string_view message);
+std::string FormatAt(const SourceLoc& loc, absl::string_view message);
 
 // ---------------------------------------------------------------------------------------
 // The spec: a plain description as read from YAML or imported from Slurm files. Names are
@@ -149,10 +149,10 @@ class Topology {
   double net_alpha_us() const { return net_alpha_us_; }
 
   // Name lookups; -1 when unknown.
-  NodeId FindNode(std::string_view name) const;
-  SwitchId FindSwitch(std::string_view name) const;
-  DomainId FindDomain(std::string_view name) const;
-  int FindTier(std::string_view name) const;
+  NodeId FindNode(absl::string_view name) const;
+  SwitchId FindSwitch(absl::string_view name) const;
+  DomainId FindDomain(absl::string_view name) const;
+  int FindTier(absl::string_view name) const;
 
   DomainId DomainOf(GpuId gpu) const { return gpus_[gpu].domain; }
 
@@ -166,7 +166,8 @@ class Topology {
   // 2*(t+1) through tier t, -1 when disconnected.
   int Hops(NodeId a, NodeId b) const;
 
-  // Lowest common tier of a set of nodes (kSameNode for one node or none).
+  // The highest tier that any two of the nodes must cross to talk (kSameNode for one node
+  // or none; kDisconnected if any two share no switch). Exact for multi-rooted trees.
   int CommonTier(const std::vector<NodeId>& nodes) const;
 
   // Every GPU under a switch, ascending.

@@ -4,7 +4,7 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
 #include "placement/topology.h"
@@ -14,7 +14,7 @@ namespace nvlplace {
 // Parses YAML text into a spec. `file` is used in messages only. Never throws. Errors are
 // InvalidArgument "file:line:col: #/yaml/path: message": bad YAML, unknown key, duplicate
 // key, missing key (reported at its parent), wrong type, bad hostlist.
-absl::StatusOr<TopologySpec> ParseTopologyYaml(std::string_view text, const std::string& file);
+absl::StatusOr<TopologySpec> ParseTopologyYaml(absl::string_view text, const std::string& file);
 
 // Reads the file, parses it and builds the model (Topology::Create), so that every error,
 // syntactic or semantic, names the file, line and column.
