@@ -156,8 +156,9 @@ absl::Status ReadGpuModel(const Where& w, TopologySpec& spec) {
   model.loc = w.Loc();
   NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("name"));
   NVL_ASSIGN_OR_RETURN(model.name, ReadString(*name));
-  NVL_ASSIGN_OR_RETURN(const Where* bw, m.Require("nvlink_gbps"));
-  NVL_ASSIGN_OR_RETURN(model.nvlink_gbps, ReadNumber(*bw));
+  if (const Where* bw = m.Find("nvlink_gbps")) {
+    NVL_ASSIGN_OR_RETURN(model.nvlink_gbps, ReadNumber(*bw));
+  }
   spec.gpu_models.push_back(std::move(model));
   return absl::OkStatus();
 }
@@ -213,10 +214,6 @@ absl::Status ReadSwitch(const Where& w, TopologySpec& spec) {
   NVL_ASSIGN_OR_RETURN(s.name, ReadString(*name));
   NVL_ASSIGN_OR_RETURN(const Where* tier, m.Require("tier"));
   NVL_ASSIGN_OR_RETURN(s.tier, ReadString(*tier));
-  // Semantic errors about the tier point at its value.
-  s.loc = tier->Loc();
-  s.loc.path = w.path;
-  s.loc = w.Loc();
   if (const Where* nodes = m.Find("nodes")) {
     NVL_ASSIGN_OR_RETURN(s.nodes, ReadHostlist(*nodes));
   }

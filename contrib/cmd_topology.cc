@@ -1,0 +1,162 @@
+// The topology subcommands of nvlplace: validate, show, import, export.
+#include "contrib/cmd_topology.h"
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "contrib/cli_common.h"
+#include "placement/nvidia_smi.h"
+#include "placement/slurm_io.h"
+#include "placement/topology_json.h"
+#include "placement/topology_yaml.h"
+
+namespace nvlplace::cli {
+namespace {
+
+int Validate(const std::vector<std::string>& files) {
+  int rc = kExitOk;
+  for (const std::string& file : files) {
+    absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file);
+    if (!topo.ok()) {
+      rc = std::max(rc, Fail(topo.status()));
+      continue;
+    }
+    std::cout << file << ": ok: " << (*topo)->num_nodes() << " nodes, " << (*topo)->num_gpus()
+              << " GPUs, " << (*topo)->num_domains() << " NVLink domains, "
+              << (*topo)->num_switches() << " switches\n";
+  }
+  return rc;
+}
+
+int Show(const std::string& file, const std::string& format) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file);
+  if (!topo.ok()) return Fail(topo.status());
+  std::string text;
+  if (format == "json") {
+    text = TopologyToJson(**topo).dump(2) + "\n";
+  } else if (format == "yaml") {
+    text = WriteTopologyYaml(**topo);
+  } else {
+    text = TopologySummary(**topo);
+  }
+  absl::Status s = WriteOutput("-", text);
+  return s.ok() ? kExitOk : Fail(s);
+}
+
+// Builds the model from an imported spec (so that import never writes an invalid file) and
+// writes it as YAML.
+int WriteImported(absl::StatusOr<TopologySpec> spec, const std::string& out) {
+  if (!spec.ok()) return Fail(spec.status());
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(*spec);
+  if (!topo.ok()) return Fail(topo.status());
+  absl::Status s = WriteOutput(out, WriteTopologyYaml(**topo));
+  return s.ok() ? kExitOk : Fail(s);
+}
+
+struct SlurmImportArgs {
+  std::string topology_conf;
+  std::string gres_conf;
+  SlurmImportOptions options;
+  std::string out = "-";
+};
+
+int ImportSlurmFiles(const SlurmImportArgs& args) {
+  absl::StatusOr<std::string> topo_text = ReadFileToString(args.topology_conf);
+  if (!topo_text.ok()) return Fail(topo_text.status());
+  std::string gres_text;
+  if (!args.gres_conf.empty()) {
+    absl::StatusOr<std::string> g = ReadFileToString(args.gres_conf);
+    if (!g.ok()) return Fail(g.status());
+    gres_text = *std::move(g);
+  }
+  return WriteImported(ImportSlurm(*topo_text, args.topology_conf, gres_text, args.gres_conf,
+                                   args.options),
+                       args.out);
+}
+
+struct SmiImportArgs {
+  std::string file;
+  std::string node;
+  std::string model = "H100";
+  std::string out = "-";
+};
+
+int ImportSmi(const SmiImportArgs& args) {
+  absl::StatusOr<std::string> text = ReadFileToString(args.file);
+  if (!text.ok()) return Fail(text.status());
+  return WriteImported(ImportNvidiaSmi(*text, args.file, args.node, args.model), args.out);
+}
+
+int ExportSlurmFiles(const std::string& file, const std::string& dir) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file);
+  if (!topo.ok()) return Fail(topo.status());
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Fail(absl::PermissionDeniedError(absl::StrCat("cannot create ", dir, ": ", ec.message())));
+  SlurmFiles files = ExportSlurm(**topo);
+  std::string topo_path = (std::filesystem::path(dir) / "topology.conf").string();
+  std::string gres_path = (std::filesystem::path(dir) / "gres.conf").string();
+  absl::Status s = WriteOutput(topo_path, files.topology_conf);
+  if (s.ok()) s = WriteOutput(gres_path, files.gres_conf);
+  if (!s.ok()) return Fail(s);
+  std::cout << "wrote " << topo_path << " and " << gres_path << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
+  auto files = std::make_shared<std::vector<std::string>>();
+  CLI::App* validate = app.add_subcommand(
+      "validate", "Check cluster YAML files; errors read file:line:col: path: message");
+  validate->add_option("files", *files, "cluster YAML files")->required();
+  validate->callback([run, files] { *run = [files] { return Validate(*files); }; });
+
+  auto show_file = std::make_shared<std::string>();
+  auto format = std::make_shared<std::string>("text");
+  CLI::App* show = app.add_subcommand("show", "Describe a cluster: summary, JSON or canonical YAML");
+  show->add_option("file", *show_file, "cluster YAML file")->required();
+  show->add_option("--format", *format, "text (default), json (schema nvlplace.topology/1), yaml")
+      ->check(CLI::IsMember({"text", "json", "yaml"}));
+  show->callback([run, show_file, format] { *run = [=] { return Show(*show_file, *format); }; });
+
+  CLI::App* import = app.add_subcommand("import", "Build a cluster YAML from Slurm or nvidia-smi files");
+  import->require_subcommand(1);
+  auto slurm = std::make_shared<SlurmImportArgs>();
+  CLI::App* isl = import->add_subcommand("slurm", "Import topology.conf (and gres.conf Links=)");
+  isl->add_option("--topology", slurm->topology_conf, "Slurm topology.conf (topology/tree)")
+      ->required();
+  isl->add_option("--gres", slurm->gres_conf, "Slurm gres.conf with Name=gpu File= [Links=] lines");
+  isl->add_option("--gpus-per-node", slurm->options.gpus_per_node,
+                  "GPUs of nodes that gres.conf does not describe");
+  isl->add_option("--gpu-model", slurm->options.gpu_model, "GPU model when gres.conf has no Type=");
+  isl->add_option("--nvlink-gbps", slurm->options.nvlink_gbps, "NVLink GB/s per GPU of that model");
+  isl->add_option("--name", slurm->options.name, "cluster name");
+  isl->add_option("-o,--out", slurm->out, "output YAML file (default: stdout)");
+  isl->callback([run, slurm] { *run = [slurm] { return ImportSlurmFiles(*slurm); }; });
+
+  auto smi = std::make_shared<SmiImportArgs>();
+  CLI::App* ism = import->add_subcommand("nvidia-smi", "Import one node from `nvidia-smi topo -m`");
+  ism->add_option("file", smi->file, "saved output of nvidia-smi topo -m")->required();
+  ism->add_option("--node", smi->node, "Slurm node name of that machine")->required();
+  ism->add_option("--gpu-model", smi->model, "GPU model name");
+  ism->add_option("-o,--out", smi->out, "output YAML file (default: stdout)");
+  ism->callback([run, smi] { *run = [smi] { return ImportSmi(*smi); }; });
+
+  CLI::App* exp = app.add_subcommand("export", "Write Slurm files from a cluster YAML");
+  exp->require_subcommand(1);
+  auto export_file = std::make_shared<std::string>();
+  auto out_dir = std::make_shared<std::string>(".");
+  CLI::App* esl = exp->add_subcommand("slurm", "Write topology.conf and gres.conf (File=, Links=)");
+  esl->add_option("file", *export_file, "cluster YAML file")->required();
+  esl->add_option("--out-dir", *out_dir, "directory for topology.conf and gres.conf");
+  esl->callback([run, export_file, out_dir] {
+    *run = [=] { return ExportSlurmFiles(*export_file, *out_dir); };
+  });
+}
+
+}  // namespace nvlplace::cli
