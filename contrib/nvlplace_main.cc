@@ -4,6 +4,7 @@
 
 #include "CLI/CLI.hpp"
 #include "contrib/cli_common.h"
+#include "contrib/cmd_place.h"
 #include "contrib/cmd_topology.h"
 
 int main(int argc, char** argv) {
@@ -11,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::function<int()> run;
   nvlplace::cli::AddTopologyCommands(app, &run);
+  nvlplace::cli::AddPlaceCommand(app, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

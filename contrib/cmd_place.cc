@@ -1,0 +1,84 @@
+// The place subcommand of nvlplace: one placement decision, explained.
+#include "contrib/cmd_place.h"
+
+#include <iostream>
+#include <memory>
+
+#include "contrib/cli_common.h"
+#include "placement/engine.h"
+#include "placement/explain.h"
+#include "placement/topology_yaml.h"
+
+namespace nvlplace::cli {
+namespace {
+
+constexpr int kExitNotPlaced = 1;
+
+struct PlaceArgs {
+  std::string topology;
+  std::string busy;
+  std::string policy = "topo";
+  std::string nvl = "strict";
+  std::string format = "text";
+  bool max_tier_preferred = false;
+  RequestSpec spec;
+};
+
+int Place(const PlaceArgs& a) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(a.topology);
+  if (!topo.ok()) return Fail(topo.status());
+  absl::StatusOr<std::shared_ptr<const Policy>> policy = LoadPolicy(a.policy);
+  if (!policy.ok()) return Fail(policy.status());
+  ClusterState state(*topo);
+  if (!a.busy.empty()) {
+    absl::StatusOr<std::string> text = ReadFileToString(a.busy);
+    if (!text.ok()) return Fail(text.status());
+    absl::Status s = LoadBusyList(*text, a.busy, &state);
+    if (!s.ok()) return Fail(s);
+  }
+  RequestSpec spec = a.spec;
+  absl::StatusOr<NvlMode> nvl = ParseNvlMode(a.nvl);
+  if (!nvl.ok()) return Fail(nvl.status());
+  spec.nvl = *nvl;
+  spec.max_tier_required = !a.max_tier_preferred;
+  absl::StatusOr<Request> request = ResolveRequest(spec, **topo);
+  if (!request.ok()) return Fail(request.status());
+  Engine engine(*topo, *policy);
+  PlacementResult result = engine.Place(state, *request);
+  std::string text = a.format == "json" ? PlacementToJson(result, **topo).dump(2) + "\n"
+                                        : PlacementText(result, **topo);
+  absl::Status s = WriteOutput("-", text);
+  if (!s.ok()) return Fail(s);
+  return result.placed ? kExitOk : kExitNotPlaced;
+}
+
+}  // namespace
+
+void AddPlaceCommand(CLI::App& app, std::function<int()>* run) {
+  auto a = std::make_shared<PlaceArgs>();
+  CLI::App* c = app.add_subcommand(
+      "place", "Choose GPUs for one job and explain why (exit 0 placed, 1 not placeable now)");
+  c->add_option("--topology", a->topology, "cluster YAML file")->required();
+  c->add_option("--busy", a->busy,
+                "file of allocated GPUs: lines 'NODES' or 'NODES:INDEXES', e.g. node[0-3]:0-3");
+  c->add_option("--gpus", a->spec.gpus, "GPUs in all (or give --nodes and --gpus-per-node)");
+  c->add_option("--nodes", a->spec.nodes, "exactly this many nodes");
+  c->add_option("--gpus-per-node", a->spec.gpus_per_node, "GPUs on each node");
+  c->add_option("--tp", a->spec.tp, "tensor-parallel size (ranks innermost)");
+  c->add_option("--pp", a->spec.pp, "pipeline-parallel size (default 1)");
+  c->add_option("--dp", a->spec.dp, "data-parallel size (default GPUs / (TP x PP))");
+  c->add_option("--nvl", a->nvl, "TP groups inside NVLink domains: strict, prefer or off")
+      ->check(CLI::IsMember({"strict", "prefer", "off"}));
+  c->add_option("--max-tier", a->spec.max_tier, "highest fabric tier the job may span");
+  c->add_flag("--max-tier-preferred", a->max_tier_preferred,
+              "treat --max-tier as a preference, relaxed with a note");
+  c->add_flag("--exclusive", a->spec.exclusive, "whole nodes only (every GPU of a node free)");
+  c->add_option("--include", a->spec.include, "hostlist: only these nodes");
+  c->add_option("--exclude", a->spec.exclude, "hostlist: never these nodes");
+  c->add_option("--policy", a->policy, "policy name (topo, pack, firstfit, random) or YAML file");
+  c->add_option("--format", a->format, "text or json (schema nvlplace.placement/1)")
+      ->check(CLI::IsMember({"text", "json"}));
+  c->callback([run, a] { *run = [a] { return Place(*a); }; });
+}
+
+}  // namespace nvlplace::cli

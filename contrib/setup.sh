@@ -1,0 +1,49 @@
+#!/bin/sh
+# Installs everything nvlplace needs on Debian bookworm: build tools, libraries, the local
+# Slurm cluster's packages, and Slurm's source (for the select plugin's internal headers).
+# Idempotent: a second run installs nothing and downloads nothing.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PACKAGES="build-essential cmake pkg-config python3 \
+  libyaml-cpp-dev libabsl-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev \
+  libcli11-dev nlohmann-json3-dev clang-format \
+  slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-basic-plugins slurm-wlm-basic-plugins-dev \
+  dpkg-dev"
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
+
+missing=
+for p in $PACKAGES; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+if [ -n "$missing" ]; then
+  echo "setup: installing$missing"
+  $SUDO apt-get update -qq
+  # No daemon is started at install time: the tests run their own Slurm cluster.
+  DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+
+# Slurm's source of the exact installed version, for src/slurmctld/slurmctld.h and friends.
+# Fetched at build time into an ignored folder, never committed.
+SLURM_VERSION=$(dpkg-query -W -f='${Version}' slurmctld)
+SRC_DIR="$ROOT/third_party/slurm-src"
+if [ ! -f "$SRC_DIR/.version" ] || [ "$(cat "$SRC_DIR/.version")" != "$SLURM_VERSION" ]; then
+  if ! grep -rqs "^Types:.*deb-src" /etc/apt/sources.list.d/ && ! grep -qs "^deb-src" /etc/apt/sources.list; then
+    echo "setup: adding deb-src entries mirroring the deb ones"
+    sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
+      $SUDO tee /etc/apt/sources.list.d/nvlplace-deb-src.sources >/dev/null
+    $SUDO apt-get update -qq
+  fi
+  rm -rf "$SRC_DIR" "$ROOT/third_party/slurm-fetch"
+  mkdir -p "$ROOT/third_party/slurm-fetch"
+  (cd "$ROOT/third_party/slurm-fetch" && apt-get source -qq --download-only "slurm-wlm=$SLURM_VERSION" &&
+    dpkg-source -x --no-check ./*.dsc src >/dev/null)
+  mv "$ROOT/third_party/slurm-fetch/src" "$SRC_DIR"
+  rm -rf "$ROOT/third_party/slurm-fetch"
+  echo "$SLURM_VERSION" > "$SRC_DIR/.version"
+  echo "setup: Slurm $SLURM_VERSION source in $SRC_DIR"
+fi

@@ -1,0 +1,21 @@
+// Factories of the built-in scorers, one per file; registry.cc maps names to them.
+#ifndef NVLPLACE_POLICIES_SCORERS_H_
+#define NVLPLACE_POLICIES_SCORERS_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "policies/scorer.h"
+
+namespace nvlplace {
+
+std::unique_ptr<Scorer> MakeNvlinkScorer();
+std::unique_ptr<Scorer> MakeTierScorer();
+std::unique_ptr<Scorer> MakeCommScorer();
+std::unique_ptr<Scorer> MakeFragmentationScorer();
+std::unique_ptr<Scorer> MakeFirstFitScorer();
+std::unique_ptr<Scorer> MakeRandomScorer(uint64_t seed);
+
+}  // namespace nvlplace
+
+#endif  // NVLPLACE_POLICIES_SCORERS_H_
