@@ -133,12 +133,18 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
   if (r.nodes > 0) {
     rule = {r.gpus / r.nodes, true};
     k = r.nodes;
-  } else if (r.nvl != NvlMode::kOff && r.tp > 1) {
+  } else if (r.tp > 1) {
     rule = {r.tp, false};
     k = r.num_groups();
   }
   std::optional<SearchState> s;
   s.emplace(hierarchy_, state, r, rule);
+  // nvl=off: TP groups still go inside NVLink domains when there is room, without a note.
+  if (s->total_capacity() < k && !rule.per_node && rule.size > 1 && r.nvl == NvlMode::kOff) {
+    rule = {1, false};
+    k = r.gpus;
+    s.emplace(hierarchy_, state, r, rule);
+  }
   if (s->total_capacity() < k && !rule.per_node && rule.size > 1 && r.nvl == NvlMode::kPrefer) {
     result.relaxations.push_back(absl::StrFormat(
         "nvl=prefer: TP groups of %d GPUs may span NVLink domains, because the free domains "
@@ -181,11 +187,19 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
     }
     sc.tier_ok = r.max_tier < 0 || sc.facts.job_tier <= r.max_tier;
     for (const Policy::Weighted& w : policy_->scorers) {
-      double v = std::clamp(w.scorer->Score(ctx, sc.facts), 0.0, 100.0);
-      sc.scores.push_back(v);
-      sc.total += w.weight * v / weight_sum;
+      sc.scores.push_back(std::clamp(w.scorer->Score(ctx, sc.facts), 0.0, 100.0));
     }
     scored.push_back(std::move(sc));
+  }
+  // Normalize per scorer across the candidates, then the framework's weighted mean.
+  for (size_t i = 0; i < policy_->scorers.size(); ++i) {
+    std::vector<double> column;
+    for (const Scored& sc : scored) column.push_back(sc.scores[i]);
+    policy_->scorers[i].scorer->Normalize(&column);
+    for (size_t c = 0; c < scored.size(); ++c) {
+      scored[c].scores[i] = std::clamp(column[c], 0.0, 100.0);
+      scored[c].total += policy_->scorers[i].weight * scored[c].scores[i] / weight_sum;
+    }
   }
   if (scored.empty()) {
     result.reason = strict_split

@@ -37,9 +37,11 @@ class Scorer {
  public:
   virtual ~Scorer() = default;
   virtual absl::string_view Name() const = 0;
-  // A score in [0, 100], higher is better, on an absolute scale (not relative to other
-  // candidates), so that weights mean the same in every decision.
+  // A score in [0, 100], higher is better, on an absolute scale where one exists, so that
+  // weights mean the same in every decision.
   virtual double Score(const ScoringContext& ctx, const CandidateFacts& facts) const = 0;
+  // Optional NormalizeScore step over all candidates of one decision (still 0..100).
+  virtual void Normalize(std::vector<double>* scores) const { (void)scores; }
 };
 
 }  // namespace nvlplace
