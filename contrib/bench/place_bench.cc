@@ -1,0 +1,92 @@
+// Decision time of the engine on the 1,152-GPU NVL72 and the 16,384-GPU configs, at 50% and
+// 85% occupancy, for the topo policy beside firstfit (the baseline measured in the same run).
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "placement/engine.h"
+#include "placement/topology_yaml.h"
+
+namespace nvlplace {
+namespace {
+
+struct Setup {
+  std::shared_ptr<const Topology> topo;
+  std::unique_ptr<ClusterState> state;
+  Request request;
+  std::unique_ptr<Engine> engine;
+};
+
+// Occupancy as jobs leave it: whole nodes and partly used nodes, seeded.
+void Occupy(double occupancy, ClusterState* state) {
+  const Topology& topo = state->topology();
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<GpuId> busy;
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    const std::vector<GpuId>& gpus = topo.nodes()[n].gpus;
+    double x = u(rng);
+    // 90% of the occupancy as wholly busy nodes, 10% as half-busy ones (2 x 0.1 x 0.5).
+    if (x < occupancy * 0.9) {
+      busy.insert(busy.end(), gpus.begin(), gpus.end());
+    } else if (x < occupancy * 1.1) {
+      busy.insert(busy.end(), gpus.begin(), gpus.begin() + gpus.size() / 2);
+    }
+  }
+  (void)state->Allocate(busy);
+}
+
+Setup Make(const char* config, double occupancy, int tp, int dp, const char* policy) {
+  Setup s;
+  auto topo = LoadTopologyFile(std::string(NVLPLACE_SOURCE_DIR "/configs/") + config);
+  auto pol = LoadPolicy(std::string(NVLPLACE_SOURCE_DIR "/configs/policies/") + policy + ".yaml");
+  if (!topo.ok() || !pol.ok()) std::abort();
+  s.topo = *topo;
+  s.state = std::make_unique<ClusterState>(s.topo);
+  Occupy(occupancy, s.state.get());
+  RequestSpec spec;
+  spec.tp = tp;
+  spec.dp = dp;
+  spec.gpus = tp * dp;
+  auto r = ResolveRequest(spec, *s.topo);
+  if (!r.ok()) std::abort();
+  s.request = *r;
+  s.engine = std::make_unique<Engine>(s.topo, *pol);
+  return s;
+}
+
+// Args: occupancy percent, TP, DP; the policy and config are in the benchmark's name.
+template <int kConfig, int kPolicy>
+void BM_Place(benchmark::State& st) {
+  static const char* kConfigs[] = {"gb200-nvl72-2su.yaml", "h100-multi-su-16k.yaml"};
+  static const char* kPolicies[] = {"topo", "firstfit"};
+  Setup s = Make(kConfigs[kConfig], st.range(0) / 100.0, static_cast<int>(st.range(1)),
+                 static_cast<int>(st.range(2)), kPolicies[kPolicy]);
+  int placed = 0;
+  for (auto _ : st) {
+    PlacementResult r = s.engine->Place(*s.state, s.request);
+    placed += r.placed;
+    benchmark::DoNotOptimize(r);
+  }
+  st.counters["placed"] = static_cast<double>(placed) / st.iterations();
+  st.counters["free_gpus"] = s.state->num_free();
+}
+
+#define NVL_ARGS                                                                          \
+  ->Args({50, 8, 8})->Args({85, 8, 8})->Args({50, 4, 16})->Args({85, 4, 16})              \
+      ->Args({50, 8, 32})->Unit(benchmark::kMicrosecond)->ComputeStatistics(              \
+          "median", [](const std::vector<double>& v) {                                     \
+            std::vector<double> c = v;                                                     \
+            std::nth_element(c.begin(), c.begin() + c.size() / 2, c.end());                \
+            return c[c.size() / 2];                                                        \
+          })
+
+BENCHMARK_TEMPLATE(BM_Place, 0, 0)->Name("nvl72_1152/topo") NVL_ARGS;
+BENCHMARK_TEMPLATE(BM_Place, 0, 1)->Name("nvl72_1152/firstfit") NVL_ARGS;
+BENCHMARK_TEMPLATE(BM_Place, 1, 0)->Name("h100_16k/topo") NVL_ARGS;
+BENCHMARK_TEMPLATE(BM_Place, 1, 1)->Name("h100_16k/firstfit") NVL_ARGS;
+
+}  // namespace
+}  // namespace nvlplace
+
+BENCHMARK_MAIN();
