@@ -5,6 +5,7 @@
 #include "CLI/CLI.hpp"
 #include "contrib/cli_common.h"
 #include "contrib/cmd_place.h"
+#include "contrib/cmd_replay.h"
 #include "contrib/cmd_topology.h"
 
 int main(int argc, char** argv) {
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
   std::function<int()> run;
   nvlplace::cli::AddTopologyCommands(app, &run);
   nvlplace::cli::AddPlaceCommand(app, &run);
+  nvlplace::cli::AddReplayCommand(app, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -60,6 +60,7 @@ class Engine {
   PlacementResult Place(const ClusterState& state, const Request& request) const;
 
   const Topology& topology() const { return *topo_; }
+  const std::shared_ptr<const Topology>& topology_ptr() const { return topo_; }
   const Policy& policy() const { return *policy_; }
 
  private:

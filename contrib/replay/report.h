@@ -1,0 +1,37 @@
+// Replay results: per-policy metrics, summary.json ("nvlplace.replay/1"), jobs.csv and a
+// self-contained report.html with SVG plots.
+#ifndef NVLPLACE_CONTRIB_REPLAY_REPORT_H_
+#define NVLPLACE_CONTRIB_REPLAY_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "contrib/replay/simulator.h"
+#include "nlohmann/json.hpp"
+
+namespace nvlplace::replay {
+
+struct Stats {
+  double mean = 0, p50 = 0, p95 = 0, p99 = 0;
+};
+Stats Summarize(std::vector<double> values);
+
+struct ReplayRun {
+  std::string topology_file;
+  std::string trace_file;
+  const Trace* trace = nullptr;
+  SimOptions options;
+  uint64_t seed = 0;
+  const Topology* topo = nullptr;
+  std::vector<SimResult> results;  // one per policy, in the order asked
+};
+
+nlohmann::json SummaryJson(const ReplayRun& run);
+std::string JobsCsv(const ReplayRun& run);
+std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary);
+std::string SummaryText(const nlohmann::json& summary);
+
+}  // namespace nvlplace::replay
+
+#endif  // NVLPLACE_CONTRIB_REPLAY_REPORT_H_
