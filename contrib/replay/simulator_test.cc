@@ -1,0 +1,142 @@
+// Tests for the replay simulator: queueing, backfill, rejection, determinism.
+#include "contrib/replay/simulator.h"
+
+#include "contrib/replay/report.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "placement/topology_yaml.h"
+#include "tests/status_matchers.h"
+
+namespace nvlplace::replay {
+namespace {
+
+using ::nvlplace::testing::IsOk;
+using ::testing::HasSubstr;
+
+class SimulatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto topo = LoadTopologyFile("configs/lab-h100.yaml");  // 8 nodes x 8 GPUs
+    ASSERT_THAT(topo, IsOk());
+    topo_ = *topo;
+    auto policy = LoadPolicy("configs/policies/topo.yaml");
+    ASSERT_THAT(policy, IsOk());
+    engine_ = std::make_unique<Engine>(topo_, *policy);
+  }
+  TraceJob Job(const std::string& id, double submit, double duration, int gpus, int tp = 0) {
+    TraceJob j;
+    j.id = id;
+    j.submit = submit;
+    j.duration = duration;
+    j.gpus = gpus;
+    j.tp = tp;
+    return j;
+  }
+  std::shared_ptr<const Topology> topo_;
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST_F(SimulatorTest, FifoWaitsForTheHead) {
+  // a takes 48 GPUs for 100 s; b needs 32 and waits; c needs 8 and waits behind b in FIFO.
+  std::vector<TraceJob> jobs = {Job("a", 0, 100, 48, 8), Job("b", 1, 50, 32, 8),
+                                Job("c", 2, 10, 8, 8)};
+  SimOptions fifo;
+  fifo.scheduler = Scheduler::kFifo;
+  SimResult r = Simulate(*engine_, jobs, fifo);
+  EXPECT_DOUBLE_EQ(r.jobs[0].start, 0);
+  EXPECT_DOUBLE_EQ(r.jobs[1].start, 100);
+  EXPECT_DOUBLE_EQ(r.jobs[2].start, 100);  // 64 - 32 = 32 GPUs left at t=100
+  EXPECT_DOUBLE_EQ(r.makespan, 150);
+}
+
+TEST_F(SimulatorTest, BackfillStartsShortJobsBeforeTheReservation) {
+  std::vector<TraceJob> jobs = {Job("a", 0, 100, 48, 8), Job("b", 1, 50, 32, 8),
+                                Job("c", 2, 10, 8, 8)};
+  SimResult r = Simulate(*engine_, jobs, SimOptions{});
+  // c (10 s) ends at 12, before b's reservation at 100: it runs at once on the 16 free GPUs.
+  EXPECT_DOUBLE_EQ(r.jobs[2].start, 2);
+  EXPECT_DOUBLE_EQ(r.jobs[1].start, 100);
+}
+
+TEST_F(SimulatorTest, NeverPlaceableJobsAreRejectedWithAReason) {
+  std::vector<TraceJob> jobs = {Job("big", 0, 10, 128), Job("wide", 1, 10, 16, 16),
+                                Job("ok", 2, 10, 8, 8)};
+  SimResult r = Simulate(*engine_, jobs, SimOptions{});
+  EXPECT_TRUE(r.jobs[0].rejected);
+  EXPECT_THAT(r.jobs[0].reason, HasSubstr("has 64"));
+  EXPECT_TRUE(r.jobs[1].rejected);  // TP=16 never fits an 8-GPU NVLink domain (strict)
+  EXPECT_THAT(r.jobs[1].reason, HasSubstr("largest free domain has 8 GPUs"));
+  EXPECT_DOUBLE_EQ(r.jobs[2].start, 2);
+}
+
+TEST_F(SimulatorTest, DeterministicAndNoGpuReusedAtOnce) {
+  std::vector<TraceJob> jobs;
+  for (int i = 0; i < 300; ++i) {
+    jobs.push_back(Job("j" + std::to_string(i), i * 7.0, 50 + (i * 37) % 400, 1 << (i % 5),
+                       (i % 3 == 0) ? std::min(8, 1 << (i % 5)) : 0));
+  }
+  SimResult a = Simulate(*engine_, jobs, SimOptions{});
+  SimResult b = Simulate(*engine_, jobs, SimOptions{});
+  ASSERT_EQ(a.jobs.size(), b.jobs.size());
+  for (size_t i = 0; i < a.jobs.size(); ++i) {
+    EXPECT_EQ(a.jobs[i].ranks, b.jobs[i].ranks);
+    EXPECT_EQ(a.jobs[i].start, b.jobs[i].start);
+  }
+  // At every job start, no running job holds any of its GPUs.
+  for (size_t i = 0; i < a.jobs.size(); ++i) {
+    for (size_t k = 0; k < a.jobs.size(); ++k) {
+      if (k == i || a.jobs[k].start < 0 || a.jobs[i].start < 0) continue;
+      bool overlap = a.jobs[k].start <= a.jobs[i].start && a.jobs[i].start < a.jobs[k].end;
+      if (!overlap) continue;
+      for (GpuId g : a.jobs[i].ranks) {
+        EXPECT_EQ(std::count(a.jobs[k].ranks.begin(), a.jobs[k].ranks.end(), g), 0)
+            << "GPU " << g << " of job " << i << " held by job " << k;
+      }
+    }
+  }
+  Trace trace;
+  trace.jobs = jobs;
+  ReplayRun run{"lab", "synthetic", &trace, SimOptions{}, 1, topo_.get(), {a}};
+  nlohmann::json s = SummaryJson(run);
+  EXPECT_EQ(s["schema"], "nvlplace.replay/1");
+  EXPECT_EQ(s["policies"][0]["jobs_started"].get<int>(), 300);
+  EXPECT_GT(s["policies"][0]["utilization_mean"].get<double>(), 0);
+  std::string html = ReportHtml(run, s);
+  EXPECT_EQ(std::count(html.begin(), html.end(), '\n') > 10, true);
+  EXPECT_THAT(html, HasSubstr("<polyline class=\"series\""));
+}
+
+TEST_F(SimulatorTest, CommSlowdownStretchesBadPlacements) {
+  // Like lab-h100, but the leaves' uplinks are 2:1 oversubscribed: crossing the spine halves
+  // the DP all-reduce bandwidth.
+  auto spec = ParseTopologyYaml(R"(name: oversubscribed
+tiers: [leaf, spine]
+gpu_models: [{name: H100}]
+nodes: [{names: "node[0-7]", gpus: 8, model: H100}]
+switches:
+  - {name: leaf0, tier: leaf, nodes: "node[0-3]", oversubscription: 2}
+  - {name: leaf1, tier: leaf, nodes: "node[4-7]", oversubscription: 2}
+  - {name: spine0, tier: spine, switches: "leaf[0-1]"}
+)", "test.yaml");
+  ASSERT_THAT(spec, IsOk());
+  auto topo = Topology::Create(*spec);
+  ASSERT_THAT(topo, IsOk());
+  Engine engine(*topo, *LoadPolicy("configs/policies/topo.yaml"));
+  // a and a2 leave one free node per leaf, so b (TP=8 DP=2) must cross the spine: its
+  // communication estimate exceeds the best on the empty cluster (one leaf) and it stretches.
+  std::vector<TraceJob> jobs = {Job("a", 0, 1000, 24, 8), Job("a2", 0, 1000, 24, 8),
+                                Job("b", 1, 100, 16, 8)};
+  SimOptions opts;
+  opts.comm_share = 0.5;
+  SimResult r = Simulate(engine, jobs, opts);
+  ASSERT_GE(r.jobs[2].start, 0);
+  EXPECT_EQ(r.jobs[2].job_tier, 1);
+  EXPECT_GT(r.jobs[2].stretch, 1.0);
+  EXPECT_DOUBLE_EQ(r.jobs[2].end - r.jobs[2].start, 100 * r.jobs[2].stretch);
+  // With the model off, the recorded duration stands.
+  SimResult off = Simulate(engine, jobs, SimOptions{});
+  EXPECT_DOUBLE_EQ(off.jobs[2].stretch, 1.0);
+}
+
+}  // namespace
+}  // namespace nvlplace::replay
