@@ -103,54 +103,52 @@ SearchState::SearchState(const Hierarchy& h, const ClusterState& state, const Re
                          ChunkRule rule)
     : hierarchy_(h), rule_(rule) {
   const Topology& topo = state.topology();
-  host_slot_.assign(h.nodes().size(), -1);
+  num_hosts_ = static_cast<int>(h.hosts().size());
   std::vector<int> domain_usable(topo.num_domains(), 0);
-  for (int host : h.hosts()) {
-    host_slot_[host] = static_cast<int>(pools_.size());
-    std::vector<std::vector<GpuId>> pools;
+  gpus_.reserve(state.num_free());
+  host_pool_.reserve(num_hosts_ + 1);
+  spans_nodes_.reserve(num_hosts_);
+  for (int host = 0; host < num_hosts_; ++host) {  // hosts are HNodes 0..num_hosts-1
+    host_pool_.push_back(static_cast<int>(pool_begin_.size()));
     const std::vector<NodeId>& nodes = h.nodes()[host].nodes;
     spans_nodes_.push_back(nodes.size() > 1);
     for (NodeId n : nodes) {
       bool usable = request.allowed_node[n] && (!request.exclusive || state.node_all_free(n));
       const Node& node = topo.nodes()[n];
-      // Pools: the node's islands (a node of a multi-node domain has one island).
-      size_t first_pool = pools.size();
-      if (rule.per_node) {
-        pools.emplace_back();
-      } else {
-        for (size_t i = 0; i < node.domains.size(); ++i) pools.emplace_back();
-      }
-      if (!usable) continue;
-      for (GpuId g : node.gpus) {
-        if (state.busy(g)) continue;
-        DomainId d = topo.gpus()[g].domain;
-        ++domain_usable[d];
-        ++usable_free_;
-        size_t pool = first_pool;
-        if (!rule.per_node) {
-          pool += std::find(node.domains.begin(), node.domains.end(), d) - node.domains.begin();
+      // Pools: the node's islands, or the whole node in nodes mode.
+      size_t pools = rule.per_node ? 1 : node.domains.size();
+      for (size_t p = 0; p < pools; ++p) {
+        pool_begin_.push_back(static_cast<int>(gpus_.size()));
+        if (!usable) continue;
+        for (GpuId g : node.gpus) {
+          if (state.busy(g)) continue;
+          DomainId d = topo.gpus()[g].domain;
+          if (!rule.per_node && d != node.domains[p]) continue;
+          gpus_.push_back(g);
+          ++domain_usable[d];
+          ++usable_free_;
         }
-        pools[pool].push_back(g);
       }
     }
-    pools_.push_back(std::move(pools));
   }
+  host_pool_.push_back(static_cast<int>(pool_begin_.size()));
+  pool_begin_.push_back(static_cast<int>(gpus_.size()));
   largest_free_domain_ = *std::max_element(domain_usable.begin(), domain_usable.end());
   // Capacities bottom-up: HNodes are stored children first.
   cap_.assign(h.nodes().size(), 0);
   for (size_t id = 0; id < h.nodes().size(); ++id) {
-    if (host_slot_[id] >= 0) {
-      cap_[id] = HostCapacity(host_slot_[id]);
+    if (static_cast<int>(id) < num_hosts_) {
+      cap_[id] = HostCapacity(static_cast<int>(id));
     } else {
       for (int c : h.nodes()[id].children) cap_[id] += cap_[c];
     }
   }
 }
 
-int SearchState::HostCapacity(int slot) const {
+int SearchState::HostCapacity(int host) const {
   int cap = 0, sum = 0;
-  for (const std::vector<GpuId>& pool : pools_[slot]) {
-    int n = static_cast<int>(pool.size());
+  for (int p = host_pool_[host]; p < host_pool_[host + 1]; ++p) {
+    int n = pool_begin_[p + 1] - pool_begin_[p];
     sum += n;
     if (rule_.per_node) {
       cap += n >= rule_.size ? 1 : 0;
@@ -159,37 +157,42 @@ int SearchState::HostCapacity(int slot) const {
     }
   }
   // Inside a multi-node NVLink domain a chunk may span nodes.
-  if (!rule_.per_node && spans_nodes_[slot]) cap = sum / rule_.size;
+  if (!rule_.per_node && spans_nodes_[host]) cap = sum / rule_.size;
   return cap;
 }
 
 void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
-  int slot = host_slot_[host];
-  std::vector<std::vector<GpuId>> pools = pools_[slot];
-  std::vector<size_t> used(pools.size(), 0);
-  auto left = [&](size_t p) { return static_cast<int>(pools[p].size() - used[p]); };
+  int first = host_pool_[host];
+  int pools = host_pool_[host + 1] - first;
+  std::vector<int> used(pools, 0);
+  auto left = [&](int p) { return pool_begin_[first + p + 1] - pool_begin_[first + p] - used[p]; };
+  auto take = [&](int p, int n) {
+    const GpuId* g = gpus_.data() + pool_begin_[first + p] + used[p];
+    out->insert(out->end(), g, g + n);
+    used[p] += n;
+  };
   for (int chunk = 0; chunk < k; ++chunk) {
     // Best fit: the pool with the fewest free GPUs that still holds a whole chunk.
     int best = -1;
-    for (size_t p = 0; p < pools.size(); ++p) {
-      if (left(p) >= rule_.size && (best < 0 || left(p) < left(best))) best = static_cast<int>(p);
+    for (int p = 0; p < pools; ++p) {
+      if (left(p) >= rule_.size && (best < 0 || left(p) < left(best))) best = p;
     }
-    int need = rule_.size;
     if (best >= 0) {
-      for (int i = 0; i < need; ++i) out->push_back(pools[best][used[best]++]);
-      if (rule_.per_node) used[best] = pools[best].size();  // one chunk per node
+      take(best, rule_.size);
+      if (rule_.per_node) used[best] += left(best);  // one chunk per node
       continue;
     }
     // Only a multi-node domain gets here: span its nodes, fullest first.
+    int need = rule_.size;
     while (need > 0) {
       int most = 0;
-      for (size_t p = 1; p < pools.size(); ++p) {
-        if (left(p) > left(most)) most = static_cast<int>(p);
+      for (int p = 1; p < pools; ++p) {
+        if (left(p) > left(most)) most = p;
       }
       if (left(most) == 0) return;  // capacity said otherwise; never happens
-      int take = std::min(need, left(most));
-      for (int i = 0; i < take; ++i) out->push_back(pools[most][used[most]++]);
-      need -= take;
+      int n = std::min(need, left(most));
+      take(most, n);
+      need -= n;
     }
   }
 }
@@ -197,7 +200,7 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
 void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
   if (k <= 0) return;
   const Hierarchy::HNode& node = hierarchy_.nodes()[hnode];
-  if (host_slot_[hnode] >= 0) {
+  if (hnode < num_hosts_) {
     TakeFromHost(hnode, k, out);
     return;
   }

@@ -82,15 +82,19 @@ class SearchState {
   const Hierarchy& hierarchy() const { return hierarchy_; }
 
  private:
-  int HostCapacity(int slot) const;
+  int HostCapacity(int host) const;
   void TakeFromHost(int host, int k, std::vector<GpuId>* out) const;
 
   const Hierarchy& hierarchy_;
   ChunkRule rule_;
-  // Per host: its pools, each the free usable GPUs of one island or node, ascending.
-  std::vector<std::vector<std::vector<GpuId>>> pools_;
-  std::vector<bool> spans_nodes_;  // per slot: a multi-node NVLink domain (chunks may span)
-  std::vector<int> host_slot_;  // HNode id -> index into pools_, -1 for inner nodes
+  // Hosts are HNodes 0..num_hosts-1. Host h's pools (the free usable GPUs of one island,
+  // or of one node in nodes mode, ascending) are pools [host_pool_[h], host_pool_[h + 1]);
+  // pool p's GPUs are gpus_[pool_begin_[p] .. pool_begin_[p + 1]). Flat, one allocation each.
+  int num_hosts_ = 0;
+  std::vector<GpuId> gpus_;
+  std::vector<int> pool_begin_;
+  std::vector<int> host_pool_;
+  std::vector<bool> spans_nodes_;  // per host: a multi-node NVLink domain (chunks may span)
   std::vector<int> cap_;
   int largest_free_domain_ = 0;
   int usable_free_ = 0;
