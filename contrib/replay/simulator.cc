@@ -137,7 +137,7 @@ class Sim {
     // Without TP sizes the job is one group: inside one domain means all of it.
     rec.tp_in_domain = r.tp_groups_split == 0;
     if (j.tp == 0) {
-      for (GpuId g : r.ranks) rec.tp_in_domain &= topo_.DomainOf(g) == topo_.DomainOf(r.ranks[0]);
+      for (GpuId g : rec.ranks) rec.tp_in_domain &= topo_.DomainOf(g) == topo_.DomainOf(rec.ranks[0]);
     }
     rec.relaxations = static_cast<int>(r.relaxations.size());
     rec.comm_s = r.comm.total();

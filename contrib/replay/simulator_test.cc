@@ -69,6 +69,14 @@ TEST_F(SimulatorTest, NeverPlaceableJobsAreRejectedWithAReason) {
   EXPECT_DOUBLE_EQ(r.jobs[2].start, 2);
 }
 
+TEST_F(SimulatorTest, ReportsWhetherAJobWithoutSizesStayedInOneDomain) {
+  // 12 GPUs without TP/PP/DP: one group, more than one 8-GPU NVLink domain can hold.
+  std::vector<TraceJob> jobs = {Job("x", 0, 10, 12), Job("y", 1, 10, 8)};
+  SimResult r = Simulate(*engine_, jobs, SimOptions{});
+  EXPECT_FALSE(r.jobs[0].tp_in_domain);
+  EXPECT_TRUE(r.jobs[1].tp_in_domain);
+}
+
 TEST_F(SimulatorTest, DeterministicAndNoGpuReusedAtOnce) {
   std::vector<TraceJob> jobs;
   for (int i = 0; i < 300; ++i) {
