@@ -4,7 +4,7 @@
 
 Usage: gen_synthetic_trace.py JOBS [SEED] > trace.csv. Sizes follow a heavy-tailed mix: many
 8-64 GPU jobs, some 128-1024 GPU jobs, TP in {4, 8}, PP in {1, 2, 4}; arrivals are Poisson
-with a mean gap chosen to keep a 16,384-GPU cluster busy; run times are log-uniform from
+with a mean gap of 180 s, about 90% of a 16,384-GPU cluster; run times are log-uniform from
 10 minutes to 2 days.
 """
 import math
@@ -20,7 +20,7 @@ def main():
     print("id,submit,duration,gpus,tp,pp,dp,nvl")
     t = 0.0
     for i in range(jobs):
-        t += rng.expovariate(1 / 90.0)
+        t += rng.expovariate(1 / 180.0)
         gpus = rng.choices(sizes, weights)[0]
         tp = rng.choice([4, 8])
         pp = rng.choice([1, 1, 2, 4]) if gpus >= 64 else 1
