@@ -25,9 +25,7 @@ int Validate(const std::vector<std::string>& files) {
       rc = std::max(rc, Fail(topo.status()));
       continue;
     }
-    std::cout << file << ": ok: " << (*topo)->num_nodes() << " nodes, " << (*topo)->num_gpus()
-              << " GPUs, " << (*topo)->num_domains() << " NVLink domains, "
-              << (*topo)->num_switches() << " switches\n";
+    std::cout << file << ": ok\n" << TopologyOverview(**topo);
   }
   return rc;
 }

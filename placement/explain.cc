@@ -115,8 +115,8 @@ std::string PlacementText(const PlacementResult& r, const Topology& topo) {
     for (const std::string& x : r.relaxations) absl::StrAppend(&out, "relaxed: ", x, "\n");
     return out;
   }
-  absl::StrAppend(&out, "placed: ", NodesOf(r.ranks, topo), " (", r.origin, ", ", r.candidates,
-                  " candidates)\n");
+  absl::StrAppend(&out, "placed: ", NodesOf(r.ranks, topo), " (", r.origin, "; candidates: ",
+                  r.candidates, ")\n");
   for (const auto& [node, gpus] : GpusByNode(r.ranks, topo)) {
     absl::StrAppend(&out, "  ", node, ": GPUs ", IndexList(gpus), "\n");
   }

@@ -120,7 +120,7 @@ nlohmann::json TopologyToJson(const Topology& topo) {
   return out;
 }
 
-std::string TopologySummary(const Topology& topo) {
+std::string TopologyOverview(const Topology& topo) {
   std::string out = absl::StrFormat("cluster %s: %d nodes, %d GPUs, %d NVLink domains, %d switches\n",
                                     topo.name(), topo.num_nodes(), topo.num_gpus(),
                                     topo.num_domains(), topo.num_switches());
@@ -142,6 +142,11 @@ std::string TopologySummary(const Topology& topo) {
     tiers.push_back(absl::StrCat(topo.tiers()[t], " ", per_tier[t]));
   }
   absl::StrAppend(&out, "switches per tier: ", absl::StrJoin(tiers, ", "), "\n");
+  return out;
+}
+
+std::string TopologySummary(const Topology& topo) {
+  std::string out = TopologyOverview(topo);
   // The switch tree from the top, each switch once.
   for (int t = static_cast<int>(topo.tiers().size()) - 1; t >= 0; --t) {
     for (const Switch& s : topo.switches()) {

@@ -15,7 +15,10 @@ inline constexpr char kTopologySchema[] = "nvlplace.topology/1";
 // grouped by size, and every node, domain and switch with hostlists compressed.
 nlohmann::json TopologyToJson(const Topology& topo);
 
-// A few lines for people: sizes, tiers, NVLink domains by size, then the switch tree.
+// Four lines for people: sizes, GPU models, NVLink domains by size, switches per tier.
+std::string TopologyOverview(const Topology& topo);
+
+// The overview, then the switch tree from the top.
 std::string TopologySummary(const Topology& topo);
 
 }  // namespace nvlplace
