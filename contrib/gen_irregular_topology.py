@@ -5,7 +5,7 @@
 # The checked-in fixture is tests/fixtures/irregular/, made with the default seed:
 #   python3 contrib/gen_irregular_topology.py tests/fixtures/irregular
 #
-# The cluster looks like one that grew over years: leaves of 5..24 nodes, spines over 1..6
+# The cluster looks like one that grew over years: leaves of 2..8 nodes, spines over 1..6
 # leaves, one core above every spine plus a service leaf wired straight to the core, rack
 # numbers (and so leaf names) with gaps, node numbers with gaps (retired nodes), and nodes
 # re-cabled to a neighbouring leaf, so that Nodes= lists read like cn[001-007,010,012-015].
@@ -30,7 +30,7 @@ KINDS = {
 }
 KIND_WEIGHTS = [("cn", 10), ("hx", 3), ("px", 2), ("nv", 2)]
 WIDTH = 3               # node numbers are zero padded to 3 digits
-MIN_LEAF, MAX_LEAF = 5, 24
+MIN_LEAF, MAX_LEAF = 2, 8
 MIN_NODES, MAX_NODES = 300, 400
 
 
@@ -69,7 +69,7 @@ def pick_kind(rng):
 
 def build(seed):
     rng = random.Random(seed)
-    # Leaves (one per rack), sizes 5..24, until the node count lands in range.
+    # Leaves (one per rack), sizes 2..8, until the node count lands in range.
     while True:
         sizes = []
         while sum(sizes) < MIN_NODES:

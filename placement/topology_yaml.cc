@@ -2,6 +2,8 @@
 #include "placement/topology_yaml.h"
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -16,6 +18,20 @@
 
 namespace nvlplace {
 namespace {
+
+// The shortest decimal that reads back as exactly `v` ("0.6", not "0.59999999999999998").
+std::string Num(double v) {
+  char buf[32];
+  if (v == static_cast<double>(static_cast<long long>(v)) && v < 1e15 && v > -1e15) {
+    std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(v));
+    return buf;
+  }
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
 
 using yaml::ForEach;
 using yaml::MapReader;
@@ -200,15 +216,15 @@ std::string WriteTopologyYaml(const Topology& topo) {
   out << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << spec.name;
   out << YAML::Key << "tiers" << YAML::Value << YAML::Flow << spec.tiers;
-  out << YAML::Key << "link_gbps" << YAML::Value << spec.link_gbps;
+  out << YAML::Key << "link_gbps" << YAML::Value << Num(spec.link_gbps);
   out << YAML::Key << "latency" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "nvlink_alpha_us" << YAML::Value << spec.nvlink_alpha_us;
-  out << YAML::Key << "net_alpha_us" << YAML::Value << spec.net_alpha_us;
+  out << YAML::Key << "nvlink_alpha_us" << YAML::Value << Num(spec.nvlink_alpha_us);
+  out << YAML::Key << "net_alpha_us" << YAML::Value << Num(spec.net_alpha_us);
   out << YAML::EndMap;
   out << YAML::Key << "gpu_models" << YAML::Value << YAML::BeginSeq;
   for (const auto& m : spec.gpu_models) {
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << m.name;
-    out << YAML::Key << "nvlink_gbps" << YAML::Value << m.nvlink_gbps << YAML::EndMap;
+    out << YAML::Key << "nvlink_gbps" << YAML::Value << Num(m.nvlink_gbps) << YAML::EndMap;
   }
   out << YAML::EndSeq;
   out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
@@ -246,10 +262,10 @@ std::string WriteTopologyYaml(const Topology& topo) {
     }
     if (s.rail >= 0) out << YAML::Key << "rail" << YAML::Value << s.rail;
     if (s.link_gbps != spec.link_gbps) {
-      out << YAML::Key << "link_gbps" << YAML::Value << s.link_gbps;
+      out << YAML::Key << "link_gbps" << YAML::Value << Num(s.link_gbps);
     }
     if (s.oversubscription != 1.0) {
-      out << YAML::Key << "oversubscription" << YAML::Value << s.oversubscription;
+      out << YAML::Key << "oversubscription" << YAML::Value << Num(s.oversubscription);
     }
     out << YAML::EndMap;
   }
