@@ -115,10 +115,10 @@ absl::StatusOr<std::vector<std::string>> ExpandHostlist(absl::string_view expr) 
   }
   size_t pos = 0;
   int depth = 0;
-  size_t term_begin = 0;
+  size_t term_begin = 0, open_at = 0;
   for (pos = 0; pos <= expr.size(); ++pos) {
     char c = pos < expr.size() ? expr[pos] : ',';
-    if (c == '[') ++depth;
+    if (c == '[' && depth++ == 0) open_at = pos;
     if (c == ']') {
       if (depth == 0) return HostlistError(expr, pos, "']' without a matching '['");
       --depth;
@@ -135,7 +135,7 @@ absl::StatusOr<std::vector<std::string>> ExpandHostlist(absl::string_view expr) 
     if (!s.ok()) return s;
     term_begin = pos + 1;
   }
-  if (depth > 0) return HostlistError(expr, expr.size() - 1, "'[' without a matching ']'");
+  if (depth > 0) return HostlistError(expr, open_at, "'[' without a matching ']'");
   return out;
 }
 

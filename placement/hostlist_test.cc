@@ -67,6 +67,10 @@ TEST(ExpandErrorTest, NamesThePosition) {
   // "n[3-1]": the range starts at the third character.
   EXPECT_THAT(ExpandHostlist("n[3-1]"), StatusIs(absl::StatusCode::kInvalidArgument,
                                                  HasSubstr("at character 3")));
+  // An unclosed bracket is reported where it opens, not at the end.
+  EXPECT_THAT(ExpandHostlist("gpu[01-04,n5"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("at character 4: '[' without a matching ']'")));
 }
 
 TEST(CompressTest, MergesRuns) {

@@ -3,26 +3,35 @@
 #define NVLPLACE_PLACEMENT_NVIDIA_SMI_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "placement/topology.h"
 
 namespace nvlplace {
 
 // Reads the GPU matrix of `nvidia-smi topo -m` (header "GPU0 GPU1 ... NIC0 ... CPU Affinity
 // ..."; rows "GPUi X NV18 ... "). GPUs joined by NV# (any number of NVLinks) are in one
-// island (transitively); PIX, PXB, PHB, NODE, SYS and "X" do not join. NIC columns and rows
-// and the legend are ignored. Errors name file:line.
+// island (transitively); PIX, PXB, PHB, NODE, SYS (SOC in old drivers) and "X" do not join.
+// Columns may be separated by tabs or spaces; ANSI colour codes are dropped. NIC columns
+// and rows (NICn or mlx5_n), the affinity columns and the legend after the matrix are
+// ignored. Islands are returned sorted, each sorted. Errors are InvalidArgument
+// "file:line: [row: ]message": no header, a GPU column out of order, a row with too few
+// entries, an unknown entry, a GPU whose own entry is not X, a GPU row missing or repeated.
 absl::StatusOr<std::vector<std::vector<int>>> ParseNvidiaSmiTopo(absl::string_view text,
-                                                                  const std::string& file);
+                                                                 const std::string& file);
 
 // A one-node spec: `node` with the GPUs and islands of the matrix, under one leaf switch
-// named "leaf0" (a cluster of one node must still be under a leaf).
+// named "leaf0" (a cluster of one node must still be under a leaf). The cluster is named
+// after the node, has the single tier "leaf", and the model gets the default nvlink_gbps.
 absl::StatusOr<TopologySpec> ImportNvidiaSmi(absl::string_view text, const std::string& file,
-                                              const std::string& node,
-                                              const std::string& gpu_model);
+                                             const std::string& node, const std::string& gpu_model);
+
+// NVLink islands of a link matrix, the rule shared with gres.conf Links=: GPUs i and j are
+// joined when links[i][j] >= 1 or links[j][i] >= 1; islands are the connected components,
+// sorted by their lowest GPU, each sorted. links is square.
+std::vector<std::vector<int>> NvlinkIslands(const std::vector<std::vector<int>>& links);
 
 }  // namespace nvlplace
 

@@ -1,2 +1,568 @@
-// Stub: being written.
-#include <gtest/gtest.h>
+// Tests for importing and exporting Slurm's topology.conf and gres.conf.
+#include "placement/slurm_io.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "placement/topology_yaml.h"
+#include "tests/status_matchers.h"
+
+namespace nvlplace {
+namespace {
+
+using ::nvlplace::testing::IsOk;
+using ::nvlplace::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const char kFixtures[] = "tests/fixtures/slurm/";
+
+std::string Fixture(const std::string& name) {
+  if (name.empty()) return "";
+  absl::StatusOr<std::string> text = ReadFileToString(kFixtures + name);
+  EXPECT_THAT(text, IsOk());
+  return text.ok() ? *text : "";
+}
+
+SlurmImportOptions Options(int gpus_per_node) {
+  SlurmImportOptions options;
+  options.gpus_per_node = gpus_per_node;
+  return options;
+}
+
+absl::StatusOr<std::shared_ptr<const Topology>> Import(const std::string& topology,
+                                                       const std::string& gres,
+                                                       const SlurmImportOptions& options) {
+  absl::StatusOr<TopologySpec> spec =
+      ImportSlurm(topology, "topology.conf", gres, "gres.conf", options);
+  if (!spec.ok()) return spec.status();
+  return Topology::Create(*spec);
+}
+
+std::shared_ptr<const Topology> FromYaml(const std::string& yaml) {
+  absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(yaml, "inline.yaml");
+  EXPECT_THAT(spec, IsOk());
+  if (!spec.ok()) return nullptr;
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(*spec);
+  EXPECT_THAT(topo, IsOk());
+  return topo.ok() ? *topo : nullptr;
+}
+
+std::vector<std::string> SwitchNames(const Topology& t, const std::vector<SwitchId>& ids) {
+  std::vector<std::string> names;
+  for (SwitchId s : ids) names.push_back(t.switches()[s].name);
+  return names;
+}
+
+std::string TierOf(const Topology& t, absl::string_view sw) {
+  return t.tiers()[t.switches()[t.FindSwitch(sw)].tier];
+}
+
+// Drops the "# nvlplace:" annotations: what stock Slurm sees of an exported file.
+std::string WithoutAnnotations(const std::string& text) {
+  std::string out;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::StartsWith(line, "# nvlplace:")) absl::StrAppend(&out, line, "\n");
+  }
+  return out;
+}
+
+std::vector<std::string> Lines(const std::string& text, absl::string_view prefix) {
+  std::vector<std::string> out;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::StartsWith(line, prefix)) out.emplace_back(line);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Plain Slurm files.
+
+TEST(ImportSlurmTest, ReadsManPageStyleTree) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      Import(Fixture("manpage-tree.conf"), "", Options(4));
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  EXPECT_EQ(t.name(), "imported");
+  EXPECT_THAT(t.tiers(), ElementsAre("leaf", "spine"));  // heights 0 and 1
+  EXPECT_EQ(t.num_nodes(), 18);
+  EXPECT_EQ(t.num_gpus(), 72);  // 18 nodes x 4 GPUs per node (the option)
+  EXPECT_EQ(t.gpu_models()[0].name, "H100");
+  EXPECT_EQ(TierOf(t, "s0"), "leaf");
+  EXPECT_EQ(TierOf(t, "s3"), "spine");
+  EXPECT_THAT(SwitchNames(t, t.switches()[t.FindSwitch("s3")].children),
+              ElementsAre("s0", "s1", "s2"));
+  EXPECT_EQ(t.CommonTier(t.FindNode("dev0"), t.FindNode("dev5")), 0);
+  EXPECT_EQ(t.CommonTier(t.FindNode("dev0"), t.FindNode("dev17")), 1);
+  EXPECT_EQ(t.switches()[0].link_gbps, 400);  // no LinkSpeed: the default
+}
+
+TEST(ImportSlurmTest, ReadsPlainTreeWithGres) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      Import(Fixture("plain-tree.conf"), Fixture("plain-gres.conf"), Options(0));
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  EXPECT_THAT(t.tiers(), ElementsAre("leaf", "spine", "core"));
+  EXPECT_EQ(TierOf(t, "core"), "core");
+  EXPECT_EQ(TierOf(t, "spine1"), "spine");
+  // Lower-case keys and the continued line.
+  EXPECT_EQ(t.switches()[t.FindSwitch("leaf0")].link_gbps, 200);
+  EXPECT_EQ(t.switches()[t.FindSwitch("leaf1")].link_gbps, 200);
+  EXPECT_EQ(t.switches()[t.FindSwitch("spine1")].link_gbps, 800);
+  EXPECT_EQ(t.switches()[t.FindSwitch("leaf2")].nodes.size(), 2u);
+  // Both spines reach every leaf.
+  EXPECT_THAT(SwitchNames(t, t.switches()[t.FindSwitch("leaf3")].parents),
+              ElementsAre("spine0", "spine1"));
+  // gpu[01-04]: 8 H100 in one island; pcie[1-2]: two islands of 2 from Links=; old[1-2]:
+  // Count=2 of the default model. 4*8 + 2*4 + 2*2 = 44 GPUs.
+  EXPECT_EQ(t.num_nodes(), 8);
+  EXPECT_EQ(t.num_gpus(), 44);
+  const Node& pcie = t.nodes()[t.FindNode("pcie2")];
+  ASSERT_EQ(pcie.domains.size(), 2u);
+  EXPECT_EQ(t.domains()[pcie.domains[1]].name, "pcie2:nvl1");
+  EXPECT_EQ(t.domains()[pcie.domains[1]].gpus, (std::vector<GpuId>{pcie.gpus[2], pcie.gpus[3]}));
+  EXPECT_EQ(t.gpu_models()[pcie.model].name, "A100-PCIe");
+  EXPECT_EQ(t.nodes()[t.FindNode("gpu03")].domains.size(), 1u);
+  EXPECT_EQ(t.gpu_models()[t.nodes()[t.FindNode("old1")].model].name, "H100");
+  EXPECT_EQ(t.nodes()[t.FindNode("old1")].gpus.size(), 2u);
+  EXPECT_EQ(t.CommonTier(t.FindNode("gpu01"), t.FindNode("old2")), 1);
+}
+
+TEST(ImportSlurmTest, UsesOptionsForUndescribedNodes) {
+  SlurmImportOptions options = Options(2);
+  options.name = "lab";
+  options.gpu_model = "L40S";
+  options.nvlink_gbps = 0.5;
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      Import("SwitchName=s0 Nodes=a[1-3]\n", "", options);
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_EQ((*topo)->name(), "lab");
+  EXPECT_EQ((*topo)->num_gpus(), 6);
+  ASSERT_EQ((*topo)->gpu_models().size(), 1u);
+  EXPECT_EQ((*topo)->gpu_models()[0].name, "L40S");
+  EXPECT_EQ((*topo)->gpu_models()[0].nvlink_gbps, 0.5);
+}
+
+TEST(ImportSlurmTest, ReadsQuotedValuesAndEscapedHash) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Import(
+      "SwitchName=rack\\#1 Nodes=\"n[1-2]\"  # \\# escapes a hash, as in Slurm\n", "", Options(1));
+  ASSERT_THAT(topo, IsOk());
+  ASSERT_EQ((*topo)->num_switches(), 1);
+  EXPECT_EQ((*topo)->switches()[0].name, "rack#1");
+  EXPECT_EQ((*topo)->num_nodes(), 2);
+}
+
+TEST(ImportSlurmTest, InfersTiersBeyondCore) {
+  // Heights 0..4: leaf, spine, core, tier3, tier4.
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Import(
+      "SwitchName=a Nodes=n1\nSwitchName=b Switches=a\nSwitchName=c Switches=b\n"
+      "SwitchName=d Switches=c\nSwitchName=e Switches=d,a\n",
+      "", Options(1));
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_THAT((*topo)->tiers(), ElementsAre("leaf", "spine", "core", "tier3", "tier4"));
+  EXPECT_EQ(TierOf(**topo, "e"), "tier4");  // 1 + max(height(d) = 3, height(a) = 0)
+}
+
+TEST(ImportSlurmTest, LeavesSemanticErrorsToCreate) {
+  // A cycle: the import succeeds and Topology::Create names the line.
+  absl::StatusOr<TopologySpec> spec =
+      ImportSlurm("SwitchName=l Nodes=n1\nSwitchName=a Switches=b,l\nSwitchName=b Switches=a\n",
+                  "cycle.conf", "", "", Options(1));
+  ASSERT_THAT(spec, IsOk());
+  EXPECT_THAT(Topology::Create(*spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("switch cycle")));
+  // A node under two plain leaves.
+  EXPECT_THAT(Import("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n2\n", "", Options(1)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("node 'n2' is under several leaf switches")));
+}
+
+TEST(ImportSlurmTest, GresAgreeingWithAnnotationIsAccepted) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      Import(Fixture("annotated-base.conf"), "NodeName=n[0-1] Name=gpu File=/dev/nvidia[0-7]\n",
+             Options(0));
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_EQ((*topo)->name(), "small");
+  EXPECT_EQ((*topo)->num_gpus(), 16);
+  EXPECT_EQ((*topo)->gpu_models()[0].name, "H100");  // from the annotation: gres gives no Type
+}
+
+struct BadImport {
+  std::string topology;  // fixture
+  std::string gres;      // fixture or ""
+  std::string message;
+  int gpus_per_node = 8;
+};
+
+void PrintTo(const BadImport& c, std::ostream* os) { *os << c.topology << " " << c.gres; }
+
+class ImportErrorTest : public ::testing::TestWithParam<BadImport> {};
+
+TEST_P(ImportErrorTest, Rejects) {
+  const BadImport& c = GetParam();
+  absl::StatusOr<TopologySpec> spec = ImportSlurm(Fixture(c.topology), c.topology, Fixture(c.gres),
+                                                  c.gres, Options(c.gpus_per_node));
+  EXPECT_THAT(spec, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(c.message)));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    TopologyConf, ImportErrorTest,
+    ::testing::Values(
+        BadImport{"bad-unknown-key.conf", "",
+                  "bad-unknown-key.conf:2: Speed: unknown key; topology.conf keys are "
+                  "SwitchName, Switches, Nodes, LinkSpeed"},
+        BadImport{
+            "bad-hostlist.conf", "",
+            "bad-hostlist.conf:2: Nodes: bad hostlist \"n[0-3\" at character 2: '[' without a "
+            "matching ']'"},
+        BadImport{"bad-switch-twice.conf", "",
+                  "bad-switch-twice.conf:3: SwitchName: switch 's0' is defined twice (first on "
+                  "line 2)"},
+        BadImport{"bad-unknown-child.conf", "",
+                  "bad-unknown-child.conf:3: Switches: unknown switch 's9'"},
+        BadImport{"bad-no-switchname.conf", "",
+                  "bad-no-switchname.conf:2: Nodes: a line must start with SwitchName="},
+        BadImport{"bad-linkspeed.conf", "",
+                  "bad-linkspeed.conf:2: LinkSpeed: 'fast' is not a number"},
+        BadImport{"bad-not-key-value.conf", "",
+                  "bad-not-key-value.conf:2: Nodes: expected key=value"},
+        BadImport{"bad-key-twice.conf", "", "bad-key-twice.conf:2: Nodes: given twice"},
+        BadImport{"bad-no-gpus.conf", "",
+                  "bad-no-gpus.conf:2: Nodes: node 'n0' has no GPUs in gres.conf", 0}));
+
+INSTANTIATE_TEST_SUITE_P(
+    Annotations, ImportErrorTest,
+    ::testing::Values(
+        BadImport{"bad-annotation-kind.conf", "",
+                  "bad-annotation-kind.conf:1: nvlplace: unknown annotation 'rack'"},
+        BadImport{"bad-annotation-key.conf", "",
+                  "bad-annotation-key.conf:1: speed: unknown key; nvlplace switch keys are name, "
+                  "tier, rail"},
+        BadImport{"bad-annotation-rail.conf", "",
+                  "bad-annotation-rail.conf:1: rail: 'first' is not an integer"},
+        BadImport{"bad-annotation-islands.conf", "",
+                  "bad-annotation-islands.conf:1: islands: 'x' is not a GPU index"},
+        BadImport{"bad-annotation-no-name.conf", "",
+                  "bad-annotation-no-name.conf:1: name: required"},
+        BadImport{"bad-annotation-number.conf", "",
+                  "bad-annotation-number.conf:1: link_gbps: 'fast' is not a number"},
+        BadImport{"bad-cluster-twice.conf", "",
+                  "bad-cluster-twice.conf:2: cluster: the cluster annotation is given twice"},
+        BadImport{"bad-node-annotated-twice.conf", "",
+                  "bad-node-annotated-twice.conf:2: names: node 'n3' is in two nodes "
+                  "annotations (first on line 1)"},
+        BadImport{"bad-switch-annotated-twice.conf", "",
+                  "bad-switch-annotated-twice.conf:2: name: switch 's0' is annotated twice"},
+        BadImport{"bad-domain-twice.conf", "",
+                  "bad-domain-twice.conf:2: name: NVLink domain 'd0' is annotated twice (first "
+                  "on line 1)"},
+        BadImport{"bad-domain-with-switches.conf", "",
+                  "bad-domain-with-switches.conf:2: Switches: NVLink domain 'd0' lists "
+                  "Switches="},
+        BadImport{"bad-domain-and-switch.conf", "",
+                  "bad-domain-and-switch.conf:3: switch: 'd0' is annotated both as a switch and "
+                  "as an NVLink domain (line 1)"},
+        BadImport{"bad-hidden-unknown-child.conf", "",
+                  "bad-hidden-unknown-child.conf:2: switches: unknown switch 's7'"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    GresConf, ImportErrorTest,
+    ::testing::Values(
+        BadImport{"gres-base.conf", "bad-gres-unknown-key.gres",
+                  "bad-gres-unknown-key.gres:1: Speed: unknown key; gres.conf keys are NodeName"},
+        BadImport{"gres-base.conf", "bad-gres-links-length.gres",
+                  "bad-gres-links-length.gres:2: Links: the row has 3 entries but node 'n0' has "
+                  "4 GPUs"},
+        BadImport{"gres-base.conf", "bad-gres-links-self.gres",
+                  "bad-gres-links-self.gres:1: Links: entry 0 is 1; -1 marks the GPU itself "
+                  "(entry 0) and only it"},
+        BadImport{"gres-base.conf", "bad-gres-links-asymmetric.gres",
+                  "bad-gres-links-asymmetric.gres:1: Links: node 'n0': GPU 0 and GPU 1 disagree "
+                  "on whether they share an NVLink"},
+        BadImport{"gres-base.conf", "bad-gres-links-some.gres",
+                  "bad-gres-links-some.gres:3: Links: node 'n0' gives Links= for some GPUs but "
+                  "not for /dev/nvidia2"},
+        BadImport{"gres-base.conf", "bad-gres-links-multifile.gres",
+                  "bad-gres-links-multifile.gres:1: Links: Links= needs exactly one device"},
+        BadImport{"gres-base.conf", "bad-gres-links-value.gres",
+                  "bad-gres-links-value.gres:1: Links: 'x' is not a link count"},
+        BadImport{"gres-base.conf", "bad-gres-file.gres",
+                  "bad-gres-file.gres:1: File: '/dev/sda' is not /dev/nvidiaN"},
+        BadImport{"gres-base.conf", "bad-gres-gap.gres",
+                  "bad-gres-gap.gres:1: File: node 'n0' has no /dev/nvidia2; GPUs must be "
+                  "numbered 0..2"},
+        BadImport{"gres-base.conf", "bad-gres-duplicate.gres",
+                  "bad-gres-duplicate.gres:2: File: /dev/nvidia1 of node 'n1' is listed twice "
+                  "(also on line 1)"},
+        BadImport{"gres-base.conf", "bad-gres-mixed-type.gres",
+                  "bad-gres-mixed-type.gres:2: Type: node 'n0' mixes GPU types 'H100' and "
+                  "'A100'"},
+        BadImport{"gres-base.conf", "bad-gres-no-nodename.gres",
+                  "bad-gres-no-nodename.gres:2: NodeName: a GPU line needs NodeName="},
+        BadImport{"gres-base.conf", "bad-gres-count.gres",
+                  "bad-gres-count.gres:1: Count: Count=3 but File= names 4 devices"},
+        BadImport{"gres-base.conf", "bad-gres-count-mixed.gres",
+                  "bad-gres-count-mixed.gres:1: File: node 'n0' mixes Count= lines without "
+                  "File= and File= lines"},
+        BadImport{"gres-base.conf", "bad-gres-no-file.gres",
+                  "bad-gres-no-file.gres:1: File: a GPU line needs File=/dev/nvidiaN or Count="},
+        BadImport{"gres-base.conf", "bad-gres-bad-nodename.gres",
+                  "bad-gres-bad-nodename.gres:1: NodeName: bad hostlist"},
+        BadImport{"annotated-base.conf", "bad-gres-disagrees.gres",
+                  "bad-gres-disagrees.gres:2: NodeName: node 'n0': the GPU count differs from "
+                  "the nvlplace annotation on annotated-base.conf:3"},
+        BadImport{"annotated-base.conf", "bad-gres-disagrees-islands.gres",
+                  "bad-gres-disagrees-islands.gres:2: NodeName: node 'n0': the NVLink islands "
+                  "differ"}));
+
+// ---------------------------------------------------------------------------------------
+// Export, and the round trip.
+
+std::vector<std::string> ConfigFiles() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator("configs")) {
+    if (e.path().extension() == ".yaml") out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Export, import (both files, or topology.conf alone), build, compare; and export again.
+void ExpectRoundTrip(const Topology& m, const std::string& what) {
+  SlurmFiles files = ExportSlurm(m);
+  for (bool with_gres : {true, false}) {
+    SCOPED_TRACE(what + (with_gres ? " with gres.conf" : " without gres.conf"));
+    absl::StatusOr<std::shared_ptr<const Topology>> back =
+        Import(files.topology_conf, with_gres ? files.gres_conf : "", Options(0));
+    ASSERT_THAT(back, IsOk()) << files.topology_conf;
+    EXPECT_THAT(CompareTopologies(m, **back), IsOk());
+    EXPECT_EQ(ExportSlurm(**back).topology_conf, files.topology_conf);
+    EXPECT_EQ(ExportSlurm(**back).gres_conf, files.gres_conf);
+  }
+}
+
+TEST(RoundTripTest, EveryBundledConfig) {
+  std::vector<std::string> configs = ConfigFiles();
+  ASSERT_FALSE(configs.empty()) << "no configs/*.yaml: run from the source root";
+  for (const std::string& path : configs) {
+    absl::StatusOr<std::shared_ptr<const Topology>> m = LoadTopologyFile(path);
+    ASSERT_THAT(m, IsOk()) << path;
+    ExpectRoundTrip(**m, path);
+  }
+}
+
+// What the bundled configs do not exercise: rails under a spine of their own, a domain split
+// across leaves, a leaf mixing domain and plain nodes, speeds that LinkSpeed cannot hold,
+// oversubscription, an unused GPU model, custom tier names and a name with a space.
+const char kOddCluster[] = R"(
+name: odd cluster
+tiers: [tor, agg, top]
+link_gbps: 200
+latency: {nvlink_alpha_us: 0.75, net_alpha_us: 3.1}
+gpu_models:
+  - {name: GB200, nvlink_gbps: 1800}
+  - {name: H100, nvlink_gbps: 900}
+  - {name: spare, nvlink_gbps: 123.456}
+nodes:
+  - {names: "gb[01-04]", gpus: 4, model: GB200}
+  - {names: "h[1-2]", gpus: 8, model: H100, islands: [[0, 1, 2, 3], [4, 5, 6, 7]]}
+  - {names: "r[1-2]", gpus: 2, model: H100}
+nvlink_domains:
+  - {name: rackA, nodes: "gb[01-04]", gpus: 16}
+switches:
+  - {name: tor0, tier: tor, nodes: "gb[01-02]", link_gbps: 12.5}
+  - {name: tor1, tier: tor, nodes: "gb[03-04],h1"}
+  - {name: tor2, tier: tor, nodes: h2, oversubscription: 1.5}
+  - {name: rail0, tier: tor, rail: 0, nodes: "r[1-2]"}
+  - {name: rail1, tier: tor, rail: 1, nodes: "r[1-2]"}
+  - {name: railspine1, tier: agg, switches: rail1}
+  - {name: agg0, tier: agg, switches: "tor[0-2],rail0", link_gbps: 800}
+  - {name: top, tier: top, switches: "agg0,railspine1"}
+)";
+
+// Two racks under one leaf, which sits straight under a core (no spine switch).
+const char kTwoRacksPerLeaf[] = R"(
+name: two-racks
+gpu_models: [{name: GB200, nvlink_gbps: 1800}]
+nodes: [{names: "gb[01-08]", gpus: 4, model: GB200}]
+nvlink_domains:
+  - {name: rack1, nodes: "gb[01-04]"}
+  - {name: rack2, nodes: "gb[05-08]"}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "gb[01-08]"}
+  - {name: core0, tier: core, switches: leaf0}
+)";
+
+// A domain named like a switch cannot become a Slurm switch.
+const char kDomainNamedLikeSwitch[] = R"(
+name: clash
+tiers: [leaf]
+gpu_models: [{name: GB200}]
+nodes: [{names: "gb[1-2]", gpus: 4, model: GB200}]
+nvlink_domains: [{name: leaf0, nodes: "gb[1-2]"}]
+switches: [{name: leaf0, tier: leaf, nodes: "gb[1-2]"}]
+)";
+
+TEST(RoundTripTest, OddShapes) {
+  for (const char* yaml : {kOddCluster, kTwoRacksPerLeaf, kDomainNamedLikeSwitch}) {
+    std::shared_ptr<const Topology> m = FromYaml(yaml);
+    ASSERT_NE(m, nullptr);
+    ExpectRoundTrip(*m, m->name());
+  }
+}
+
+TEST(ExportSlurmTest, WritesLabClusterExactly) {
+  absl::StatusOr<std::shared_ptr<const Topology>> m = LoadTopologyFile("configs/lab-h100.yaml");
+  ASSERT_THAT(m, IsOk());
+  SlurmFiles files = ExportSlurm(**m);
+  EXPECT_EQ(files.topology_conf,
+            "# topology.conf of cluster lab-h100, written by nvlplace for Slurm's "
+            "topology/tree.\n"
+            "# Slurm reads the SwitchName lines and ignores comments; the \"# nvlplace:\" "
+            "comments carry\n"
+            "# what Slurm cannot express (GPU models, NVLink domains, tiers, rails) for "
+            "nvlplace.\n"
+            "# nvlplace: cluster name=lab-h100 tiers=leaf,spine link_gbps=400 "
+            "nvlink_alpha_us=0.6 net_alpha_us=2.7\n"
+            "# nvlplace: gpu_model name=H100 nvlink_gbps=900\n"
+            "# nvlplace: nodes names=node[0-7] gpus=8 model=H100\n"
+            "# nvlplace: switch name=leaf0 tier=leaf\n"
+            "SwitchName=leaf0 Nodes=node[0-3]\n"
+            "# nvlplace: switch name=leaf1 tier=leaf\n"
+            "SwitchName=leaf1 Nodes=node[4-7]\n"
+            "# nvlplace: switch name=spine0 tier=spine\n"
+            "SwitchName=spine0 Switches=leaf[0-1]\n");
+  std::vector<std::string> gres = Lines(files.gres_conf, "NodeName=");
+  ASSERT_EQ(gres.size(), 8u);  // one shape x 8 GPU indexes
+  EXPECT_EQ(gres[0],
+            "NodeName=node[0-7] Name=gpu Type=H100 File=/dev/nvidia0 "
+            "Links=-1,1,1,1,1,1,1,1");
+  EXPECT_EQ(gres[7],
+            "NodeName=node[0-7] Name=gpu Type=H100 File=/dev/nvidia7 "
+            "Links=1,1,1,1,1,1,1,-1");
+}
+
+TEST(ExportSlurmTest, IslandsGiveLinksAndAnnotation) {
+  absl::StatusOr<std::shared_ptr<const Topology>> m = LoadTopologyFile("configs/lab-islands.yaml");
+  ASSERT_THAT(m, IsOk());
+  SlurmFiles files = ExportSlurm(**m);
+  EXPECT_THAT(files.topology_conf,
+              HasSubstr("# nvlplace: nodes names=node[00-15] gpus=8 model=H100-PCIe "
+                        "islands=0,1,2,3/4,5,6,7\n"));
+  EXPECT_THAT(files.gres_conf, HasSubstr("NodeName=node[00-15] Name=gpu Type=H100-PCIe "
+                                         "File=/dev/nvidia5 Links=0,0,0,0,1,-1,1,1\n"));
+}
+
+TEST(ExportSlurmTest, RailLeavesAboveRailZeroAreAnnotations) {
+  absl::StatusOr<std::shared_ptr<const Topology>> m =
+      LoadTopologyFile("configs/dgx-h100-superpod-su.yaml");
+  ASSERT_THAT(m, IsOk());
+  std::string conf = ExportSlurm(**m).topology_conf;
+  EXPECT_THAT(Lines(conf, "SwitchName="),
+              ElementsAre("SwitchName=su1-leaf-rail0 Nodes=dgx[001-032]",
+                          "SwitchName=su1-spine1 Switches=su1-leaf-rail0",
+                          "SwitchName=su1-spine2 Switches=su1-leaf-rail0",
+                          "SwitchName=su1-spine3 Switches=su1-leaf-rail0",
+                          "SwitchName=su1-spine4 Switches=su1-leaf-rail0"));
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=su1-leaf-rail7 tier=leaf rail=7 "
+                              "nodes=dgx[001-032]\n"));
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=su1-spine1 tier=spine "
+                              "switches=su1-leaf-rail[1-7]\n"));
+}
+
+TEST(ExportSlurmTest, NvlinkDomainsBecomeLowestSwitches) {
+  absl::StatusOr<std::shared_ptr<const Topology>> m =
+      LoadTopologyFile("configs/gb200-nvl72-su.yaml");
+  ASSERT_THAT(m, IsOk());
+  std::string conf = ExportSlurm(**m).topology_conf;
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: nvlink_domain name=nvl72-rack01 gpus=72\n"
+                              "SwitchName=nvl72-rack01 Nodes=gb[001-018]\n"
+                              "# nvlplace: switch name=leaf-rack01 tier=leaf\n"
+                              "SwitchName=leaf-rack01 Switches=nvl72-rack01\n"));
+  // What stock topology/tree sees: each rack is a leaf of its own.
+  absl::StatusOr<std::shared_ptr<const Topology>> plain =
+      Import(WithoutAnnotations(conf), "", Options(4));
+  ASSERT_THAT(plain, IsOk());
+  const Topology& t = **plain;
+  EXPECT_THAT(t.tiers(), ElementsAre("leaf", "spine", "core"));
+  EXPECT_EQ(TierOf(t, "nvl72-rack01"), "leaf");
+  EXPECT_EQ(TierOf(t, "leaf-rack01"), "spine");
+  EXPECT_EQ(t.switches()[t.FindSwitch("nvl72-rack08")].nodes_under.size(), 18u);
+  EXPECT_EQ(t.CommonTier(t.FindNode("gb001"), t.FindNode("gb018")), 0);
+}
+
+TEST(ExportSlurmTest, OddShapesAreWrittenHonestly) {
+  std::shared_ptr<const Topology> m = FromYaml(kOddCluster);
+  ASSERT_NE(m, nullptr);
+  SlurmFiles files = ExportSlurm(*m);
+  const std::string& conf = files.topology_conf;
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: cluster name=\"odd cluster\" tiers=tor,agg,top "
+                              "link_gbps=200 nvlink_alpha_us=0.75 net_alpha_us=3.1\n"));
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: gpu_model name=spare nvlink_gbps=123.456\n"));
+  // rackA spans tor0 and tor1: an annotation with its nodes, not a switch.
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: nvlink_domain name=rackA gpus=16 nodes=gb[01-04]\n"));
+  EXPECT_THAT(conf, Not(HasSubstr("SwitchName=rackA")));
+  // 12.5 Gb/s does not fit LinkSpeed's integer; 800 does.
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=tor0 tier=tor link_gbps=12.5\n"
+                              "SwitchName=tor0 Nodes=gb[01-02]\n"));
+  EXPECT_THAT(conf, HasSubstr("SwitchName=agg0 Switches=tor[0-2],rail0 LinkSpeed=800\n"));
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=tor2 tier=tor oversubscription=1.5\n"));
+  // rail1 and the spine above only it are invisible to Slurm.
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=railspine1 tier=agg switches=rail1\n"));
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=top tier=top switches=railspine1\n"
+                              "SwitchName=top Switches=agg0\n"));
+  EXPECT_THAT(Lines(conf, "SwitchName="), ::testing::SizeIs(6));  // tor0-2, rail0, agg0, top
+  EXPECT_THAT(files.gres_conf, HasSubstr("NodeName=r[1-2] Name=gpu Type=H100 File=/dev/nvidia1 "
+                                         "Links=1,-1\n"));
+}
+
+TEST(ExportSlurmTest, SeveralDomainsUnderOneLeaf) {
+  std::shared_ptr<const Topology> m = FromYaml(kTwoRacksPerLeaf);
+  ASSERT_NE(m, nullptr);
+  std::string conf = ExportSlurm(*m).topology_conf;
+  EXPECT_THAT(
+      Lines(conf, "SwitchName="),
+      ElementsAre("SwitchName=rack1 Nodes=gb[01-04]", "SwitchName=rack2 Nodes=gb[05-08]",
+                  "SwitchName=leaf0 Switches=rack[1-2]", "SwitchName=core0 Switches=leaf0"));
+}
+
+// ---------------------------------------------------------------------------------------
+// The irregular cluster from contrib/gen_irregular_topology.py (plain Slurm files).
+
+TEST(ImportSlurmTest, ImportsIrregularCluster) {
+  absl::StatusOr<std::string> topology = ReadFileToString("tests/fixtures/irregular/topology.conf");
+  absl::StatusOr<std::string> gres = ReadFileToString("tests/fixtures/irregular/gres.conf");
+  ASSERT_THAT(topology, IsOk());
+  ASSERT_THAT(gres, IsOk());
+  absl::StatusOr<TopologySpec> spec =
+      ImportSlurm(*topology, "irregular/topology.conf", *gres, "irregular/gres.conf", Options(0));
+  ASSERT_THAT(spec, IsOk());
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(*spec);
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  // The generator states its counts in the header: "# 304 nodes, 1964 GPUs, 68 leaves, ...".
+  int nodes = 0, gpus = 0, leaves = 0, spines = 0, cores = 0;
+  for (absl::string_view line : absl::StrSplit(*topology, '\n')) {
+    if (std::sscanf(std::string(line).c_str(), "# %d nodes, %d GPUs, %d leaves, %d spines, %d core",
+                    &nodes, &gpus, &leaves, &spines, &cores) == 5) {
+      break;
+    }
+  }
+  ASSERT_GE(nodes, 100) << "the fixture's header line with its counts is missing";
+  EXPECT_EQ(t.num_nodes(), nodes);
+  EXPECT_EQ(t.num_gpus(), gpus);
+  EXPECT_THAT(t.tiers(), ElementsAre("leaf", "spine", "core"));
+  std::vector<int> per_tier(3, 0);
+  for (const Switch& sw : t.switches()) ++per_tier[sw.tier];
+  EXPECT_THAT(per_tier, ElementsAre(leaves, spines, cores));
+  ExpectRoundTrip(t, "irregular");
+}
+
+}  // namespace
+}  // namespace nvlplace
