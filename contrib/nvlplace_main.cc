@@ -9,7 +9,7 @@
 #include "contrib/cmd_topology.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"nvlplace: topology-aware GPU placement for Slurm"};
+  CLI::App app{"nvlplace: topology-aware GPU placement for Slurm", "nvlplace"};
   app.require_subcommand(1);
   std::function<int()> run;
   nvlplace::cli::AddTopologyCommands(app, &run);

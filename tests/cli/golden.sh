@@ -1,6 +1,7 @@
 #!/bin/sh
 # Golden CLI test: runs `nvlplace ARGS...` from the source root and compares its stdout,
-# stderr and exit code with tests/cli/golden/NAME.out. NVLPLACE_UPDATE_GOLDEN=1 rewrites it.
+# stderr and exit code with tests/cli/golden/NAME.out (the checkout's path reads <src>, so the
+# result does not depend on where the clone lives). NVLPLACE_UPDATE_GOLDEN=1 rewrites it.
 # Usage: golden.sh NVLPLACE_BINARY NAME ARGS...
 set -u
 BIN=$1; NAME=$2; shift 2
@@ -17,7 +18,7 @@ RC=$?
   echo "# stderr"
   cat "$ERR"
   echo "# exit $RC"
-} >"$GOT"
+} | sed "s|$ROOT|<src>|g" >"$GOT"
 rm -f "$GOT.stdout" "$ERR"
 if [ "${NVLPLACE_UPDATE_GOLDEN:-0}" = 1 ]; then
   cp "$GOT" "$WANT"
