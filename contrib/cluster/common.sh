@@ -1,0 +1,91 @@
+# Paths and helpers of the local Slurm cluster, sourced by start.sh, stop.sh, clean.sh and
+# the integration tests (bash). Settings, all optional:
+#   NVLPLACE_CLUSTER_DIR  run directory: config, state, logs, pids (default /tmp/nvlplace-cluster)
+#   NVLPLACE_BUILD_DIR    build tree holding plugin/lib and contrib/nvlplace (default build)
+#   NVLPLACE_PORT_BASE    slurmctld port; slurmd ports start 100 above (default 28100)
+
+NVL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+NVL_RUN=${NVLPLACE_CLUSTER_DIR:-/tmp/nvlplace-cluster}
+case $NVL_RUN in /*) ;; *) NVL_RUN=$PWD/$NVL_RUN ;; esac  # daemons chdir to /
+NVL_BUILD=${NVLPLACE_BUILD_DIR:-$NVL_ROOT/build}
+NVL_PORT_BASE=${NVLPLACE_PORT_BASE:-28100}
+NVL_PLUGIN_LIB=$NVL_BUILD/plugin/lib
+NVL_CLI=$NVL_BUILD/contrib/nvlplace
+export SLURM_CONF=$NVL_RUN/etc/slurm.conf
+
+nvl_log() { echo "cluster: $*" >&2; }
+
+# nvl_wait_for SECONDS WHAT COMMAND...: polls COMMAND every 0.1 s until it succeeds; fails
+# with a message naming WHAT after SECONDS.
+nvl_wait_for() {
+  local timeout=$1 what=$2
+  shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      nvl_log "timed out after ${timeout}s waiting for $what"
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
+# The pid in a pid file if that process is alive.
+nvl_pid_of() {
+  local pid
+  [[ -s $1 ]] || return 1
+  pid=$(cat "$1" 2>/dev/null) || return 1
+  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+}
+
+nvl_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# nvl_stop_pid PID WHAT: SIGTERM, wait up to 20 s, then SIGKILL and wait.
+nvl_stop_pid() {
+  local pid=$1 what=$2
+  kill -TERM "$pid" 2>/dev/null || return 0
+  if ! nvl_wait_for 20 "$what (pid $pid) to exit" nvl_gone "$pid"; then
+    kill -KILL "$pid" 2>/dev/null
+    nvl_wait_for 10 "$what (pid $pid) to die" nvl_gone "$pid"
+  fi
+}
+
+nvl_nodes() { cat "$NVL_RUN/etc/nodes" 2>/dev/null; }
+
+nvl_ctld_up() { scontrol ping 2>/dev/null | grep -q 'is UP'; }
+
+# Starts slurmctld; `-c` drops saved jobs (a fresh cluster). Waits until it answers.
+nvl_start_slurmctld() {
+  if nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null; then return 0; fi
+  /usr/sbin/slurmctld -f "$SLURM_CONF" "$@" || return 1
+  nvl_wait_for 60 "slurmctld to answer (see $NVL_RUN/log/slurmctld.log)" nvl_ctld_up
+}
+
+nvl_stop_slurmctld() {
+  local pid
+  if pid=$(nvl_pid_of "$NVL_RUN/run/slurmctld.pid"); then
+    nvl_stop_pid "$pid" slurmctld
+  fi
+}
+
+# Every node of the cluster responding and usable (idle, mixed or allocated).
+nvl_all_nodes_up() {
+  local want have
+  want=$(nvl_nodes | wc -l)
+  have=$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 ~ /^(idle|mix|alloc)$/' | sort -u | wc -l)
+  [[ $want -gt 0 && $have -eq $want ]]
+}
+
+# slurmstepd processes of this cluster (they outlive a slurmd): found by their spool
+# directory, never by name alone.
+nvl_stray_stepds() {
+  local p
+  for p in /proc/[0-9]*; do
+    [[ $(cat "$p/comm" 2>/dev/null) == slurmstepd ]] || continue
+    if ls -l "$p/fd" "$p/cwd" 2>/dev/null | grep -q "$NVL_RUN/"; then
+      echo "${p#/proc/}"
+    elif tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$SLURM_CONF"; then
+      echo "${p#/proc/}"
+    fi
+  done
+}

@@ -1,0 +1,92 @@
+#!/bin/bash
+# Starts a real Slurm cluster on this machine: munged, slurmctld and one slurmd per node
+# (each on its own port), fake GPUs (symlinks to /dev/null), configuration generated from
+# a configs/ topology with `nvlplace export slurm`. Idempotent: a running cluster with the
+# same settings is left alone; one with other settings is restarted. Needs root.
+#
+#   contrib/cluster/start.sh [--topology FILE] [--select nvlplace|cons_tres]
+#
+# --topology  cluster YAML (default configs/lab-h100.yaml)
+# --select    select/cons_tres_nvlplace (default) or stock select/cons_tres
+# Environment: see common.sh (NVLPLACE_CLUSTER_DIR, NVLPLACE_BUILD_DIR, NVLPLACE_PORT_BASE);
+# NVLPLACE_SLURM_FILES=DIR takes topology.conf and gres.conf from DIR instead of the export.
+# Afterwards: `. $NVLPLACE_CLUSTER_DIR/env.sh` points srun, sbatch, squeue at the cluster.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+topology=$NVL_ROOT/configs/lab-h100.yaml
+select=select/cons_tres_nvlplace
+while (($#)); do
+  case $1 in
+    --topology) topology=$2; shift 2 ;;
+    --topology=*) topology=${1#*=}; shift ;;
+    --select) select=$2; shift 2 ;;
+    --select=*) select=${1#*=}; shift ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "start.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+case $select in
+  nvlplace|select/cons_tres_nvlplace) select=select/cons_tres_nvlplace ;;
+  cons_tres|select/cons_tres) select=select/cons_tres ;;
+  *) echo "start.sh: --select must be nvlplace or cons_tres, not $select" >&2; exit 2 ;;
+esac
+topology=$(realpath "$topology")
+[[ $(id -u) -eq 0 ]] || { echo "start.sh: run as root (several slurmd on one host)" >&2; exit 2; }
+for f in "$NVL_PLUGIN_LIB/select_cons_tres_nvlplace.so" "$NVL_PLUGIN_LIB/spank_nvlplace.so"; do
+  [[ -f $f ]] || { echo "start.sh: $f missing; build the plugin first" >&2; exit 2; }
+done
+slurm_plugin_dir=$(dirname "$(dpkg -L slurm-wlm-basic-plugins | grep '/libslurmfull.so$' | head -1)")
+
+settings="topology=$topology select=$select build=$NVL_BUILD ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
+if [[ -f $NVL_RUN/settings && $(cat "$NVL_RUN/settings") == "$settings" ]] &&
+   nvl_pid_of "$NVL_RUN/run/munged.pid" >/dev/null &&
+   nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_all_nodes_up; then
+  nvl_log "already running in $NVL_RUN ($select, $(basename "$topology"))"
+  exit 0
+fi
+"$(dirname "$0")/stop.sh"
+
+mkdir -p "$NVL_RUN"/{etc,export,munge,munge-key,state,spool,log,run,tmp}
+chmod 0755 "$NVL_RUN" "$NVL_RUN/munge"  # munged: the socket's directory open to all
+chmod 0700 "$NVL_RUN/munge-key"
+rm -rf "$NVL_RUN/state"/* "$NVL_RUN/spool"/*
+
+# munged with our own key, socket and files.
+[[ -s $NVL_RUN/munge-key/munge.key ]] || mungekey --create --keyfile="$NVL_RUN/munge-key/munge.key"
+/usr/sbin/munged --force --key-file="$NVL_RUN/munge-key/munge.key" \
+  --socket="$NVL_RUN/munge/munge.socket" --pid-file="$NVL_RUN/run/munged.pid" \
+  --log-file="$NVL_RUN/log/munged.log" --seed-file="$NVL_RUN/munge-key/munged.seed"
+nvl_wait_for 20 "munged socket" test -S "$NVL_RUN/munge/munge.socket"
+
+# Slurm files from the topology, then slurm.conf around them.
+rm -f "$NVL_RUN/export"/*
+if [[ -n ${NVLPLACE_SLURM_FILES:-} ]]; then
+  cp "$NVLPLACE_SLURM_FILES/topology.conf" "$NVLPLACE_SLURM_FILES/gres.conf" "$NVL_RUN/export/"
+else
+  "$NVL_CLI" export slurm "$topology" --out-dir "$NVL_RUN/export"
+fi
+python3 "$NVL_ROOT/contrib/cluster/slurm_conf.py" --export-dir "$NVL_RUN/export" \
+  --run-dir "$NVL_RUN" --plugin-dir "$slurm_plugin_dir:$NVL_PLUGIN_LIB" \
+  --spank "$NVL_PLUGIN_LIB/spank_nvlplace.so" --select "$select" --host "$(hostname -s)" \
+  --ctld-port "$NVL_PORT_BASE" --node-port "$((NVL_PORT_BASE + 100))"
+cat >"$NVL_RUN/etc/nvlplace.yaml" <<EOF
+# nvlplace select plugin configuration (read again on scontrol reconfigure).
+topology: $topology
+policy: topo
+log_level: info
+candidates: 3
+EOF
+cat >"$NVL_RUN/env.sh" <<EOF
+export SLURM_CONF=$SLURM_CONF
+EOF
+
+nvl_start_slurmctld -c
+for node in $(nvl_nodes); do
+  mkdir -p "$NVL_RUN/spool/$node"
+  /usr/sbin/slurmd -f "$SLURM_CONF" -N "$node"
+done
+n=$(nvl_nodes | wc -l)
+nvl_wait_for $((30 + n / 4)) "$n nodes to be up (see $NVL_RUN/log)" nvl_all_nodes_up
+echo "$settings" >"$NVL_RUN/settings"
+nvl_log "up: $n nodes, $select, $(basename "$topology"); . $NVL_RUN/env.sh"

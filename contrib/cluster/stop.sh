@@ -1,0 +1,37 @@
+#!/bin/bash
+# Stops the local Slurm cluster started by start.sh: cancels its jobs, stops every slurmd,
+# slurmctld and munged by the pids in its run directory, and any slurmstepd of it left
+# behind. Idempotent; keeps the run directory (clean.sh removes it).
+set -uo pipefail
+source "$(dirname "$0")/common.sh"
+
+[[ -d $NVL_RUN/run ]] || exit 0
+
+# Jobs first, so that no job step outlives its slurmd.
+if nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_ctld_up; then
+  jobs=$(squeue -h -o %A 2>/dev/null || true)
+  if [[ -n $jobs ]]; then
+    # shellcheck disable=SC2086
+    scancel $jobs 2>/dev/null || true
+    nvl_wait_for 30 "jobs to end" bash -c '[[ -z $(squeue -h -t R,CG,S,CF -o %A) ]]' || true
+  fi
+fi
+
+for f in "$NVL_RUN"/run/slurmd-*.pid; do
+  [[ -e $f ]] || continue
+  if pid=$(nvl_pid_of "$f"); then kill -TERM "$pid" 2>/dev/null; fi
+done
+for f in "$NVL_RUN"/run/slurmd-*.pid; do
+  [[ -e $f ]] || continue
+  if pid=$(nvl_pid_of "$f"); then nvl_stop_pid "$pid" "slurmd $(basename "$f" .pid)"; fi
+  rm -f "$f"
+done
+nvl_stop_slurmctld
+for pid in $(nvl_stray_stepds); do
+  nvl_log "stopping stray slurmstepd $pid"
+  for child in $(ps -o pid= --ppid "$pid"); do kill -KILL "$child" 2>/dev/null; done
+  nvl_stop_pid "$pid" slurmstepd
+done
+if pid=$(nvl_pid_of "$NVL_RUN/run/munged.pid"); then nvl_stop_pid "$pid" munged; fi
+rm -f "$NVL_RUN/run/slurmctld.pid" "$NVL_RUN/run/munged.pid" "$NVL_RUN/settings"
+exit 0

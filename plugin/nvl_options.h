@@ -1,0 +1,48 @@
+/* The job options of nvlplace (--nvl-tp, --nvl-pp, --nvl-dp, --nvl, --nvl-max-tier): parsing
+ * and checking shared by the SPANK plugin (srun, sbatch, salloc) and the select plugin
+ * (slurmctld). Plain C; no Slurm and no engine header. */
+#ifndef NVLPLACE_PLUGIN_NVL_OPTIONS_H_
+#define NVLPLACE_PLUGIN_NVL_OPTIONS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Names in the job's SPANK environment (job_record_t.spank_job_env holds "NAME=value";
+ * sbatch and salloc also export them to the job as SLURM_SPANK_NAME). */
+#define NVL_ENV_TP "NVLPLACE_TP"
+#define NVL_ENV_PP "NVLPLACE_PP"
+#define NVL_ENV_DP "NVLPLACE_DP"
+#define NVL_ENV_NVL "NVLPLACE_NVL"
+#define NVL_ENV_MAX_TIER "NVLPLACE_MAX_TIER"
+
+#define NVL_MAX_GROUP 65536 /* largest TP, PP or DP size accepted */
+
+/* What a job asked for; 0 or "" means "not given". */
+typedef struct {
+  int tp, pp, dp;
+  char nvl[8];       /* "", "strict", "prefer" or "off" */
+  char max_tier[16]; /* "", "leaf", "spine" or "core" */
+} nvl_job_opts_t;
+
+/* Each parser: RET 0 with the value stored, or -1 with a message for the user in msg
+ * ("--nvl-tp=0: must be a whole number from 1 to 65536"). `option` names the option in
+ * the message. */
+int nvl_parse_size(const char* option, const char* text, int* out, char* msg, size_t msg_len);
+int nvl_parse_mode(const char* option, const char* text, char out[8], char* msg, size_t msg_len);
+int nvl_parse_tier(const char* option, const char* text, char out[16], char* msg, size_t msg_len);
+
+/* Reads the options from "NAME=value" strings (job_record_t.spank_job_env). Unknown names
+ * are ignored. RET 1 if any nvlplace option was found, 0 if none, -1 with msg set if a
+ * value is bad (only possible if the SPANK plugin was bypassed). */
+int nvl_opts_from_env(char* const* env, uint32_t env_size, nvl_job_opts_t* out, char* msg,
+                      size_t msg_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NVLPLACE_PLUGIN_NVL_OPTIONS_H_ */

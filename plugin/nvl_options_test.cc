@@ -1,0 +1,52 @@
+// Tests for the job option values shared by the SPANK and select plugins.
+#include "plugin/nvl_options.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace {
+
+TEST(NvlOptionsTest, Sizes) {
+  char msg[256];
+  int v = 0;
+  EXPECT_EQ(nvl_parse_size("nvl-tp", "8", &v, msg, sizeof(msg)), 0);
+  EXPECT_EQ(v, 8);
+  for (const char* bad : {"0", "-2", "4x", "", "99999999999", "1.5"}) {
+    EXPECT_EQ(nvl_parse_size("nvl-tp", bad, &v, msg, sizeof(msg)), -1) << bad;
+  }
+  nvl_parse_size("nvl-tp", "0", &v, msg, sizeof(msg));
+  EXPECT_EQ(std::string(msg), "--nvl-tp=0: must be a whole number from 1 to 65536");
+}
+
+TEST(NvlOptionsTest, ModesAndTiers) {
+  char msg[256], mode[8], tier[16];
+  EXPECT_EQ(nvl_parse_mode("nvl", "prefer", mode, msg, sizeof(msg)), 0);
+  EXPECT_STREQ(mode, "prefer");
+  EXPECT_EQ(nvl_parse_mode("nvl", "always", mode, msg, sizeof(msg)), -1);
+  EXPECT_EQ(std::string(msg), "--nvl=always: must be one of strict, prefer, off");
+  EXPECT_EQ(nvl_parse_tier("nvl-max-tier", "spine", tier, msg, sizeof(msg)), 0);
+  EXPECT_STREQ(tier, "spine");
+  EXPECT_EQ(nvl_parse_tier("nvl-max-tier", "rack", tier, msg, sizeof(msg)), -1);
+}
+
+TEST(NvlOptionsTest, FromJobEnvironment) {
+  char msg[256];
+  nvl_job_opts_t o;
+  char a[] = "OTHER=1", b[] = "NVLPLACE_TP=4", c[] = "NVLPLACE_NVL=prefer",
+       d[] = "NVLPLACE_MAX_TIER=leaf", e[] = "NVLPLACE_TPX=9";
+  char* env[] = {a, b, c, d, e};
+  EXPECT_EQ(nvl_opts_from_env(env, 5, &o, msg, sizeof(msg)), 1);
+  EXPECT_EQ(o.tp, 4);
+  EXPECT_EQ(o.pp, 0);
+  EXPECT_STREQ(o.nvl, "prefer");
+  EXPECT_STREQ(o.max_tier, "leaf");
+  EXPECT_EQ(nvl_opts_from_env(env, 1, &o, msg, sizeof(msg)), 0);
+  EXPECT_EQ(nvl_opts_from_env(nullptr, 0, &o, msg, sizeof(msg)), 0);
+  char f[] = "NVLPLACE_PP=zero";
+  char* bad[] = {f};
+  EXPECT_EQ(nvl_opts_from_env(bad, 1, &o, msg, sizeof(msg)), -1);
+  EXPECT_EQ(std::string(msg), "--nvl-pp=zero: must be a whole number from 1 to 65536");
+}
+
+}  // namespace

@@ -1,0 +1,157 @@
+// nvlplace.yaml: parsing and loading (see plugin_config.h).
+#include "plugin/plugin_config.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "placement/status_macros.h"
+#include "placement/topology_yaml.h"
+#include "placement/yaml_reader.h"
+
+namespace nvlplace::plugin {
+namespace {
+
+using yaml::MapReader;
+using yaml::Where;
+
+std::string Resolve(const std::string& file, const std::string& path) {
+  std::filesystem::path p(path);
+  if (p.is_absolute()) return path;
+  return (std::filesystem::path(file).parent_path() / p).lexically_normal().string();
+}
+
+bool LooksLikePath(const std::string& s) {
+  return s.find('/') != std::string::npos ||
+         (s.size() > 5 && s.compare(s.size() - 5, 5, ".yaml") == 0);
+}
+
+// The policy YAML that a weights override produces: the base policy's generators, seed
+// and candidate count, with the merged weights.
+std::string PolicyWithWeights(const Policy& base,
+                              const std::vector<std::pair<std::string, double>>& overrides) {
+  std::vector<std::pair<std::string, double>> weights;
+  for (const Policy::Weighted& w : base.scorers) {
+    weights.emplace_back(std::string(w.scorer->Name()), w.weight);
+  }
+  for (const auto& [name, weight] : overrides) {
+    bool found = false;
+    for (auto& [n, w] : weights) {
+      if (n == name) {
+        w = weight;
+        found = true;
+      }
+    }
+    if (!found) weights.emplace_back(name, weight);
+  }
+  std::string text = absl::StrCat("name: ", base.name, "+weights\n", "generators: [",
+                                  absl::StrJoin(base.generators, ", "), "]\n", "seed: ", base.seed,
+                                  "\ncandidates: ", base.candidates, "\nweights:\n");
+  for (const auto& [name, weight] : weights) {
+    absl::StrAppend(&text, "  ", name, ": ", absl::StrFormat("%.17g", weight), "\n");
+  }
+  return text;
+}
+
+}  // namespace
+
+absl::StatusOr<PluginConfig> ParsePluginConfig(absl::string_view text,
+                                               const std::string& file) try {
+  PluginConfig c;
+  c.file = file;
+  NVL_ASSIGN_OR_RETURN(YAML::Node root, yaml::LoadYaml(text, file));
+  Where top{&file, root, "#"};
+  if (root.IsNull()) return top.Error("empty file; at least 'topology:' is needed");
+  NVL_ASSIGN_OR_RETURN(
+      MapReader m, MapReader::Make(top, {"topology", "policy", "weights", "log_level", "candidates",
+                                         "default_nvl"}));
+  NVL_ASSIGN_OR_RETURN(const Where* topo, m.Require("topology"));
+  NVL_ASSIGN_OR_RETURN(std::string topo_path, yaml::ReadString(*topo));
+  if (topo_path.empty()) return topo->Error("the topology file name is empty");
+  c.topology = Resolve(file, topo_path);
+  c.topology_loc = topo->Loc();
+
+  c.policy_loc = top.Loc();
+  if (const Where* p = m.Find("policy")) {
+    NVL_ASSIGN_OR_RETURN(c.policy, yaml::ReadString(*p));
+    if (c.policy.empty()) return p->Error("the policy name is empty");
+    if (LooksLikePath(c.policy)) c.policy = Resolve(file, c.policy);
+    c.policy_loc = p->Loc();
+  }
+  if (const Where* w = m.Find("weights")) {
+    std::vector<absl::string_view> names(ScorerNames().begin(), ScorerNames().end());
+    NVL_ASSIGN_OR_RETURN(MapReader wm, MapReader::Make(*w, names));
+    for (const std::string& name : ScorerNames()) {
+      const Where* value = wm.Find(name);
+      if (value == nullptr) continue;
+      NVL_ASSIGN_OR_RETURN(double weight, yaml::ReadNumber(*value));
+      if (!std::isfinite(weight) || weight <= 0 || weight > 1e6) {
+        return value->Error("a weight must be a positive number up to 1e6");
+      }
+      c.weights.emplace_back(name, weight);
+    }
+  }
+  if (const Where* l = m.Find("log_level")) {
+    NVL_ASSIGN_OR_RETURN(std::string level, yaml::ReadString(*l));
+    if (level == "error") {
+      c.log_level = kLogError;
+    } else if (level == "info") {
+      c.log_level = kLogInfo;
+    } else if (level == "debug") {
+      c.log_level = kLogDebug;
+    } else {
+      return l->Error(absl::StrCat("log level '", level, "' is not one of error, info, debug"));
+    }
+  }
+  if (const Where* k = m.Find("candidates")) {
+    NVL_ASSIGN_OR_RETURN(c.candidates, yaml::ReadInt(*k));
+    if (c.candidates < 1 || c.candidates > 16) {
+      return k->Error("candidates must be a whole number from 1 to 16");
+    }
+  }
+  if (const Where* d = m.Find("default_nvl")) {
+    NVL_ASSIGN_OR_RETURN(std::string mode, yaml::ReadString(*d));
+    absl::StatusOr<NvlMode> parsed = ParseNvlMode(mode);
+    if (!parsed.ok()) return d->Error(parsed.status().message());
+    c.default_nvl = *parsed;
+  }
+  return c;
+} catch (const std::exception& e) {
+  return absl::InvalidArgumentError(absl::StrCat(file, ": ", e.what()));
+}
+
+absl::StatusOr<std::unique_ptr<LoadedConfig>> LoadPluginConfig(const std::string& path) try {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return text.status();
+  NVL_ASSIGN_OR_RETURN(PluginConfig config, ParsePluginConfig(*text, path));
+  auto loaded = std::make_unique<LoadedConfig>();
+
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(config.topology);
+  if (!topo.ok()) {
+    return absl::InvalidArgumentError(FormatAt(
+        config.topology_loc,
+        absl::StrCat("cannot use topology ", config.topology, ": ", topo.status().message())));
+  }
+  absl::StatusOr<std::shared_ptr<const Policy>> policy = LoadPolicy(config.policy);
+  if (!policy.ok()) {
+    return absl::InvalidArgumentError(FormatAt(
+        config.policy_loc,
+        absl::StrCat("cannot use policy ", config.policy, ": ", policy.status().message())));
+  }
+  if (!config.weights.empty()) {
+    std::string text = PolicyWithWeights(**policy, config.weights);
+    policy = ParsePolicyYaml(text, absl::StrCat(path, " (weights)"));
+    if (!policy.ok()) return policy.status();
+  }
+  loaded->topology = *std::move(topo);
+  loaded->policy = *std::move(policy);
+  loaded->engine = std::make_unique<Engine>(loaded->topology, loaded->policy);
+  loaded->config = std::move(config);
+  return loaded;
+} catch (const std::exception& e) {
+  return absl::InternalError(absl::StrCat(path, ": ", e.what()));
+}
+
+}  // namespace nvlplace::plugin

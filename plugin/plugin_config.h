@@ -1,0 +1,54 @@
+// nvlplace.yaml, the select plugin's configuration beside slurm.conf: parsing and loading
+// (topology, policy with optional weight overrides, log level, fallback candidates).
+#ifndef NVLPLACE_PLUGIN_PLUGIN_CONFIG_H_
+#define NVLPLACE_PLUGIN_PLUGIN_CONFIG_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "placement/engine.h"
+#include "placement/request.h"
+#include "placement/topology.h"
+#include "policies/policy.h"
+
+namespace nvlplace::plugin {
+
+enum LogLevel { kLogError = 0, kLogInfo = 1, kLogDebug = 2 };
+
+struct PluginConfig {
+  std::string file;             // nvlplace.yaml itself
+  std::string topology;         // absolute, or relative to the current directory
+  SourceLoc topology_loc;       // where `topology:` was written
+  std::string policy = "topo";  // a name, or a path made absolute like `topology`
+  SourceLoc policy_loc;
+  std::vector<std::pair<std::string, double>> weights;  // overrides, validated
+  LogLevel log_level = kLogInfo;
+  int candidates = 3;  // node sets tried before cons_tres's own choice
+  NvlMode default_nvl = NvlMode::kStrict;
+};
+
+// Parses the text of nvlplace.yaml. Never throws. Errors are InvalidArgument
+// "file:line:col: #/path: message": bad YAML, unknown or duplicate key, missing topology,
+// unknown log level, scorer or mode, a weight that is not a positive number up to 1e6.
+// Relative paths are resolved against the directory of `file`.
+absl::StatusOr<PluginConfig> ParsePluginConfig(absl::string_view text, const std::string& file);
+
+// A configuration with its topology, policy and engine, ready to place jobs.
+struct LoadedConfig {
+  PluginConfig config;
+  std::shared_ptr<const Topology> topology;
+  std::shared_ptr<const Policy> policy;
+  std::unique_ptr<Engine> engine;
+};
+
+// Reads the file, then the topology and the policy it names. Every error names the file
+// and line of nvlplace.yaml, followed by the topology's or policy's own file:line error.
+absl::StatusOr<std::unique_ptr<LoadedConfig>> LoadPluginConfig(const std::string& path);
+
+}  // namespace nvlplace::plugin
+
+#endif  // NVLPLACE_PLUGIN_PLUGIN_CONFIG_H_

@@ -1,0 +1,120 @@
+/* SPANK plugin nvlplace: the srun, sbatch and salloc options by which a job asks for
+ * topology-aware placement (usable as #SBATCH lines):
+ *   --nvl-tp=T  --nvl-pp=P  --nvl-dp=D  --nvl=strict|prefer|off  --nvl-max-tier=leaf|spine|core
+ * Bad values are refused when the job is submitted.
+ *
+ * How the request reaches the select plugin in slurmctld (verified in the Slurm 22.05
+ * source): in srun (local context) and sbatch/salloc (allocator context)
+ * slurm_spank_init_post_opt calls spank_job_control_setenv("NVLPLACE_TP", "4", 1)
+ * (src/common/plugstack.c -> dyn_spank_set_job_env), which stores "NVLPLACE_TP=4" in the
+ * command's opt.spank_job_env (src/srun/libsrun/opt.c, src/sbatch/opt.c). The job
+ * description carries it (src/common/slurm_opt.c: job_desc->spank_job_env), and
+ * slurmctld moves it into job_record_t.spank_job_env (src/slurmctld/job_mgr.c,
+ * _job_create), saved with the job state, so it survives a slurmctld restart. The select
+ * plugin reads it there (nvl_options.c). sbatch and salloc also export the entries to the
+ * job as SLURM_SPANK_NVLPLACE_*, and srun inside the job inherits them. */
+#include <slurm/spank.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nvl_options.h"
+
+SPANK_PLUGIN(nvlplace, 1);
+
+enum { OPT_TP = 1, OPT_PP, OPT_DP, OPT_NVL, OPT_MAX_TIER };
+
+/* The values given on the command line or in #SBATCH lines, already checked. */
+static char opt_value[OPT_MAX_TIER + 1][32];
+
+static int _option(int val, const char* optarg, int remote);
+
+/* Registered from slurm_spank_init: in the allocator context (sbatch, salloc) Slurm 22.05
+ * ignores a static spank_options table (src/common/plugstack.c). */
+static struct spank_option nvl_options[] = {
+    {"nvl-tp", "T",
+     "[nvlplace] Tensor-parallel size: each group of T GPUs (ranks TP-innermost, then PP, "
+     "then DP) is kept inside one NVLink domain.",
+     1, OPT_TP, _option},
+    {"nvl-pp", "P", "[nvlplace] Pipeline-parallel size (default 1).", 1, OPT_PP, _option},
+    {"nvl-dp", "D", "[nvlplace] Data-parallel size (default: GPUs / (TP x PP)).", 1, OPT_DP,
+     _option},
+    {"nvl", "strict|prefer|off",
+     "[nvlplace] strict (default): wait until every TP group fits in one NVLink domain; "
+     "prefer: run now, splitting TP groups only when it must (logged); off: no NVLink "
+     "constraint.",
+     1, OPT_NVL, _option},
+    {"nvl-max-tier", "leaf|spine|core",
+     "[nvlplace] Highest fabric tier the job may span; the job waits until it fits.", 1,
+     OPT_MAX_TIER, _option},
+    SPANK_OPTIONS_TABLE_END};
+
+static const char* const env_names[OPT_MAX_TIER + 1] = {NULL,       NVL_ENV_TP,  NVL_ENV_PP,
+                                                        NVL_ENV_DP, NVL_ENV_NVL, NVL_ENV_MAX_TIER};
+
+/* Checks one value where the user typed it. RET 0, or -1 after printing why (srun and
+ * sbatch then stop with "Invalid --nvl-tp argument"). */
+static int _option(int val, const char* optarg, int remote) {
+  char msg[256] = "";
+  char mode[8], tier[16];
+  int size, rc = -1;
+
+  if (remote) /* slurmstepd: already checked on the submit side */
+    return 0;
+  switch (val) {
+    case OPT_TP:
+      rc = nvl_parse_size("nvl-tp", optarg, &size, msg, sizeof(msg));
+      break;
+    case OPT_PP:
+      rc = nvl_parse_size("nvl-pp", optarg, &size, msg, sizeof(msg));
+      break;
+    case OPT_DP:
+      rc = nvl_parse_size("nvl-dp", optarg, &size, msg, sizeof(msg));
+      break;
+    case OPT_NVL:
+      rc = nvl_parse_mode("nvl", optarg, mode, msg, sizeof(msg));
+      break;
+    case OPT_MAX_TIER:
+      rc = nvl_parse_tier("nvl-max-tier", optarg, tier, msg, sizeof(msg));
+      break;
+  }
+  if (rc) {
+    slurm_error("nvlplace: %s", msg[0] ? msg : "unknown option");
+    return -1;
+  }
+  snprintf(opt_value[val], sizeof(opt_value[val]), "%s", optarg);
+  return 0;
+}
+
+/* Adds the options to srun, sbatch and salloc (and to slurmstepd, which receives them). */
+int slurm_spank_init(spank_t sp, int ac, char** av) {
+  spank_context_t ctx = spank_context();
+
+  (void)ac;
+  (void)av;
+  if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE) return 0;
+  for (int i = 0; nvl_options[i].name; i++) {
+    if (spank_option_register(sp, &nvl_options[i]) != ESPANK_SUCCESS) {
+      slurm_error("nvlplace: cannot register --%s", nvl_options[i].name);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* After option parsing, on the submit side: hand the values to slurmctld in the job's
+ * SPANK environment. */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
+  spank_context_t ctx = spank_context();
+
+  (void)ac;
+  (void)av;
+  if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR) return 0;
+  for (int i = OPT_TP; i <= OPT_MAX_TIER; i++) {
+    if (!opt_value[i][0]) continue;
+    if (spank_job_control_setenv(sp, env_names[i], opt_value[i], 1) != ESPANK_SUCCESS) {
+      slurm_error("nvlplace: cannot pass --%s to slurmctld", nvl_options[i - 1].name);
+      return -1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,48 @@
+#!/bin/bash
+# A bad or missing nvlplace.yaml: one clear error with file:line, slurmctld keeps running
+# and places exactly as cons_tres; a good file read on `scontrol reconfigure` brings the
+# topology-aware placement back.
+source "$(dirname "$0")/lib.sh"
+use_cluster nvlplace
+reset_jobs
+ctld=$(nvl_pid_of "$NVL_RUN/run/slurmctld.pid")
+yaml=$NVL_RUN/etc/nvlplace.yaml
+
+mark=$(log_mark)
+write_nvlplace_yaml "topology: $NVL_TOPOLOGY
+log_level: chatty"
+nvl_wait_for 20 "the configuration error in the log" log_has "$mark" "error: nvlplace: " ||
+  fail "no error logged for a bad nvlplace.yaml"
+errors=$(log_since "$mark" | grep -c "error: nvlplace: ")
+[[ $errors -eq 1 ]] || fail "$errors error lines for one bad file"
+log_has "$mark" "error: nvlplace: $yaml:2:12: #/log_level: log level 'chatty' is not one of error, info, debug; placing exactly as select/cons_tres" ||
+  fail "error line lacks file:line: $(log_since "$mark" | grep 'error: nvlplace')"
+nvl_ctld_up || fail "slurmctld stopped answering"
+[[ $(nvl_pid_of "$NVL_RUN/run/slurmctld.pid") == "$ctld" ]] || fail "slurmctld restarted"
+
+# cons_tres behaviour: the split pattern's first fit, as stock cons_tres does.
+holders=$(make_split_pattern)
+job=$(submit --gpus=4 --nvl-tp=4)
+wait_state "$job" RUNNING
+got=$(job_gpus "$job" | paste -sd' ')
+[[ $got == node00:2-3,6-7 ]] || fail "with a bad nvlplace.yaml the job got $got, not cons_tres's node00:2-3,6-7"
+log_has "$mark" "nvlplace: JobId=$job " && fail "nvlplace placed job $job without a configuration"
+
+mark=$(log_mark)
+rm -f "$yaml"
+scontrol reconfigure || fail "reconfigure"
+nvl_wait_for 20 "the missing-file error" log_has "$mark" "error: nvlplace: .*$yaml" ||
+  fail "no error for a missing nvlplace.yaml"
+nvl_ctld_up || fail "slurmctld stopped answering"
+
+mark=$(log_mark)
+good_nvlplace_yaml
+nvl_wait_for 20 "the configuration to load" log_has "$mark" "nvlplace: loaded $yaml" ||
+  fail "good nvlplace.yaml not loaded"
+job2=$(submit --gpus=4 --nvl-tp=4)
+wait_state "$job2" RUNNING
+got=$(job_gpus "$job2" | paste -sd' ')
+gpus_in_one_island "$got" || fail "after the fix the job still split: $got"
+[[ $(nvl_pid_of "$NVL_RUN/run/slurmctld.pid") == "$ctld" ]] || fail "slurmctld restarted"
+reset_jobs
+note "ok"

@@ -1,0 +1,138 @@
+# Helpers for the integration tests on the local Slurm cluster (contrib/cluster). Sourced by
+# each test (bash). Every wait polls with a timeout; nothing sleeps to synchronise.
+set -uo pipefail
+NVL_TEST_NAME=$(basename "$0" .sh)
+source "$(dirname "${BASH_SOURCE[0]}")/../../contrib/cluster/common.sh"
+NVL_CTLD_LOG=$NVL_RUN/log/slurmctld.log
+NVL_TOPOLOGY=${NVLPLACE_TEST_TOPOLOGY:-$NVL_ROOT/configs/lab-islands.yaml}
+cd /tmp || exit 1  # jobs write slurm-*.out in their working directory
+
+fail() {
+  echo "FAIL $NVL_TEST_NAME: $*" >&2
+  exit 1
+}
+note() { echo "$NVL_TEST_NAME: $*"; }
+skip() {
+  echo "SKIP $NVL_TEST_NAME: $*"
+  exit 77
+}
+
+# Skips (ctest SKIP_RETURN_CODE 77) where the cluster cannot run.
+require_cluster_tools() {
+  [[ $(id -u) -eq 0 ]] || skip "needs root (several slurmd on one host)"
+  command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null ||
+    skip "slurmctld, slurmd or munged not installed (contrib/setup.sh)"
+  [[ -f $NVL_PLUGIN_LIB/select_cons_tres_nvlplace.so ]] || skip "plugin not built"
+  [[ -x $NVL_CLI ]] || skip "nvlplace CLI not built"
+}
+
+# The cluster with the given select plugin (nvlplace or cons_tres), started if needed.
+use_cluster() {
+  require_cluster_tools
+  "$NVL_ROOT/contrib/cluster/start.sh" --topology "$NVL_TOPOLOGY" --select "$1" >/dev/null ||
+    fail "cannot start the cluster with $1 (see $NVL_RUN/log)"
+}
+
+no_jobs_left() { [[ -z $(squeue -h -o %A 2>/dev/null) ]]; }
+
+# Cancels every job and waits until all nodes are idle again.
+reset_jobs() {
+  local jobs
+  jobs=$(squeue -h -o %A 2>/dev/null)
+  # shellcheck disable=SC2086
+  [[ -z $jobs ]] || scancel $jobs
+  nvl_wait_for 60 "all jobs to end" no_jobs_left || fail "jobs did not end"
+  nvl_wait_for 30 "nodes to be idle" nvl_all_nodes_idle || fail "nodes did not become idle"
+}
+
+nvl_all_nodes_idle() {
+  [[ -z $(sinfo -h -N -o '%t' | grep -v '^idle$') ]]
+}
+
+# submit SBATCH_ARGS...: a job that sleeps until cancelled; prints its id.
+submit() {
+  local id
+  id=$(sbatch --parsable -o /dev/null "$@" --wrap 'sleep 3600') || fail "sbatch $* refused"
+  echo "${id%%;*}"
+}
+
+job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
+is_state() { [[ $(job_state "$1") == "$2" ]]; }
+
+# wait_state JOB STATE [SECONDS]
+wait_state() {
+  nvl_wait_for "${3:-30}" "job $1 to be $2" is_state "$1" "$2" ||
+    fail "job $1 is $(job_state "$1"), not $2: $(scontrol show job "$1" | grep -E 'Reason|SystemComment')"
+}
+
+# "node03:4-7" per node of a running job, from `scontrol show job -d` (one per line).
+job_gpus() {
+  scontrol show job -d "$1" | sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=[^(]*(IDX:\([^)]*\)).*/\1:\2/p'
+}
+
+job_field() { scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
+job_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
+
+# expand_idx "1-3,6" -> "1 2 3 6"
+expand_idx() {
+  local part out=()
+  IFS=, read -ra parts <<<"$1"
+  for part in "${parts[@]}"; do
+    if [[ $part == *-* ]]; then out+=($(seq "${part%-*}" "${part#*-}")); else out+=("$part"); fi
+  done
+  echo "${out[@]}"
+}
+
+# NVLink island of a GPU index on lab-islands: {0-3} -> 0, {4-7} -> 1.
+island_of() { echo $(($1 / 4)); }
+
+# True when every GPU of the job on every node lies in one island of that node.
+gpus_in_one_island() {
+  local line idx first g
+  while read -r line; do
+    [[ -n $line ]] || continue
+    idx=$(expand_idx "${line#*:}")
+    first=
+    for g in $idx; do
+      [[ -z $first ]] && first=$(island_of "$g")
+      [[ $(island_of "$g") == "$first" ]] || return 1
+    done
+  done <<<"$1"
+  return 0
+}
+
+# Lines of slurmctld's log written after this call's mark (log_mark then log_since).
+log_mark() { wc -l <"$NVL_CTLD_LOG"; }
+log_since() { tail -n +"$(($1 + 1))" "$NVL_CTLD_LOG"; }
+log_has() { log_since "$1" | grep -q -- "$2"; }
+
+# Writes nvlplace.yaml and makes slurmctld read it again.
+write_nvlplace_yaml() {
+  printf '%s\n' "$1" >"$NVL_RUN/etc/nvlplace.yaml"
+  scontrol reconfigure || fail "scontrol reconfigure failed"
+}
+
+good_nvlplace_yaml() {
+  write_nvlplace_yaml "topology: $NVL_TOPOLOGY
+policy: topo
+log_level: info
+candidates: 3"
+}
+
+# The busy pattern of the TP tests: node00 keeps GPUs 0,1 and 4,5 busy, so its 4 free GPUs
+# are split 2 + 2 over its two islands; every other node is free. Prints the holders.
+make_split_pattern() {
+  local a b c
+  a=$(submit -w node00 --gres=gpu:2)
+  b=$(submit -w node00 --gres=gpu:2)
+  wait_state "$a" RUNNING
+  wait_state "$b" RUNNING
+  c=$(submit -w node00 --gres=gpu:2)
+  wait_state "$c" RUNNING
+  [[ $(job_gpus "$a") == node00:0-1 && $(job_gpus "$b") == node00:2-3 &&
+     $(job_gpus "$c") == node00:4-5 ]] ||
+    fail "unexpected holder GPUs: $(job_gpus "$a") $(job_gpus "$b") $(job_gpus "$c")"
+  scancel "$b"
+  wait_state "$b" CANCELLED
+  echo "$a $c"
+}

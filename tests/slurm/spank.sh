@@ -1,0 +1,59 @@
+#!/bin/bash
+# The SPANK options: listed in --help, refused at submit time when bad (srun, sbatch, salloc,
+# #SBATCH lines), and carried to slurmctld when good; a job without options gets the
+# default policy.
+source "$(dirname "$0")/lib.sh"
+use_cluster nvlplace
+reset_jobs
+
+for cmd in srun sbatch salloc; do
+  help=$($cmd --help 2>&1)
+  for opt in nvl-tp nvl-pp nvl-dp nvl nvl-max-tier; do
+    grep -q -- "--$opt=" <<<"$help" || fail "$cmd --help does not list --$opt"
+  done
+done
+
+count_jobs() { scontrol show jobs 2>/dev/null | grep -c '^JobId='; }
+jobs_before=$(count_jobs)
+check_refused() {  # check_refused EXPECTED_MESSAGE COMMAND...
+  local want=$1 out
+  shift
+  if out=$("$@" 2>&1 </dev/null); then fail "accepted: $*"; fi
+  [[ $out == *"$want"* ]] || fail "$* said: $out"
+}
+for cmd in srun sbatch salloc; do
+  for bad in "--nvl-tp=0|nvlplace: --nvl-tp=0: must be a whole number from 1 to 65536" \
+             "--nvl-pp=two|nvlplace: --nvl-pp=two: must be a whole number" \
+             "--nvl-dp=-1|nvlplace: --nvl-dp=-1: must be a whole number" \
+             "--nvl=sometimes|nvlplace: --nvl=sometimes: must be one of strict, prefer, off" \
+             "--nvl-max-tier=rack|nvlplace: --nvl-max-tier=rack: must be one of leaf, spine, core"; do
+    if [[ $cmd == sbatch ]]; then
+      check_refused "${bad#*|}" sbatch -o /dev/null "${bad%%|*}" --wrap=true
+    else
+      check_refused "${bad#*|}" "$cmd" -N1 "${bad%%|*}" true
+    fi
+  done
+done
+script=$(mktemp)
+printf '#!/bin/bash\n#SBATCH --nvl-tp=x4\ntrue\n' >"$script"
+check_refused "nvlplace: --nvl-tp=x4: must be a whole number" sbatch "$script"
+[[ $(count_jobs) -eq $jobs_before ]] || fail "a refused submission created a job"
+
+# Good values as #SBATCH lines reach the select plugin.
+printf '#!/bin/bash\n#SBATCH --gpus=8 -o /dev/null\n#SBATCH --nvl-tp=2 --nvl-pp=2\n#SBATCH --nvl=prefer --nvl-max-tier=spine\nsleep 3600\n' >"$script"
+job=$(sbatch --parsable "$script") || fail "good #SBATCH options refused"
+rm -f "$script"
+wait_state "$job" RUNNING
+[[ $(job_comment "$job") == "nvlplace: 8 GPUs (TP=2 PP=2 DP=2, nvl=prefer, max-tier=spine) -> "* ]] ||
+  fail "options did not reach slurmctld: $(job_comment "$job")"
+
+# No options: the default policy (TP=1, default nvl mode).
+plain=$(submit --gpus=2)
+wait_state "$plain" RUNNING
+[[ $(job_comment "$plain") == "nvlplace: 2 GPUs (TP=1 PP=1 DP=2, nvl=strict) -> "* ]] ||
+  fail "job without options: $(job_comment "$plain")"
+out=$(srun -N1 --gpus-per-node=2 --nvl-tp=2 bash -c 'echo $CUDA_VISIBLE_DEVICES') ||
+  fail "srun with options failed"
+[[ $out =~ ^[0-7],[0-7]$ ]] || fail "srun job saw CUDA_VISIBLE_DEVICES=$out"
+reset_jobs
+note "ok"

@@ -1,0 +1,43 @@
+#!/bin/bash
+# A TP-strict job lands inside one NVLink island, while stock select/cons_tres, on the same
+# busy pattern, splits it: node00 has 4 free GPUs split 2 + 2 over its islands (first fit
+# takes them), and on a node with GPU 0 busy cons_tres takes 1-4 (lowest index first, Links=
+# only gathers the rest around it) where 4-7 is a whole free island.
+source "$(dirname "$0")/lib.sh"
+
+run_case() {  # prints "<gpus of the split-pattern job>|<gpus of the GPU0-busy job>"
+  local holders tp tp2 h0
+  reset_jobs
+  holders=$(make_split_pattern)
+  tp=$(submit --gpus=4 --nvl-tp=4)
+  wait_state "$tp" RUNNING
+  h0=$(submit -w node05 --gres=gpu:1)
+  wait_state "$h0" RUNNING
+  [[ $(job_gpus "$h0") == node05:0 ]] || fail "holder on node05 has $(job_gpus "$h0"), not GPU 0"
+  tp2=$(submit -w node05 --gpus=4 --nvl-tp=4)
+  wait_state "$tp2" RUNNING
+  echo "$(job_gpus "$tp" | paste -sd' ')|$(job_gpus "$tp2" | paste -sd' ')|$tp|$tp2"
+}
+
+use_cluster cons_tres
+IFS='|' read -r stock stock2 _ _ <<<"$(run_case)"
+note "stock cons_tres: split pattern -> $stock; GPU 0 busy -> $stock2"
+[[ $stock == node00:* ]] || fail "stock cons_tres was expected on node00 (first fit), got $stock"
+gpus_in_one_island "$stock" && fail "stock cons_tres kept the group in one island ($stock): pattern broken"
+gpus_in_one_island "$stock2" && fail "stock cons_tres kept node05's group in one island ($stock2)"
+
+use_cluster nvlplace
+mark=$(log_mark)
+IFS='|' read -r mine mine2 job job2 <<<"$(run_case)"
+note "nvlplace: split pattern -> $mine; GPU 0 busy -> $mine2"
+gpus_in_one_island "$mine" || fail "TP=4 strict job split over islands: $mine"
+[[ $mine != node00:* ]] || fail "TP=4 strict job on node00, whose free GPUs are split: $mine"
+[[ $mine2 == node05:4-7 ]] || fail "TP=4 strict job on node05 got $mine2, not the free island 4-7"
+log_has "$mark" "nvlplace: JobId=$job placed 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> " ||
+  fail "no placement line for job $job in $NVL_CTLD_LOG"
+log_has "$mark" "nvlplace: JobId=$job2 placed .*slurm gpus node05:4-7 (cons_tres chose" ||
+  fail "no steering line for job $job2"
+[[ $(job_comment "$job") == "nvlplace: 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> "*domains=* ]] ||
+  fail "SystemComment of $job: $(job_comment "$job")"
+reset_jobs
+note "ok"
