@@ -80,7 +80,9 @@ void CheckPlacement(const ClusterState& state, const Request& r, const Placement
     EXPECT_FALSE(state.busy(g)) << where << ": GPU " << g << " is busy";
     NodeId n = topo.gpus()[g].node;
     EXPECT_TRUE(r.allowed_node[n]) << where << ": node " << topo.nodes()[n].name << " excluded";
-    if (r.exclusive) EXPECT_TRUE(state.node_all_free(n)) << where << ": node not wholly free";
+    if (r.exclusive) {
+      EXPECT_TRUE(state.node_all_free(n)) << where << ": node not wholly free";
+    }
     nodes.push_back(n);
   }
   std::sort(nodes.begin(), nodes.end());

@@ -1,0 +1,74 @@
+// Test helpers for the scorers: a small lab cluster (8 nodes x 8 GPUs, one NVLink domain per
+// node, two leaf switches under one spine) and a scoring context over it.
+#ifndef NVLPLACE_POLICIES_SCORER_TESTING_H_
+#define NVLPLACE_POLICIES_SCORER_TESTING_H_
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "placement/cluster_state.h"
+#include "placement/topology_yaml.h"
+#include "policies/scorer.h"
+#include "tests/status_matchers.h"
+
+namespace nvlplace::testing {
+
+inline constexpr char kScorerLab[] = R"(name: lab
+tiers: [leaf, spine]
+gpu_models: [{name: H100, nvlink_gbps: 900}]
+nodes:
+  - {names: "node[0-7]", gpus: 8, model: H100}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "node[0-3]"}
+  - {name: leaf1, tier: leaf, nodes: "node[4-7]"}
+  - {name: spine0, tier: spine, switches: "leaf[0-1]"}
+)";
+
+// The lab topology, its state (busy GPUs from a busy list) and a request, held together so
+// that a ScoringContext can point into them.
+struct ScorerWorld {
+  explicit ScorerWorld(RequestSpec spec, const std::string& busy = "") {
+    auto parsed = ParseTopologyYaml(kScorerLab, "lab.yaml");
+    EXPECT_THAT(parsed, IsOk());
+    auto created = Topology::Create(*parsed);
+    EXPECT_THAT(created, IsOk());
+    topo = *created;
+    state = std::make_unique<ClusterState>(topo);
+    if (!busy.empty()) {
+      EXPECT_THAT(LoadBusyList(busy, "busy", state.get()), IsOk());
+    }
+    auto r = ResolveRequest(spec, *topo);
+    EXPECT_THAT(r, IsOk());
+    request = *r;
+  }
+  ScoringContext Context(CommEstimate ideal = {}) const {
+    return ScoringContext{*topo, *state, request, ideal};
+  }
+  // Facts with the ranks, nodes and domains of the GPUs `node:index` given.
+  CandidateFacts Facts(const std::vector<std::pair<int, int>>& gpus) const {
+    CandidateFacts f;
+    for (auto [node, index] : gpus) {
+      GpuId g = topo->nodes()[node].gpus[index];
+      f.ranks.push_back(g);
+      f.nodes.push_back(node);
+      f.domains.push_back(topo->DomainOf(g));
+    }
+    for (auto* v : {&f.nodes, &f.domains}) {
+      std::sort(v->begin(), v->end());
+      v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
+    return f;
+  }
+
+  std::shared_ptr<const Topology> topo;
+  std::unique_ptr<ClusterState> state;
+  Request request;
+};
+
+}  // namespace nvlplace::testing
+
+#endif  // NVLPLACE_POLICIES_SCORER_TESTING_H_
