@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs everything nvlplace needs on Debian bookworm: build tools, libraries, the local
-# Slurm cluster's packages, and Slurm's source (for the select plugin's internal headers).
+# Slurm cluster's packages, Chromium (the replay report test), and Slurm's source (for the
+# select plugin's internal headers).
 # Idempotent: a second run installs nothing and downloads nothing.
 set -eu
 
@@ -9,7 +10,7 @@ PACKAGES="build-essential cmake pkg-config python3 \
   libyaml-cpp-dev libabsl-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev \
   libcli11-dev nlohmann-json3-dev clang-format \
   slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-basic-plugins slurm-wlm-basic-plugins-dev \
-  dpkg-dev"
+  dpkg-dev chromium"
 
 SUDO=
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi

@@ -263,7 +263,16 @@ std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary) {
   html += LineChart("Fragmentation: free GPUs no pending job can use", "time (hours)", "GPUs",
                     names, unusable);
   html += LineChart("Largest free NVLink domain", "time (hours)", "free GPUs", names, largest);
-  html += "</div>\n</body></html>\n";
+  // After layout, the page counts the plots and data lines the browser actually drew (with
+  // a non-empty bounding box) into <body data-plots-rendered data-series-rendered>, so that
+  // a headless browser can check the page (tests/cli/report_chromium.sh).
+  html +=
+      "</div>\n<script>window.addEventListener('load',function(){var p=0,s=0;"
+      "document.querySelectorAll('svg.plot').forEach(function(svg){var b=svg.getBBox();"
+      "if(b.width>0&&b.height>0)p++;svg.querySelectorAll('polyline.series').forEach("
+      "function(l){var c=l.getBBox();if(l.getTotalLength()>0&&(c.width>0||c.height>0))s++;});"
+      "});document.body.dataset.plotsRendered=p;document.body.dataset.seriesRendered=s;});"
+      "</script>\n</body></html>\n";
   return html;
 }
 

@@ -1,0 +1,78 @@
+#!/bin/bash
+# The replay predicts the plugin: tests/fixtures/traces/fidelity.csv is replayed offline
+# (policy topo, FIFO) on lab-islands, then the same jobs are submitted in the same order to
+# the real cluster with select/cons_tres_nvlplace (each once the one before has started or
+# is waiting). Every job must end the same way in both (started, waiting, or refused as never
+# placeable) and every started job must hold the same nodes and GPU indexes.
+source "$(dirname "$0")/lib.sh"
+use_cluster nvlplace
+reset_jobs
+trace=$NVL_ROOT/tests/fixtures/traces/fidelity.csv
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$NVL_CLI" replay --topology "$NVL_TOPOLOGY" --trace "$trace" --policies topo \
+  --scheduler fifo --out "$out" >"$out/replay.log" 2>&1 || fail "replay failed: $(cat "$out/replay.log")"
+
+# "id status node:gpu node:gpu ..." per job, from jobs.csv, in trace order; status is
+# started (at its submit time), waits (started later, or never) or rejected.
+predicted=$(python3 - "$out/jobs.csv" <<'PY'
+import csv, sys
+for row in csv.DictReader(open(sys.argv[1])):
+    gpus = []
+    for part in filter(None, row["gpus_by_node"].split(";")):
+        node, idx = part.split(":")
+        gpus += [f"{node}:{g}" for g in idx.split()]
+    status = row["status"]
+    if status != "rejected" and (status != "started" or float(row["wait"]) > 0.5):
+        status, gpus = "waits", []
+    print(row["id"], status, *sorted(gpus))
+PY
+) || fail "cannot read $out/jobs.csv"
+[[ $(wc -l <<<"$predicted") -eq $(($(wc -l <"$trace") - 1)) ]] || fail "replay lost jobs: $predicted"
+
+# "node[04-05]:0-7" lines -> "node04:0 node04:1 ..." sorted, as above.
+slurm_gpus() {
+  job_gpus "$1" | while IFS=: read -r nodes idx; do
+    for node in $(scontrol show hostnames "$nodes"); do
+      for g in $(expand_idx "$idx"); do echo "$node:$g"; done
+    done
+  done | sort | paste -sd' '
+}
+settled() {
+  scontrol show job "$1" | grep -qE 'JobState=RUNNING|SystemComment=nvlplace: waiting'
+}
+
+started=0
+while IFS=, read -r id _ _ gpus _ tp pp dp nvl; do
+  [[ $id == id ]] && continue
+  args=(--gpus="$gpus")
+  [[ -n $tp ]] && args+=(--nvl-tp="$tp")
+  [[ -n $pp ]] && args+=(--nvl-pp="$pp")
+  [[ -n $dp ]] && args+=(--nvl-dp="$dp")
+  [[ -n $nvl ]] && args+=(--nvl="$nvl")
+  read -r _ want_status want_gpus <<<"$(grep "^$id " <<<"$predicted")"
+  if [[ $want_status == rejected ]]; then
+    if sbatch -o /dev/null "${args[@]}" --wrap true >/dev/null 2>&1; then
+      fail "$id: the replay rejects it as never placeable, Slurm accepted it"
+    fi
+    note "$id: refused in both"
+    continue
+  fi
+  job=$(submit "${args[@]}")
+  nvl_wait_for 30 "job $job ($id) to start or wait" settled "$job" ||
+    fail "$id (job $job) neither started nor waits: $(scontrol show job "$job" | grep -E 'JobState|SystemComment')"
+  state=$(job_state "$job")
+  if [[ $want_status == started ]]; then
+    [[ $state == RUNNING ]] || fail "$id: the replay starts it on $want_gpus, Slurm has it $state: $(job_comment "$job")"
+    got=$(slurm_gpus "$job")
+    [[ $got == "$want_gpus" ]] || fail "$id: replay placed it on [$want_gpus], Slurm on [$got]"
+    started=$((started + 1))
+    note "$id: same placement: $(job_gpus "$job" | paste -sd' ')"
+  else
+    [[ $state == PENDING ]] || fail "$id: the replay has it $want_status, Slurm has it $state on $(job_gpus "$job")"
+    note "$id: waits in both: $(job_comment "$job")"
+  fi
+done <"$trace"
+((started >= 10)) || fail "only $started jobs started: the trace no longer tests much"
+reset_jobs
+note "ok: $started placements identical"
