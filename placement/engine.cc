@@ -78,10 +78,17 @@ std::string NoRoomReason(const Topology& topo, const Request& r, const ChunkRule
                            s.total_capacity());
   }
   if (rule.size > 1) {
+    int fit = s.total_capacity();
+    if (k == 1) {
+      return absl::StrFormat("needs 1 TP group of %d GPUs inside one NVLink domain; no free "
+                             "NVLink domain holds it (largest free domain has %d GPUs, %d GPUs "
+                             "free in all)",
+                             rule.size, s.largest_free_domain(), s.usable_free());
+    }
     return absl::StrFormat("needs %d TP groups of %d GPUs, each inside one NVLink domain; the "
-                           "free NVLink domains hold only %d such groups (largest free domain "
-                           "has %d GPUs, %d GPUs free in all)",
-                           k, rule.size, s.total_capacity(), s.largest_free_domain(),
+                           "free NVLink domains hold only %d such group%s (largest free "
+                           "domain has %d GPUs, %d GPUs free in all)",
+                           k, rule.size, fit, fit == 1 ? "" : "s", s.largest_free_domain(),
                            s.usable_free());
   }
   return absl::StrFormat("needs %d GPUs; only %d are free on the allowed nodes%s", k,

@@ -105,7 +105,8 @@ TEST_F(FacadeTest, StrictWaitsWithATopologyReason) {
   nvl_result_t r;
   EXPECT_EQ(Place(q, &r), NVL_NO_ROOM);
   EXPECT_TRUE(r.hard);
-  EXPECT_THAT(r.reason, HasSubstr("needs 1 TP groups of 8 GPUs, each inside one NVLink domain"));
+  EXPECT_THAT(r.reason, HasSubstr("needs 1 TP group of 8 GPUs inside one NVLink domain; no "
+                                  "free NVLink domain holds it"));
   EXPECT_EQ(r.num_candidates, 0);
   nvl_result_clear(&r);
 }
