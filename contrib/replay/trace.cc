@@ -77,6 +77,14 @@ class Reader {
   }
   void Skip(const std::string& reason) { ++trace_->skipped[reason]; }
   void Add(TraceJob job) { trace_->jobs.push_back(std::move(job)); }
+  // Adds a job, or counts it as skipped ("no GPU") when it asks for none.
+  void AddGpuJob(TraceJob job) {
+    if (job.gpus == 0) {
+      Skip("no GPU");
+    } else {
+      Add(std::move(job));
+    }
+  }
   const TraceOptions& options() const { return options_; }
 
  private:
@@ -92,172 +100,142 @@ std::map<std::string, int> Columns(const std::vector<std::string>& header) {
   return out;
 }
 
-template <typename Row>
-absl::Status ForEachRow(absl::string_view text, char sep, bool has_header,
-                        std::vector<std::string>* header, Row row) {
+// One data row of a header-led table.
+struct Row {
+  const std::vector<std::string>& fields;
+  const std::map<std::string, int>& cols;
+  int line;
+  // The field under a (lower-case) header name; "" when the trace has no such column.
+  std::string operator[](const char* name) const {
+    auto it = cols.find(name);
+    return it == cols.end() || it->second >= static_cast<int>(fields.size()) ? ""
+                                                                             : fields[it->second];
+  }
+};
+
+// Calls fn(Row) for each data row of a header-led table. The header must name every `need`
+// column ("file:1: the FORMAT header has no column 'x'"); a row with fewer fields than the
+// header (or another number, with `exact`) is malformed. RET the first error of fn.
+template <typename Fn>
+absl::Status ForEachTableRow(absl::string_view text, char sep, const std::string& file,
+                             const char* format, std::initializer_list<const char*> need,
+                             bool exact, Reader& r, Fn fn) {
   int line_no = 0;
-  bool seen_header = !has_header;
+  std::vector<std::string> header;
+  std::map<std::string, int> cols;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (absl::StripAsciiWhitespace(line).empty()) continue;
-    if (!seen_header) {
-      *header = SplitFields(line, sep);
-      seen_header = true;
+    if (header.empty()) {
+      header = SplitFields(line, sep);
+      cols = Columns(header);
+      for (const char* c : need) {
+        if (!cols.count(c)) {
+          return absl::InvalidArgumentError(absl::StrCat(file, ":", line_no, ": the ", format,
+                                                         " header has no column '", c, "'"));
+        }
+      }
       continue;
     }
-    absl::Status s = row(SplitFields(line, sep), line_no);
+    std::vector<std::string> fields = SplitFields(line, sep);
+    absl::Status s;
+    if (fields.size() < header.size() || (exact && fields.size() != header.size())) {
+      s = r.Bad(line_no, absl::StrCat(fields.size(), " fields, the header has ", header.size()));
+    } else {
+      s = fn(Row{fields, cols, line_no});
+    }
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
 }
 
-absl::Status MissingColumns(const std::string& file, const std::map<std::string, int>& cols,
-                            std::initializer_list<const char*> need, const char* format) {
-  for (const char* c : need) {
-    if (!cols.count(c)) {
-      return absl::InvalidArgumentError(absl::StrCat(file, ":1: the ", format,
-                                                     " header has no column '", c, "'"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ReadNative(absl::string_view text, const std::string& file, Reader& r) {
-  std::vector<std::string> header;
-  std::map<std::string, int> cols;
-  bool checked = false;
-  return ForEachRow(text, ',', true, &header, [&](const std::vector<std::string>& f, int line) {
-    if (!checked) {
-      cols = Columns(header);
-      absl::Status s = MissingColumns(file, cols, {"submit", "duration", "gpus"}, "native");
-      if (!s.ok()) return s;
-      checked = true;
-    }
-    if (f.size() != header.size()) {
-      return r.Bad(line, absl::StrCat(f.size(), " fields, the header has ", header.size()));
-    }
+  return ForEachTableRow(text, ',', file, "native", {"submit", "duration", "gpus"}, true, r,
+                         [&](const Row& f) {
     TraceJob j;
-    j.line = line;
-    auto get = [&](const char* name) -> std::string {
-      auto it = cols.find(name);
-      return it == cols.end() ? "" : f[it->second];
-    };
-    j.id = get("id").empty() ? absl::StrCat("line", line) : get("id");
-    if (!ParseTime(get("submit"), &j.submit)) return r.Bad(line, "submit is not a time");
-    if (!absl::SimpleAtod(get("duration"), &j.duration) || j.duration < 0) {
-      return r.Bad(line, "duration is not a number of seconds >= 0");
+    j.line = f.line;
+    j.id = f["id"].empty() ? absl::StrCat("line", f.line) : f["id"];
+    if (!ParseTime(f["submit"], &j.submit)) return r.Bad(f.line, "submit is not a time");
+    if (!absl::SimpleAtod(f["duration"], &j.duration) || j.duration < 0) {
+      return r.Bad(f.line, "duration is not a number of seconds >= 0");
     }
-    if (!ParseInt(get("gpus"), &j.gpus) || j.gpus < 0) return r.Bad(line, "gpus is not a count");
+    if (!ParseInt(f["gpus"], &j.gpus) || j.gpus < 0) return r.Bad(f.line, "gpus is not a count");
     for (auto [name, field] : {std::pair{"nodes", &j.nodes}, std::pair{"tp", &j.tp},
                                std::pair{"pp", &j.pp}, std::pair{"dp", &j.dp}}) {
-      std::string v = get(name);
+      std::string v = f[name];
       if (!v.empty() && (!ParseInt(v, field) || *field < 0)) {
-        return r.Bad(line, absl::StrCat(name, " is not a count"));
+        return r.Bad(f.line, absl::StrCat(name, " is not a count"));
       }
     }
-    std::string nvl = get("nvl");
+    std::string nvl = f["nvl"];
     if (!nvl.empty()) {
       absl::StatusOr<NvlMode> m = ParseNvlMode(nvl);
-      if (!m.ok()) return r.Bad(line, m.status().message());
+      if (!m.ok()) return r.Bad(f.line, m.status().message());
       j.nvl = *m;
     }
-    if (j.gpus == 0) {
-      r.Skip("no GPU");
-      return absl::OkStatus();
-    }
-    r.Add(j);
+    r.AddGpuJob(std::move(j));
     return absl::OkStatus();
   });
 }
 
 absl::Status ReadSacct(absl::string_view text, const std::string& file, Reader& r) {
-  std::vector<std::string> header;
-  std::map<std::string, int> cols;
-  bool checked = false;
-  return ForEachRow(text, '|', true, &header, [&](const std::vector<std::string>& f, int line) {
-    if (!checked) {
-      cols = Columns(header);
-      absl::Status s = MissingColumns(file, cols, {"jobid", "submit", "start", "end", "alloctres"},
-                                      "sacct");
-      if (!s.ok()) return s;
-      checked = true;
-    }
-    if (f.size() < header.size()) return r.Bad(line, "fewer fields than the header");
-    const std::string& id = f[cols["jobid"]];
+  return ForEachTableRow(text, '|', file, "sacct", {"jobid", "submit", "start", "end", "alloctres"},
+                         false, r, [&](const Row& f) {
+    std::string id = f["jobid"];
     if (id.find('.') != std::string::npos) return absl::OkStatus();  // a job step
     TraceJob j;
-    j.line = line;
+    j.line = f.line;
     j.id = id;
     double start = 0, end = 0;
-    if (!ParseTime(f[cols["submit"]], &j.submit)) return r.Bad(line, "Submit is not a time");
-    if (!ParseTime(f[cols["start"]], &start) || !ParseTime(f[cols["end"]], &end)) {
+    if (!ParseTime(f["submit"], &j.submit)) return r.Bad(f.line, "Submit is not a time");
+    if (!ParseTime(f["start"], &start) || !ParseTime(f["end"], &end)) {
       r.Skip("never started or not finished (Start/End Unknown)");
       return absl::OkStatus();
     }
     j.duration = std::max(0.0, end - start);
     // NNodes is what the job got, not what it asked: left as "any number of nodes".
-    for (absl::string_view tres : absl::StrSplit(f[cols["alloctres"]], ',')) {
+    std::string alloc = f["alloctres"];
+    for (absl::string_view tres : absl::StrSplit(alloc, ',')) {
       if (!absl::StartsWith(tres, "gres/gpu")) continue;
       size_t eq = tres.find('=');
       absl::string_view name = tres.substr(0, eq);
       if (name != "gres/gpu") continue;  // typed entries repeat the total
       if (eq == absl::string_view::npos || !ParseInt(tres.substr(eq + 1), &j.gpus)) {
-        return r.Bad(line, absl::StrCat("cannot read '", tres, "'"));
+        return r.Bad(f.line, absl::StrCat("cannot read '", tres, "'"));
       }
     }
-    if (j.gpus == 0) {
-      r.Skip("no GPU");
-      return absl::OkStatus();
-    }
-    r.Add(j);
+    r.AddGpuJob(std::move(j));
     return absl::OkStatus();
   });
 }
 
 absl::Status ReadOpenb(absl::string_view text, const std::string& file, Reader& r) {
-  std::vector<std::string> header;
-  std::map<std::string, int> cols;
-  bool checked = false;
-  return ForEachRow(text, ',', true, &header, [&](const std::vector<std::string>& f, int line) {
-    if (!checked) {
-      cols = Columns(header);
-      absl::Status s = MissingColumns(file, cols, {"name", "num_gpu", "gpu_milli", "creation_time",
-                                                   "deletion_time", "scheduled_time"}, "openb");
-      if (!s.ok()) return s;
-      checked = true;
-    }
-    if (f.size() != header.size()) {
-      return r.Bad(line, absl::StrCat(f.size(), " fields, the header has ", header.size()));
-    }
+  return ForEachTableRow(text, ',', file, "openb",
+                         {"name", "num_gpu", "gpu_milli", "creation_time", "deletion_time",
+                          "scheduled_time"},
+                         true, r, [&](const Row& f) {
     TraceJob j;
-    j.line = line;
-    j.id = f[cols["name"]];
+    j.line = f.line;
+    j.id = f["name"];
     int milli = 0;
     double created, deleted, scheduled;
-    if (!ParseInt(f[cols["num_gpu"]], &j.gpus) || !ParseInt(f[cols["gpu_milli"]], &milli) ||
-        !ParseTime(f[cols["creation_time"]], &created)) {
-      return r.Bad(line, "num_gpu, gpu_milli or creation_time is not a number");
+    if (!ParseInt(f["num_gpu"], &j.gpus) || !ParseInt(f["gpu_milli"], &milli) ||
+        !ParseTime(f["creation_time"], &created)) {
+      return r.Bad(f.line, "num_gpu, gpu_milli or creation_time is not a number");
     }
-    if (!ParseTime(f[cols["deletion_time"]], &deleted) ||
-        !ParseTime(f[cols["scheduled_time"]], &scheduled)) {
+    if (!ParseTime(f["deletion_time"], &deleted) || !ParseTime(f["scheduled_time"], &scheduled)) {
       r.Skip("never scheduled or never deleted");
       return absl::OkStatus();
     }
-    if (j.gpus == 0) {
-      r.Skip("no GPU");
+    if (j.gpus == 1 && milli < 1000 && r.options().skip_shared) {
+      r.Skip("shared GPU (gpu_milli < 1000)");
       return absl::OkStatus();
-    }
-    if (milli < 1000 && j.gpus == 1) {
-      if (r.options().skip_shared) {
-        r.Skip("shared GPU (gpu_milli < 1000)");
-        return absl::OkStatus();
-      }
     }
     j.submit = created;
     j.duration = std::max(0.0, deleted - scheduled);
     j.nodes = 1;  // openb pods are single-node
-    r.Add(j);
+    r.AddGpuJob(std::move(j));
     return absl::OkStatus();
   });
 }
@@ -300,33 +278,18 @@ absl::Status ReadSwf(absl::string_view text, Reader& r) {
 }
 
 absl::Status ReadHelios(absl::string_view text, const std::string& file, Reader& r) {
-  std::vector<std::string> header;
-  std::map<std::string, int> cols;
-  bool checked = false;
-  return ForEachRow(text, ',', true, &header, [&](const std::vector<std::string>& f, int line) {
-    if (!checked) {
-      cols = Columns(header);
-      absl::Status s = MissingColumns(file, cols, {"job_id", "gpu_num", "submit_time", "duration"},
-                                      "helios");
-      if (!s.ok()) return s;
-      checked = true;
-    }
-    if (f.size() != header.size()) {
-      return r.Bad(line, absl::StrCat(f.size(), " fields, the header has ", header.size()));
-    }
+  return ForEachTableRow(text, ',', file, "helios",
+                         {"job_id", "gpu_num", "submit_time", "duration"}, true, r,
+                         [&](const Row& f) {
     TraceJob j;
-    j.line = line;
-    j.id = f[cols["job_id"]];
-    if (!ParseInt(f[cols["gpu_num"]], &j.gpus) || !ParseTime(f[cols["submit_time"]], &j.submit) ||
-        !absl::SimpleAtod(f[cols["duration"]], &j.duration)) {
-      return r.Bad(line, "gpu_num, submit_time or duration cannot be read");
+    j.line = f.line;
+    j.id = f["job_id"];
+    if (!ParseInt(f["gpu_num"], &j.gpus) || !ParseTime(f["submit_time"], &j.submit) ||
+        !absl::SimpleAtod(f["duration"], &j.duration)) {
+      return r.Bad(f.line, "gpu_num, submit_time or duration cannot be read");
     }
     // node_num is what the job got, not what it asked: left as "any number of nodes".
-    if (j.gpus == 0) {
-      r.Skip("no GPU");
-      return absl::OkStatus();
-    }
-    r.Add(j);
+    r.AddGpuJob(std::move(j));
     return absl::OkStatus();
   });
 }
