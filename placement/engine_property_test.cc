@@ -11,20 +11,12 @@
 #include "placement/engine.h"
 #include "placement/topology_yaml.h"
 #include "tests/status_matchers.h"
+#include "tests/test_data.h"
 
 namespace nvlplace {
 namespace {
 
 using ::nvlplace::testing::IsOk;
-
-std::vector<std::string> ConfigFiles() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator("configs")) {
-    if (e.path().extension() == ".yaml") out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // Marks a random share of the cluster busy: whole nodes and scattered GPUs.
 void RandomBusy(std::mt19937& rng, double occupancy, ClusterState* state) {
@@ -106,7 +98,7 @@ void CheckPlacement(const ClusterState& state, const Request& r, const Placement
 }
 
 TEST(EnginePropertyTest, HardConstraintsHoldOnEveryConfig) {
-  std::vector<std::string> files = ConfigFiles();
+  std::vector<std::string> files = testing::ConfigFiles();
   ASSERT_GE(files.size(), 4u);
   const char* policies[] = {"topo", "pack", "firstfit", "random"};
   std::mt19937 rng(20261122);
@@ -139,18 +131,8 @@ TEST(EnginePropertyTest, HardConstraintsHoldOnEveryConfig) {
   std::printf("property test: %d placed, %d not placeable\n", placed, not_placed);
 }
 
-// Small clusters for the oracle: 8 nodes x 8 GPUs (64 GPUs).
-constexpr char kLab[] = R"(name: lab
-tiers: [leaf, spine]
-gpu_models: [{name: H100, nvlink_gbps: 900}]
-nodes:
-  - {names: "node[0-7]", gpus: 8, model: H100}
-switches:
-  - {name: leaf0, tier: leaf, nodes: "node[0-3]"}
-  - {name: leaf1, tier: leaf, nodes: "node[4-7]"}
-  - {name: spine0, tier: spine, switches: "leaf[0-1]"}
-)";
-
+// Small clusters for the oracle, 64 GPUs each: the lab (tests/test_data.h) and this one with
+// 4-GPU islands, leaves of uneven size, an oversubscribed leaf and a slow one.
 constexpr char kUneven[] = R"(name: uneven
 tiers: [leaf, spine]
 gpu_models: [{name: H100, nvlink_gbps: 900}]
@@ -232,13 +214,13 @@ TEST(EngineOracleTest, WithinFivePercentOfTheOptimum) {
   std::mt19937 rng(7);
   std::vector<double> ratios;
   int worst_shown = 0;
-  for (const char* yaml : {kLab, kUneven}) {
+  for (const char* yaml : {testing::kLabYaml, kUneven}) {
     auto spec = ParseTopologyYaml(yaml, "oracle.yaml");
     ASSERT_THAT(spec, IsOk());
     auto topo = Topology::Create(*spec);
     ASSERT_THAT(topo, IsOk());
     Engine engine(*topo, *policy);
-    while (ratios.size() < (yaml == kLab ? 500u : 1000u)) {
+    while (ratios.size() < (yaml == testing::kLabYaml ? 500u : 1000u)) {
       ClusterState state(*topo);
       std::uniform_real_distribution<double> occ(0.2, 0.8);
       RandomBusy(rng, occ(rng), &state);

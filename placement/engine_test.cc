@@ -8,23 +8,13 @@
 #include "placement/explain.h"
 #include "placement/topology_yaml.h"
 #include "tests/status_matchers.h"
+#include "tests/test_data.h"
 
 namespace nvlplace {
 namespace {
 
 using ::nvlplace::testing::IsOk;
 using ::testing::HasSubstr;
-
-constexpr char kLab[] = R"(name: lab
-tiers: [leaf, spine]
-gpu_models: [{name: H100, nvlink_gbps: 900}]
-nodes:
-  - {names: "node[0-7]", gpus: 8, model: H100}
-switches:
-  - {name: leaf0, tier: leaf, nodes: "node[0-3]"}
-  - {name: leaf1, tier: leaf, nodes: "node[4-7]"}
-  - {name: spine0, tier: spine, switches: "leaf[0-1]"}
-)";
 
 constexpr char kRacks[] = R"(name: racks
 tiers: [leaf, spine]
@@ -71,7 +61,7 @@ std::set<std::string> Nodes(const PlacementResult& r, const Topology& topo) {
 }
 
 TEST(EngineTest, TpGroupsStayInsideNodes) {
-  auto topo = Topo(kLab);
+  auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
   // node0-2 have 2 free GPUs each, node4 is full: TP=4 groups cannot use node0-2.
   Busy(state, "node[0-2]:0-5\nnode4\n");
@@ -90,7 +80,7 @@ TEST(EngineTest, TpGroupsStayInsideNodes) {
 }
 
 TEST(EngineTest, StrictSaysWhyNot) {
-  auto topo = Topo(kLab);
+  auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
   Busy(state, "node[0-7]:0-3\n");  // 4 free GPUs on every node
   Engine engine(topo, Pol("topo"));
@@ -101,7 +91,7 @@ TEST(EngineTest, StrictSaysWhyNot) {
 }
 
 TEST(EngineTest, PreferRelaxesAndSaysSo) {
-  auto topo = Topo(kLab);
+  auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
   Busy(state, "node[0-7]:0-3\n");
   Engine engine(topo, Pol("topo"));
@@ -114,7 +104,7 @@ TEST(EngineTest, PreferRelaxesAndSaysSo) {
 }
 
 TEST(EngineTest, MaxTierRequiredAndPreferred) {
-  auto topo = Topo(kLab);
+  auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
   Busy(state, "node[0-1]\nnode[4-5]\n");  // 16 free GPUs per leaf
   Engine engine(topo, Pol("topo"));
@@ -130,7 +120,7 @@ TEST(EngineTest, MaxTierRequiredAndPreferred) {
 }
 
 TEST(EngineTest, BestFitLeavesWholeNodesFree) {
-  auto topo = Topo(kLab);
+  auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
   Busy(state, "node3:0-3\n");  // node3 has 4 free GPUs; every other node is empty
   Engine engine(topo, Pol("topo"));
@@ -140,7 +130,7 @@ TEST(EngineTest, BestFitLeavesWholeNodesFree) {
 }
 
 TEST(EngineTest, FirstFitTakesLowestIndexes) {
-  auto topo = Topo(kLab);
+  auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
   Busy(state, "node0:0-3\n");
   Engine engine(topo, Pol("firstfit"));
@@ -162,7 +152,7 @@ TEST(EngineTest, MultiNodeDomainHoldsWideTpGroups) {
 }
 
 TEST(EngineTest, NodesModeTakesWholeChunks) {
-  auto topo = Topo(kLab);
+  auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
   Busy(state, "node[0-5]:0\n");
   Engine engine(topo, Pol("topo"));
@@ -175,7 +165,7 @@ TEST(EngineTest, NodesModeTakesWholeChunks) {
 }
 
 TEST(EngineTest, ExplainsTheDecision) {
-  auto topo = Topo(kLab);
+  auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
   Busy(state, "node[0-2]:0-5\n");
   Engine engine(topo, Pol("topo"));
@@ -201,7 +191,7 @@ struct BadRequest {
 class RequestErrorTest : public ::testing::TestWithParam<BadRequest> {};
 
 TEST_P(RequestErrorTest, Rejects) {
-  auto topo = Topo(kLab);
+  auto topo = Topo(testing::kLabYaml);
   EXPECT_THAT(ResolveRequest(GetParam().spec, *topo),
               nvlplace::testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                           HasSubstr(GetParam().message)));

@@ -21,6 +21,14 @@ nlohmann::json CommJson(const CommEstimate& c) {
   return {{"tp", c.tp_s}, {"pp", c.pp_s}, {"dp", c.dp_s}, {"total", c.total()}};
 }
 
+std::string NodesOf(const std::vector<GpuId>& ranks, const Topology& topo) {
+  std::vector<std::string> names;
+  for (const auto& [node, gpus] : GpusByNode(ranks, topo)) names.push_back(node);
+  return CompressHostlist(names);
+}
+
+}  // namespace
+
 std::string IndexList(const std::vector<int>& idx) {
   std::vector<int> sorted = idx;
   std::sort(sorted.begin(), sorted.end());
@@ -34,14 +42,6 @@ std::string IndexList(const std::vector<int>& idx) {
   }
   return out;
 }
-
-std::string NodesOf(const std::vector<GpuId>& ranks, const Topology& topo) {
-  std::vector<std::string> names;
-  for (const auto& [node, gpus] : GpusByNode(ranks, topo)) names.push_back(node);
-  return CompressHostlist(names);
-}
-
-}  // namespace
 
 std::vector<std::pair<std::string, std::vector<int>>> GpusByNode(const std::vector<GpuId>& ranks,
                                                                  const Topology& topo) {

@@ -19,6 +19,9 @@ nlohmann::json PlacementToJson(const PlacementResult& result, const Topology& to
 std::string PlacementText(const PlacementResult& result, const Topology& topo);
 
 // Per node, in rank order of first appearance: "node3:0-7".
+// GPU indexes as Slurm prints them: {4, 0, 1, 2, 7} -> "0-2,4,7".
+std::string IndexList(const std::vector<int>& idx);
+
 std::vector<std::pair<std::string, std::vector<int>>> GpusByNode(const std::vector<GpuId>& ranks,
                                                                  const Topology& topo);
 

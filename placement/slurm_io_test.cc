@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "placement/topology_yaml.h"
 #include "tests/status_matchers.h"
+#include "tests/test_data.h"
 
 namespace nvlplace {
 namespace {
@@ -324,15 +325,6 @@ INSTANTIATE_TEST_SUITE_P(
 // ---------------------------------------------------------------------------------------
 // Export, and the round trip.
 
-std::vector<std::string> ConfigFiles() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator("configs")) {
-    if (e.path().extension() == ".yaml") out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // Export, import (both files, or topology.conf alone), build, compare; and export again.
 void ExpectRoundTrip(const Topology& m, const std::string& what) {
   SlurmFiles files = ExportSlurm(m);
@@ -348,7 +340,7 @@ void ExpectRoundTrip(const Topology& m, const std::string& what) {
 }
 
 TEST(RoundTripTest, EveryBundledConfig) {
-  std::vector<std::string> configs = ConfigFiles();
+  std::vector<std::string> configs = testing::ConfigFiles();
   ASSERT_FALSE(configs.empty()) << "no configs/*.yaml: run from the source root";
   for (const std::string& path : configs) {
     absl::StatusOr<std::shared_ptr<const Topology>> m = LoadTopologyFile(path);

@@ -67,24 +67,11 @@ struct ResultStore {
   std::vector<nvl_candidate_t> candidates;
 };
 
-std::string IndexList(std::vector<int> idx) {
-  std::sort(idx.begin(), idx.end());
-  std::string out;
-  for (size_t i = 0; i < idx.size();) {
-    size_t j = i;
-    while (j + 1 < idx.size() && idx[j + 1] == idx[j] + 1) ++j;
-    absl::StrAppend(&out, out.empty() ? "" : ",", idx[i]);
-    if (j > i) absl::StrAppend(&out, "-", idx[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
 // "node03:4-7 node05:0-3 domains=node03:nvl1,node05:nvl0 score=97.1 origin=..."
 std::string Describe(const PlacementResult& r, const Topology& topo) {
   std::vector<std::string> parts;
   for (const auto& [node, gpus] : nvlplace::GpusByNode(r.ranks, topo)) {
-    parts.push_back(absl::StrCat(node, ":", IndexList(gpus)));
+    parts.push_back(absl::StrCat(node, ":", nvlplace::IndexList(gpus)));
   }
   std::vector<std::string> domains;
   std::set<int> seen;

@@ -1,5 +1,5 @@
-// Test helpers for the scorers: a small lab cluster (8 nodes x 8 GPUs, one NVLink domain per
-// node, two leaf switches under one spine) and a scoring context over it.
+// Test helpers for the scorers: a scoring context over the lab cluster (tests/test_data.h:
+// 8 nodes x 8 GPUs, one NVLink domain per node, two leaf switches under one spine).
 #ifndef NVLPLACE_POLICIES_SCORER_TESTING_H_
 #define NVLPLACE_POLICIES_SCORER_TESTING_H_
 
@@ -14,25 +14,15 @@
 #include "placement/topology_yaml.h"
 #include "policies/scorer.h"
 #include "tests/status_matchers.h"
+#include "tests/test_data.h"
 
 namespace nvlplace::testing {
-
-inline constexpr char kScorerLab[] = R"(name: lab
-tiers: [leaf, spine]
-gpu_models: [{name: H100, nvlink_gbps: 900}]
-nodes:
-  - {names: "node[0-7]", gpus: 8, model: H100}
-switches:
-  - {name: leaf0, tier: leaf, nodes: "node[0-3]"}
-  - {name: leaf1, tier: leaf, nodes: "node[4-7]"}
-  - {name: spine0, tier: spine, switches: "leaf[0-1]"}
-)";
 
 // The lab topology, its state (busy GPUs from a busy list) and a request, held together so
 // that a ScoringContext can point into them.
 struct ScorerWorld {
   explicit ScorerWorld(RequestSpec spec, const std::string& busy = "") {
-    auto parsed = ParseTopologyYaml(kScorerLab, "lab.yaml");
+    auto parsed = ParseTopologyYaml(kLabYaml, "lab.yaml");
     EXPECT_THAT(parsed, IsOk());
     auto created = Topology::Create(*parsed);
     EXPECT_THAT(created, IsOk());

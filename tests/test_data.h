@@ -1,0 +1,36 @@
+// Test data shared by several test binaries: the small lab cluster and the bundled configs.
+#ifndef NVLPLACE_TESTS_TEST_DATA_H_
+#define NVLPLACE_TESTS_TEST_DATA_H_
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace nvlplace::testing {
+
+// 8 nodes x 8 H100 (one NVLink domain per node), two leaf switches of 4 nodes, one spine.
+inline constexpr char kLabYaml[] = R"(name: lab
+tiers: [leaf, spine]
+gpu_models: [{name: H100, nvlink_gbps: 900}]
+nodes:
+  - {names: "node[0-7]", gpus: 8, model: H100}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "node[0-3]"}
+  - {name: leaf1, tier: leaf, nodes: "node[4-7]"}
+  - {name: spine0, tier: spine, switches: "leaf[0-1]"}
+)";
+
+// Every configs/*.yaml, sorted (tests run from the source root).
+inline std::vector<std::string> ConfigFiles() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator("configs")) {
+    if (e.path().extension() == ".yaml") out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace nvlplace::testing
+
+#endif  // NVLPLACE_TESTS_TEST_DATA_H_
