@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -56,6 +57,9 @@ struct BadCase {
   const char* text;
   const char* message;
 };
+
+// Names the case in test listings (instead of its bytes).
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
 
 class PluginConfigBadTest : public ::testing::TestWithParam<BadCase> {};
 

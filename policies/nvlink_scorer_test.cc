@@ -1,4 +1,7 @@
 // Tests for the nvlink scorer: the share of TP groups inside one NVLink domain.
+#include <ostream>
+#include <string>
+
 #include "gtest/gtest.h"
 #include "policies/scorer_testing.h"
 #include "policies/scorers.h"
@@ -12,6 +15,9 @@ struct NvlinkCase {
   int split;  // TP groups spanning domains
   double want;
 };
+
+// Names the case in test listings (instead of its bytes).
+void PrintTo(const NvlinkCase& c, std::ostream* os) { *os << c.name; }
 
 class NvlinkScorerTest : public ::testing::TestWithParam<NvlinkCase> {};
 

@@ -2,6 +2,7 @@
 #include "policies/policy.h"
 
 #include <cstdlib>
+#include <ostream>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -55,6 +56,9 @@ struct BadPolicy {
   const char* text;
   const char* message;
 };
+
+// Names the case in test listings (instead of its bytes).
+void PrintTo(const BadPolicy& c, std::ostream* os) { *os << c.name; }
 
 class PolicyBadTest : public ::testing::TestWithParam<BadPolicy> {};
 

@@ -1,4 +1,7 @@
 // Tests for the tier scorer: how low in the fabric the job and its DP groups stay.
+#include <ostream>
+#include <string>
+
 #include "gtest/gtest.h"
 #include "policies/scorer_testing.h"
 #include "policies/scorers.h"
@@ -12,6 +15,9 @@ struct TierCase {
   int job_tier;
   double want;
 };
+
+// Names the case in test listings (instead of its bytes).
+void PrintTo(const TierCase& c, std::ostream* os) { *os << c.name; }
 
 class TierScorerTest : public ::testing::TestWithParam<TierCase> {};
 
