@@ -1,13 +1,14 @@
 #!/bin/bash
-# A short demo on the local cluster: a few jobs with and without nvlplace options, and where
-# each landed (nodes and GPU indexes from `scontrol show job -d`, and the plugin's own line).
+# A short demo on the local cluster: the same few jobs, with and without nvlplace options,
+# submitted in the same order first under stock select/cons_tres, then under
+# select/cons_tres_nvlplace; prints where each landed under both (nodes and GPU indexes from
+# `scontrol show job -d`) and the plugin's own log lines.
 #   contrib/cluster/demo.sh [--topology FILE]   (default configs/lab-h100.yaml)
-# Starts the cluster if needed (start.sh) and leaves it running; stop.sh stops it.
+# Starts (or restarts) the cluster for each plugin and leaves it running; stop.sh stops it.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 topology=$NVL_ROOT/configs/lab-h100.yaml
 [[ ${1:-} == --topology ]] && topology=$2
-"$(dirname "$0")/start.sh" --topology "$topology" --select nvlplace
 cd /tmp
 
 cancel_all() {
@@ -17,32 +18,66 @@ cancel_all() {
   [[ -z $jobs ]] || scancel $jobs
   nvl_wait_for 60 "jobs to end" bash -c '[[ -z $(squeue -h -o %A) ]]'
 }
-settled() {  # running, or waiting with a reason from nvlplace
-  scontrol show job "$1" | grep -qE 'JobState=RUNNING|SystemComment=nvlplace: waiting'
+settled() {  # running, or waiting for resources (nvlplace's reason or Slurm's); not while
+  # it waits behind a higher-priority job, since backfill may still start it
+  scontrol show job "$1" | grep -qE 'JobState=RUNNING|SystemComment=nvlplace: waiting|Reason=Resources'
 }
 
-# run LABEL SBATCH_ARGS...: submits a job that holds its GPUs, then shows where it landed.
-run() {
-  local label=$1 id where
-  shift
-  id=$(sbatch --parsable -o /dev/null "$@" --wrap 'sleep 3600')
-  nvl_wait_for 30 "job $id to start or wait" settled "$id" || true
-  where=$(scontrol show job -d "$id" | sed -n 's/^ *Nodes=\([^ ]*\) .*IDX:\([^)]*\)).*/\1:\2/p' | paste -sd' ')
-  [[ -n $where ]] || where="waits: $(scontrol show job "$id" | sed -n 's/^ *SystemComment=nvlplace: waiting: //p')"
-  printf '%-42s job %-3s %s\n' "$label" "$id" "$where"
+# where JOB: "node[2-3]:0-7 node4:0-3", or why it waits; " (splits TP groups)" when a node
+# holds a number of the job's GPUs that is not a multiple of its TP size (ranks fill nodes in
+# order, so a TP group then spans two nodes, i.e. two NVLink domains here).
+where() {
+  local id=$1 tp=$2 out split= line idx n
+  out=$(scontrol show job -d "$id" | sed -n 's/^ *Nodes=\([^ ]*\) .*IDX:\([^)]*\)).*/\1:\2/p')
+  if [[ -z $out ]]; then
+    out=$(scontrol show job "$id" | sed -n 's/^ *SystemComment=nvlplace: waiting: .*: \(needs .*\)/waits: \1/p')
+    echo "${out:-waits ($(scontrol show job "$id" | sed -n 's/.*Reason=\([^ ]*\).*/\1/p'))}"
+    return
+  fi
+  while read -r line; do
+    idx=${line#*:}
+    n=0
+    IFS=, read -ra parts <<<"$idx"
+    for p in "${parts[@]}"; do
+      if [[ $p == *-* ]]; then n=$((n + ${p#*-} - ${p%-*} + 1)); else n=$((n + 1)); fi
+    done
+    ((tp > 1 && n % tp != 0)) && split=" (splits TP groups)"
+  done <<<"$out"
+  echo "$(paste -sd' ' <<<"$out")$split"
 }
 
-cancel_all
-mark=$(wc -l <"$NVL_RUN/log/slurmctld.log")
-echo "== jobs on $(basename "$topology") with select/cons_tres_nvlplace (nodes:GPU indexes)"
-run "--gpus=4 (no options)" --gpus=4
-run "--gpus=2 (no options)" --gpus=2
-run "--gpus=8 --nvl-tp=8" --gpus=8 --nvl-tp=8
-run "--gpus=16 --nvl-tp=8" --gpus=16 --nvl-tp=8
-run "--gpus=16 --nvl-tp=8 --nvl-max-tier=leaf" --gpus=16 --nvl-tp=8 --nvl-max-tier=leaf
-run "-N2 --gpus-per-node=4 --nvl-tp=4" -N2 --gpus-per-node=4 --nvl-tp=4
-run "--gpus=8 --nvl-tp=8 (strict)" --gpus=8 --nvl-tp=8
-run "--gpus=8 --nvl-tp=8 --nvl=prefer" --gpus=8 --nvl-tp=8 --nvl=prefer
+# The jobs, submitted in this order to each plugin: "label|tp|sbatch arguments".
+JOBS=(
+  "--gpus=4 (no options)|1|--gpus=4"
+  "--gpus=2 (no options)|1|--gpus=2"
+  "--gpus=8 --nvl-tp=8|8|--gpus=8 --nvl-tp=8"
+  "--gpus=16 --nvl-tp=8|8|--gpus=16 --nvl-tp=8"
+  "--gpus=16 --nvl-tp=8 --nvl-max-tier=leaf|8|--gpus=16 --nvl-tp=8 --nvl-max-tier=leaf"
+  "-N2 --gpus-per-node=4 --nvl-tp=4|4|-N2 --gpus-per-node=4 --nvl-tp=4"
+  "--gpus=8 --nvl-tp=8 (strict)|8|--gpus=8 --nvl-tp=8"
+  "--gpus=8 --nvl-tp=8 --nvl=prefer|8|--gpus=8 --nvl-tp=8 --nvl=prefer"
+)
+
+declare -A landed
+for select in cons_tres nvlplace; do
+  "$NVL_ROOT/contrib/cluster/start.sh" --topology "$topology" --select "$select" >/dev/null
+  cancel_all
+  [[ $select == nvlplace ]] && mark=$(wc -l <"$NVL_RUN/log/slurmctld.log")
+  for k in "${!JOBS[@]}"; do
+    IFS='|' read -r label tp args <<<"${JOBS[$k]}"
+    # shellcheck disable=SC2086
+    id=$(sbatch --parsable -o /dev/null $args --wrap 'sleep 3600')
+    nvl_wait_for 30 "job $id to start or wait" settled "$id" || true
+    landed[$select.$k]=$(where "$id" "$tp")
+  done
+done
+
+echo "== the same jobs, in this order, on $(basename "$topology") (nodes:GPU indexes)"
+printf '%-40s | %-34s | %s\n' "job" "stock select/cons_tres" "select/cons_tres_nvlplace"
+for k in "${!JOBS[@]}"; do
+  IFS='|' read -r label _ <<<"${JOBS[$k]}"
+  printf '%-40s | %-34s | %s\n' "$label" "${landed[cons_tres.$k]}" "${landed[nvlplace.$k]}"
+done
 echo "== the plugin's log (slurmctld.log)"
 tail -n +"$((mark + 1))" "$NVL_RUN/log/slurmctld.log" | grep -o 'nvlplace: .*' | cut -c1-220
 cancel_all
