@@ -14,6 +14,7 @@
 #include "slurm/slurm_errno.h"
 #include "src/common/bitstring.h"
 #include "src/common/gres.h"
+#include "src/common/hostlist.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -46,6 +47,29 @@ static char* _config_path(void) {
   return path;
 }
 
+/* Slurm nodes the topology does not describe: nvlplace never places a job there (a job
+ * without a hard constraint that it cannot place goes to cons_tres, which may use them; a
+ * strict job never runs there). Logged once per load, as a hostlist. */
+static void _check_nodes(const nvl_facade_t* f, const char* path) {
+  hostlist_t missing = hostlist_create(NULL);
+  node_record_t* node_ptr;
+  int total = 0, unknown;
+
+  for (int i = 0; (node_ptr = next_node(&i)); i++) {
+    total++;
+    if (!nvl_facade_knows_node(f, node_ptr->name)) hostlist_push_host(missing, node_ptr->name);
+  }
+  if ((unknown = hostlist_count(missing)) > 0) {
+    char* names = hostlist_ranged_string_xmalloc(missing);
+    error(
+        "nvlplace: %s: %d of %d Slurm nodes are not in its topology: %s; nvlplace places no "
+        "job there (strict jobs never run there); add them to the topology file",
+        path, unknown, total, names);
+    xfree(names);
+  }
+  hostlist_destroy(missing);
+}
+
 extern void nvl_ctld_load_config(void) {
   char err[2048] = "";
   char* path = _config_path();
@@ -59,9 +83,10 @@ extern void nvl_ctld_load_config(void) {
   slurm_mutex_unlock(&nvl_lock);
   nvl_facade_free(old);
 
-  if (loaded)
+  if (loaded) {
     info("nvlplace: loaded %s: %s", path, nvl_facade_describe(loaded));
-  else
+    _check_nodes(loaded, path);
+  } else
     error(
         "nvlplace: %s; placing exactly as select/cons_tres until this is fixed and "
         "`scontrol reconfigure` is run",

@@ -299,6 +299,15 @@ const char* nvl_facade_describe(const nvl_facade_t* facade) {
   return facade ? facade->describe.c_str() : "";
 }
 
+int nvl_facade_knows_node(const nvl_facade_t* facade, const char* name) {
+  if (facade == nullptr || name == nullptr) return 0;
+  try {
+    return facade->loaded->topology->FindNode(name) >= 0 ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
 int nvl_facade_first_time(nvl_facade_t* facade, uint32_t job_id, const char* text) {
   if (facade == nullptr || text == nullptr) return 1;
   try {

@@ -34,6 +34,9 @@ int nvl_facade_log_level(const nvl_facade_t* facade);
 /* "topology lab-islands (16 nodes, 128 GPUs, 32 NVLink domains) from FILE, policy topo" */
 const char* nvl_facade_describe(const nvl_facade_t* facade);
 
+/* 1 when the topology has a node of this name, else 0. */
+int nvl_facade_knows_node(const nvl_facade_t* facade, const char* name);
+
 /* True when `text` differs from the last text passed for this job id (so a pending job's
  * reason is logged once per change, not once per scheduling cycle). */
 int nvl_facade_first_time(nvl_facade_t* facade, uint32_t job_id, const char* text);

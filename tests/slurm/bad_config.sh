@@ -1,7 +1,7 @@
 #!/bin/bash
 # A bad or missing nvlplace.yaml: one clear error with file:line, slurmctld keeps running
-# and places exactly as cons_tres; a good file read on `scontrol reconfigure` brings the
-# topology-aware placement back.
+# and places exactly as cons_tres; a topology lacking Slurm's nodes is named in one error;
+# a good file read on `scontrol reconfigure` brings the topology-aware placement back.
 source "$(dirname "$0")/lib.sh"
 use_cluster nvlplace
 reset_jobs
@@ -35,10 +35,21 @@ nvl_wait_for 20 "the missing-file error" log_has "$mark" "error: nvlplace: .*$ya
   fail "no error for a missing nvlplace.yaml"
 nvl_ctld_up || fail "slurmctld stopped answering"
 
+# A topology that does not describe Slurm's nodes (lab-h100 has node[0-7], this cluster
+# node[00-15]): loaded, with one error naming the nodes it lacks.
+mark=$(log_mark)
+write_nvlplace_yaml "topology: $NVL_ROOT/configs/lab-h100.yaml"
+nvl_wait_for 20 "the unknown-nodes error" log_has "$mark" "nvlplace: loaded $yaml" ||
+  fail "lab-h100 topology not loaded"
+log_has "$mark" "error: nvlplace: $yaml: 16 of 16 Slurm nodes are not in its topology: node\[00-15\]; nvlplace places no job there" ||
+  fail "no error for Slurm nodes missing from the topology: $(log_since "$mark" | grep nvlplace)"
+nvl_ctld_up || fail "slurmctld stopped answering"
+
 mark=$(log_mark)
 good_nvlplace_yaml
 nvl_wait_for 20 "the configuration to load" log_has "$mark" "nvlplace: loaded $yaml" ||
   fail "good nvlplace.yaml not loaded"
+log_has "$mark" "Slurm nodes are not in its topology" && fail "the good topology reported missing nodes"
 job2=$(submit --gpus=4 --nvl-tp=4)
 wait_state "$job2" RUNNING
 got=$(job_gpus "$job2" | paste -sd' ')
