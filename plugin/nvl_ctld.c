@@ -416,14 +416,19 @@ static int _try_all(const nvl_call_t* c, bitstr_t* bitmap, nvl_result_t* r, int 
   return rc;
 }
 
-/* Engine not usable for this job (bad options or request, internal error): logged once per
- * job and message, then cons_tres as is. */
-static int _fallback(const nvl_call_t* c, bitstr_t* bitmap, nvl_facade_t* f, const char* what) {
+/* Engine not usable for this job (bad options or request, internal error: `is_error`; or a
+ * request it does not handle): logged once per job and message, then cons_tres as is. */
+static int _fallback(const nvl_call_t* c, bitstr_t* bitmap, nvl_facade_t* f, const char* what,
+                     bool is_error) {
   char* line = NULL;
 
   xstrfmtcat(line, "%s; placing as cons_tres", what);
-  if (f && nvl_facade_first_time(f, c->job_ptr->job_id, line))
-    error("nvlplace: %pJ: %s", c->job_ptr, line);
+  if (f && nvl_facade_first_time(f, c->job_ptr->job_id, line)) {
+    if (is_error)
+      error("nvlplace: %pJ: %s", c->job_ptr, line);
+    else if (nvl_facade_log_level(f) >= NVL_LOG_INFO)
+      info("nvlplace: %pJ: %s", c->job_ptr, line);
+  }
   xfree(line);
   return _forward(c, bitmap);
 }
@@ -493,7 +498,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
     return _forward(&c, bitmap);
   }
   if (want < 0) {
-    rc = _fallback(&c, bitmap, nvl_facade, msg);
+    rc = _fallback(&c, bitmap, nvl_facade, msg, true);
     slurm_mutex_unlock(&nvl_lock);
     return rc;
   }
@@ -504,7 +509,19 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
     return _forward(&c, bitmap);
   }
 
-  /* Required nodes (-w) narrow the choice; the bitmap already holds the partition's
+  /* Required nodes (-w): the job must hold ALL of them, which the engine (choosing a subset
+   * of allowed nodes) cannot promise for more than one node, nor when the job needs more
+   * nodes than the one named: cons_tres decides those, with one line in the log. */
+  if (job_ptr->details->req_node_bitmap &&
+      (bit_set_count(job_ptr->details->req_node_bitmap) > 1 || min_nodes > 1)) {
+    snprintf(msg, sizeof(msg), "-w names %d node(s) for a job of %u node(s): the topology "
+             "constraints are not applied", bit_set_count(job_ptr->details->req_node_bitmap),
+             min_nodes);
+    rc = _fallback(&c, bitmap, nvl_facade, msg, false);
+    slurm_mutex_unlock(&nvl_lock);
+    return rc;
+  }
+  /* A required node (-w) narrows the choice; the bitmap already holds the partition's
    * usable nodes minus excluded, down or reserved ones. */
   usable = bit_copy(bitmap);
   if (job_ptr->details->req_node_bitmap) bit_and(usable, job_ptr->details->req_node_bitmap);
@@ -518,7 +535,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   if (r.status == NVL_BAD_REQUEST || r.status == NVL_INTERNAL) {
     snprintf(msg, sizeof(msg), "%s%s%s", r.status == NVL_INTERNAL ? "internal error: " : "",
              r.request[0] ? "" : "request not usable: ", r.reason);
-    rc = _fallback(&c, bitmap, nvl_facade, msg);
+    rc = _fallback(&c, bitmap, nvl_facade, msg, true);
   } else if (r.status == NVL_NO_ROOM && r.hard) {
     rc = _hard_no_room(&c, &r, level);
   } else if (r.status == NVL_NO_ROOM || SELECT_IS_MODE_TEST_ONLY(mode)) {

@@ -39,5 +39,14 @@ log_has "$mark" "nvlplace: JobId=$job2 placed .*slurm gpus node05:4-7 (cons_tres
   fail "no steering line for job $job2"
 [[ $(job_comment "$job") == "nvlplace: 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> "*domains=* ]] ||
   fail "SystemComment of $job: $(job_comment "$job")"
+
+# -w with several nodes: the job must hold all of them, which nvlplace cannot promise, so
+# cons_tres places it, and the log says the topology constraints were not applied.
+mark=$(log_mark)
+wjob=$(submit -w "node[08-09]" --gpus=8 --nvl-tp=4)
+wait_state "$wjob" RUNNING
+[[ $(job_field "$wjob" NodeList) == "node[08-09]" ]] || fail "job $wjob on $(job_field "$wjob" NodeList)"
+log_has "$mark" "nvlplace: JobId=$wjob: -w names 2 node(s) for a job of 2 node(s): the topology constraints are not applied; placing as cons_tres" ||
+  fail "no line for the -w job $wjob"
 reset_jobs
 note "ok"
