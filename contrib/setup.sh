@@ -41,7 +41,11 @@ if [ ! -f "$SRC_DIR/.version" ] || [ "$(cat "$SRC_DIR/.version")" != "$SLURM_VER
   fi
   rm -rf "$SRC_DIR" "$ROOT/third_party/slurm-fetch"
   mkdir -p "$ROOT/third_party/slurm-fetch"
-  (cd "$ROOT/third_party/slurm-fetch" && apt-get source -qq --download-only "slurm-wlm=$SLURM_VERSION" &&
+  # As root, apt downloads as its _apt user, which may not enter the checkout: stay root.
+  SANDBOX=
+  if [ "$(id -u)" -eq 0 ]; then SANDBOX="-o APT::Sandbox::User=root"; fi
+  (cd "$ROOT/third_party/slurm-fetch" &&
+    apt-get source -qq $SANDBOX --download-only "slurm-wlm=$SLURM_VERSION" &&
     dpkg-source -x --no-check ./*.dsc src >/dev/null)
   mv "$ROOT/third_party/slurm-fetch/src" "$SRC_DIR"
   rm -rf "$ROOT/third_party/slurm-fetch"
