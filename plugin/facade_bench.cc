@@ -28,8 +28,8 @@ World Make(const std::string& config, const char* name_format, int first, int nu
   std::string dir = std::filesystem::temp_directory_path() / "nvlplace-facade-bench";
   std::filesystem::create_directories(dir);
   std::string path = dir + "/nvlplace.yaml";
-  std::ofstream(path) << "topology: " << std::filesystem::current_path().string() << "/"
-                      << config << "\n";
+  std::ofstream(path) << "topology: " << std::filesystem::current_path().string() << "/" << config
+                      << "\n";
   char err[1024] = "";
   w.facade = nvl_facade_load(path.c_str(), err, sizeof(err));
   if (w.facade == nullptr) std::fprintf(stderr, "facade_bench: %s\n", err);

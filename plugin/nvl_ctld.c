@@ -514,9 +514,10 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
    * nodes than the one named: cons_tres decides those, with one line in the log. */
   if (job_ptr->details->req_node_bitmap &&
       (bit_set_count(job_ptr->details->req_node_bitmap) > 1 || min_nodes > 1)) {
-    snprintf(msg, sizeof(msg), "-w names %d node(s) for a job of %u node(s): the topology "
-             "constraints are not applied", bit_set_count(job_ptr->details->req_node_bitmap),
-             min_nodes);
+    snprintf(msg, sizeof(msg),
+             "-w names %d node(s) for a job of %u node(s): the topology "
+             "constraints are not applied",
+             bit_set_count(job_ptr->details->req_node_bitmap), min_nodes);
     rc = _fallback(&c, bitmap, nvl_facade, msg, false);
     slurm_mutex_unlock(&nvl_lock);
     return rc;

@@ -40,11 +40,10 @@ INSTANTIATE_TEST_SUITE_P(
                       // 0.5 * 50 + 0.5 * 50 = 50
                       TierCase{"Leaf", 0, 0, 50},
                       // 0.5 * 50 + 0.5 * 0 = 25
-                      TierCase{"DpInLeafJobOverSpine", 0, 1, 25},
-                      TierCase{"Spine", 1, 1, 0},
+                      TierCase{"DpInLeafJobOverSpine", 0, 1, 25}, TierCase{"Spine", 1, 1, 0},
                       // Nodes that share no switch score as badly as the top tier.
-                      TierCase{"Disconnected", Topology::kDisconnected,
-                               Topology::kDisconnected, 0}),
+                      TierCase{"Disconnected", Topology::kDisconnected, Topology::kDisconnected,
+                               0}),
     [](const ::testing::TestParamInfo<TierCase>& info) { return std::string(info.param.name); });
 
 }  // namespace

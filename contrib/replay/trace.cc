@@ -96,7 +96,8 @@ class Reader {
 // Column indexes by header name; -1 when absent.
 std::map<std::string, int> Columns(const std::vector<std::string>& header) {
   std::map<std::string, int> out;
-  for (size_t i = 0; i < header.size(); ++i) out[absl::AsciiStrToLower(header[i])] = static_cast<int>(i);
+  for (size_t i = 0; i < header.size(); ++i)
+    out[absl::AsciiStrToLower(header[i])] = static_cast<int>(i);
   return out;
 }
 
@@ -151,93 +152,96 @@ absl::Status ForEachTableRow(absl::string_view text, char sep, const std::string
 }
 
 absl::Status ReadNative(absl::string_view text, const std::string& file, Reader& r) {
-  return ForEachTableRow(text, ',', file, "native", {"submit", "duration", "gpus"}, true, r,
-                         [&](const Row& f) {
-    TraceJob j;
-    j.line = f.line;
-    j.id = f["id"].empty() ? absl::StrCat("line", f.line) : f["id"];
-    if (!ParseTime(f["submit"], &j.submit)) return r.Bad(f.line, "submit is not a time");
-    if (!absl::SimpleAtod(f["duration"], &j.duration) || j.duration < 0) {
-      return r.Bad(f.line, "duration is not a number of seconds >= 0");
-    }
-    if (!ParseInt(f["gpus"], &j.gpus) || j.gpus < 0) return r.Bad(f.line, "gpus is not a count");
-    for (auto [name, field] : {std::pair{"nodes", &j.nodes}, std::pair{"tp", &j.tp},
-                               std::pair{"pp", &j.pp}, std::pair{"dp", &j.dp}}) {
-      std::string v = f[name];
-      if (!v.empty() && (!ParseInt(v, field) || *field < 0)) {
-        return r.Bad(f.line, absl::StrCat(name, " is not a count"));
-      }
-    }
-    std::string nvl = f["nvl"];
-    if (!nvl.empty()) {
-      absl::StatusOr<NvlMode> m = ParseNvlMode(nvl);
-      if (!m.ok()) return r.Bad(f.line, m.status().message());
-      j.nvl = *m;
-    }
-    r.AddGpuJob(std::move(j));
-    return absl::OkStatus();
-  });
+  return ForEachTableRow(
+      text, ',', file, "native", {"submit", "duration", "gpus"}, true, r, [&](const Row& f) {
+        TraceJob j;
+        j.line = f.line;
+        j.id = f["id"].empty() ? absl::StrCat("line", f.line) : f["id"];
+        if (!ParseTime(f["submit"], &j.submit)) return r.Bad(f.line, "submit is not a time");
+        if (!absl::SimpleAtod(f["duration"], &j.duration) || j.duration < 0) {
+          return r.Bad(f.line, "duration is not a number of seconds >= 0");
+        }
+        if (!ParseInt(f["gpus"], &j.gpus) || j.gpus < 0)
+          return r.Bad(f.line, "gpus is not a count");
+        for (auto [name, field] : {std::pair{"nodes", &j.nodes}, std::pair{"tp", &j.tp},
+                                   std::pair{"pp", &j.pp}, std::pair{"dp", &j.dp}}) {
+          std::string v = f[name];
+          if (!v.empty() && (!ParseInt(v, field) || *field < 0)) {
+            return r.Bad(f.line, absl::StrCat(name, " is not a count"));
+          }
+        }
+        std::string nvl = f["nvl"];
+        if (!nvl.empty()) {
+          absl::StatusOr<NvlMode> m = ParseNvlMode(nvl);
+          if (!m.ok()) return r.Bad(f.line, m.status().message());
+          j.nvl = *m;
+        }
+        r.AddGpuJob(std::move(j));
+        return absl::OkStatus();
+      });
 }
 
 absl::Status ReadSacct(absl::string_view text, const std::string& file, Reader& r) {
-  return ForEachTableRow(text, '|', file, "sacct", {"jobid", "submit", "start", "end", "alloctres"},
-                         false, r, [&](const Row& f) {
-    std::string id = f["jobid"];
-    if (id.find('.') != std::string::npos) return absl::OkStatus();  // a job step
-    TraceJob j;
-    j.line = f.line;
-    j.id = id;
-    double start = 0, end = 0;
-    if (!ParseTime(f["submit"], &j.submit)) return r.Bad(f.line, "Submit is not a time");
-    if (!ParseTime(f["start"], &start) || !ParseTime(f["end"], &end)) {
-      r.Skip("never started or not finished (Start/End Unknown)");
-      return absl::OkStatus();
-    }
-    j.duration = std::max(0.0, end - start);
-    // NNodes is what the job got, not what it asked: left as "any number of nodes".
-    std::string alloc = f["alloctres"];
-    for (absl::string_view tres : absl::StrSplit(alloc, ',')) {
-      if (!absl::StartsWith(tres, "gres/gpu")) continue;
-      size_t eq = tres.find('=');
-      absl::string_view name = tres.substr(0, eq);
-      if (name != "gres/gpu") continue;  // typed entries repeat the total
-      if (eq == absl::string_view::npos || !ParseInt(tres.substr(eq + 1), &j.gpus)) {
-        return r.Bad(f.line, absl::StrCat("cannot read '", tres, "'"));
-      }
-    }
-    r.AddGpuJob(std::move(j));
-    return absl::OkStatus();
-  });
+  return ForEachTableRow(
+      text, '|', file, "sacct", {"jobid", "submit", "start", "end", "alloctres"}, false, r,
+      [&](const Row& f) {
+        std::string id = f["jobid"];
+        if (id.find('.') != std::string::npos) return absl::OkStatus();  // a job step
+        TraceJob j;
+        j.line = f.line;
+        j.id = id;
+        double start = 0, end = 0;
+        if (!ParseTime(f["submit"], &j.submit)) return r.Bad(f.line, "Submit is not a time");
+        if (!ParseTime(f["start"], &start) || !ParseTime(f["end"], &end)) {
+          r.Skip("never started or not finished (Start/End Unknown)");
+          return absl::OkStatus();
+        }
+        j.duration = std::max(0.0, end - start);
+        // NNodes is what the job got, not what it asked: left as "any number of nodes".
+        std::string alloc = f["alloctres"];
+        for (absl::string_view tres : absl::StrSplit(alloc, ',')) {
+          if (!absl::StartsWith(tres, "gres/gpu")) continue;
+          size_t eq = tres.find('=');
+          absl::string_view name = tres.substr(0, eq);
+          if (name != "gres/gpu") continue;  // typed entries repeat the total
+          if (eq == absl::string_view::npos || !ParseInt(tres.substr(eq + 1), &j.gpus)) {
+            return r.Bad(f.line, absl::StrCat("cannot read '", tres, "'"));
+          }
+        }
+        r.AddGpuJob(std::move(j));
+        return absl::OkStatus();
+      });
 }
 
 absl::Status ReadOpenb(absl::string_view text, const std::string& file, Reader& r) {
-  return ForEachTableRow(text, ',', file, "openb",
-                         {"name", "num_gpu", "gpu_milli", "creation_time", "deletion_time",
-                          "scheduled_time"},
-                         true, r, [&](const Row& f) {
-    TraceJob j;
-    j.line = f.line;
-    j.id = f["name"];
-    int milli = 0;
-    double created, deleted, scheduled;
-    if (!ParseInt(f["num_gpu"], &j.gpus) || !ParseInt(f["gpu_milli"], &milli) ||
-        !ParseTime(f["creation_time"], &created)) {
-      return r.Bad(f.line, "num_gpu, gpu_milli or creation_time is not a number");
-    }
-    if (!ParseTime(f["deletion_time"], &deleted) || !ParseTime(f["scheduled_time"], &scheduled)) {
-      r.Skip("never scheduled or never deleted");
-      return absl::OkStatus();
-    }
-    if (j.gpus == 1 && milli < 1000 && r.options().skip_shared) {
-      r.Skip("shared GPU (gpu_milli < 1000)");
-      return absl::OkStatus();
-    }
-    j.submit = created;
-    j.duration = std::max(0.0, deleted - scheduled);
-    j.nodes = 1;  // openb pods are single-node
-    r.AddGpuJob(std::move(j));
-    return absl::OkStatus();
-  });
+  return ForEachTableRow(
+      text, ',', file, "openb",
+      {"name", "num_gpu", "gpu_milli", "creation_time", "deletion_time", "scheduled_time"}, true, r,
+      [&](const Row& f) {
+        TraceJob j;
+        j.line = f.line;
+        j.id = f["name"];
+        int milli = 0;
+        double created, deleted, scheduled;
+        if (!ParseInt(f["num_gpu"], &j.gpus) || !ParseInt(f["gpu_milli"], &milli) ||
+            !ParseTime(f["creation_time"], &created)) {
+          return r.Bad(f.line, "num_gpu, gpu_milli or creation_time is not a number");
+        }
+        if (!ParseTime(f["deletion_time"], &deleted) ||
+            !ParseTime(f["scheduled_time"], &scheduled)) {
+          r.Skip("never scheduled or never deleted");
+          return absl::OkStatus();
+        }
+        if (j.gpus == 1 && milli < 1000 && r.options().skip_shared) {
+          r.Skip("shared GPU (gpu_milli < 1000)");
+          return absl::OkStatus();
+        }
+        j.submit = created;
+        j.duration = std::max(0.0, deleted - scheduled);
+        j.nodes = 1;  // openb pods are single-node
+        r.AddGpuJob(std::move(j));
+        return absl::OkStatus();
+      });
 }
 
 absl::Status ReadSwf(absl::string_view text, Reader& r) {
@@ -246,7 +250,8 @@ absl::Status ReadSwf(absl::string_view text, Reader& r) {
     ++line_no;
     line = absl::StripAsciiWhitespace(line);
     if (line.empty() || line[0] == ';') continue;
-    std::vector<absl::string_view> f = absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    std::vector<absl::string_view> f =
+        absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
     if (f.size() < 18) {
       absl::Status s = r.Bad(line_no, absl::StrCat(f.size(), " fields, SWF has 18"));
       if (!s.ok()) return s;
@@ -278,20 +283,20 @@ absl::Status ReadSwf(absl::string_view text, Reader& r) {
 }
 
 absl::Status ReadHelios(absl::string_view text, const std::string& file, Reader& r) {
-  return ForEachTableRow(text, ',', file, "helios",
-                         {"job_id", "gpu_num", "submit_time", "duration"}, true, r,
-                         [&](const Row& f) {
-    TraceJob j;
-    j.line = f.line;
-    j.id = f["job_id"];
-    if (!ParseInt(f["gpu_num"], &j.gpus) || !ParseTime(f["submit_time"], &j.submit) ||
-        !absl::SimpleAtod(f["duration"], &j.duration)) {
-      return r.Bad(f.line, "gpu_num, submit_time or duration cannot be read");
-    }
-    // node_num is what the job got, not what it asked: left as "any number of nodes".
-    r.AddGpuJob(std::move(j));
-    return absl::OkStatus();
-  });
+  return ForEachTableRow(
+      text, ',', file, "helios", {"job_id", "gpu_num", "submit_time", "duration"}, true, r,
+      [&](const Row& f) {
+        TraceJob j;
+        j.line = f.line;
+        j.id = f["job_id"];
+        if (!ParseInt(f["gpu_num"], &j.gpus) || !ParseTime(f["submit_time"], &j.submit) ||
+            !absl::SimpleAtod(f["duration"], &j.duration)) {
+          return r.Bad(f.line, "gpu_num, submit_time or duration cannot be read");
+        }
+        // node_num is what the job got, not what it asked: left as "any number of nodes".
+        r.AddGpuJob(std::move(j));
+        return absl::OkStatus();
+      });
 }
 
 absl::Status ReadPhilly(absl::string_view text, const std::string& file, Reader& r) {
@@ -316,7 +321,8 @@ absl::Status ReadPhilly(absl::string_view text, const std::string& file, Reader&
         r.Skip("no attempt (never ran)");
         continue;
       }
-      for (const nlohmann::json& d : attempts[0].at("detail")) j.gpus += static_cast<int>(d.at("gpus").size());
+      for (const nlohmann::json& d : attempts[0].at("detail"))
+        j.gpus += static_cast<int>(d.at("gpus").size());
       for (const nlohmann::json& a : attempts) {
         double s, e;
         if (a.at("start_time").is_string() && a.at("end_time").is_string() &&
@@ -341,9 +347,9 @@ absl::Status ReadPhilly(absl::string_view text, const std::string& file, Reader&
 }  // namespace
 
 absl::StatusOr<TraceFormat> ParseTraceFormat(absl::string_view name) {
-  for (TraceFormat f : {TraceFormat::kAuto, TraceFormat::kNative, TraceFormat::kSacct,
-                        TraceFormat::kOpenb, TraceFormat::kSwf, TraceFormat::kHelios,
-                        TraceFormat::kPhilly}) {
+  for (TraceFormat f :
+       {TraceFormat::kAuto, TraceFormat::kNative, TraceFormat::kSacct, TraceFormat::kOpenb,
+        TraceFormat::kSwf, TraceFormat::kHelios, TraceFormat::kPhilly}) {
     if (name == TraceFormatName(f)) return f;
   }
   return absl::InvalidArgumentError(absl::StrCat(
@@ -352,13 +358,20 @@ absl::StatusOr<TraceFormat> ParseTraceFormat(absl::string_view name) {
 
 const char* TraceFormatName(TraceFormat f) {
   switch (f) {
-    case TraceFormat::kAuto: return "auto";
-    case TraceFormat::kNative: return "native";
-    case TraceFormat::kSacct: return "sacct";
-    case TraceFormat::kOpenb: return "openb";
-    case TraceFormat::kSwf: return "swf";
-    case TraceFormat::kHelios: return "helios";
-    case TraceFormat::kPhilly: return "philly";
+    case TraceFormat::kAuto:
+      return "auto";
+    case TraceFormat::kNative:
+      return "native";
+    case TraceFormat::kSacct:
+      return "sacct";
+    case TraceFormat::kOpenb:
+      return "openb";
+    case TraceFormat::kSwf:
+      return "swf";
+    case TraceFormat::kHelios:
+      return "helios";
+    case TraceFormat::kPhilly:
+      return "philly";
   }
   return "?";
 }
@@ -378,30 +391,43 @@ TraceFormat DetectTraceFormat(absl::string_view text) {
     return TraceFormat::kNative;
   }
   // Plain numeric rows with many fields: SWF without its header comments.
-  std::vector<absl::string_view> f = absl::StrSplit(first, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+  std::vector<absl::string_view> f =
+      absl::StrSplit(first, absl::ByAnyChar(" \t"), absl::SkipEmpty());
   if (f.size() >= 18) return TraceFormat::kSwf;
   return TraceFormat::kNative;
 }
 
-absl::StatusOr<Trace> ReadTrace(absl::string_view text, const std::string& file,
-                                TraceFormat format, const TraceOptions& options) {
+absl::StatusOr<Trace> ReadTrace(absl::string_view text, const std::string& file, TraceFormat format,
+                                const TraceOptions& options) {
   Trace trace;
   trace.format = format == TraceFormat::kAuto ? DetectTraceFormat(text) : format;
   Reader r(file, options, &trace);
   absl::Status s;
   switch (trace.format) {
     case TraceFormat::kAuto:
-    case TraceFormat::kNative: s = ReadNative(text, file, r); break;
-    case TraceFormat::kSacct: s = ReadSacct(text, file, r); break;
-    case TraceFormat::kOpenb: s = ReadOpenb(text, file, r); break;
-    case TraceFormat::kSwf: s = ReadSwf(text, r); break;
-    case TraceFormat::kHelios: s = ReadHelios(text, file, r); break;
-    case TraceFormat::kPhilly: s = ReadPhilly(text, file, r); break;
+    case TraceFormat::kNative:
+      s = ReadNative(text, file, r);
+      break;
+    case TraceFormat::kSacct:
+      s = ReadSacct(text, file, r);
+      break;
+    case TraceFormat::kOpenb:
+      s = ReadOpenb(text, file, r);
+      break;
+    case TraceFormat::kSwf:
+      s = ReadSwf(text, r);
+      break;
+    case TraceFormat::kHelios:
+      s = ReadHelios(text, file, r);
+      break;
+    case TraceFormat::kPhilly:
+      s = ReadPhilly(text, file, r);
+      break;
   }
   if (!s.ok()) return s;
   if (trace.jobs.empty() && trace.malformed == 0 && trace.skipped.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(file, ": no jobs in the trace (format ",
-                                                   TraceFormatName(trace.format), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": no jobs in the trace (format ", TraceFormatName(trace.format), ")"));
   }
   // Times from the trace start.
   double t0 = 0;
