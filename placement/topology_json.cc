@@ -120,10 +120,19 @@ nlohmann::json TopologyToJson(const Topology& topo) {
   return out;
 }
 
+namespace {
+// "1 switch", "2 switches".
+std::string Count(int n, const char* one, const char* many) {
+  return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+}  // namespace
+
 std::string TopologyOverview(const Topology& topo) {
-  std::string out = absl::StrFormat("cluster %s: %d nodes, %d GPUs, %d NVLink domains, %d switches\n",
-                                    topo.name(), topo.num_nodes(), topo.num_gpus(),
-                                    topo.num_domains(), topo.num_switches());
+  std::string out = absl::StrCat(
+      "cluster ", topo.name(), ": ", Count(topo.num_nodes(), "node", "nodes"), ", ",
+      Count(topo.num_gpus(), "GPU", "GPUs"), ", ",
+      Count(topo.num_domains(), "NVLink domain", "NVLink domains"), ", ",
+      Count(topo.num_switches(), "switch", "switches"), "\n");
   std::vector<int> gpus_per_model(topo.gpu_models().size(), 0);
   for (const Node& n : topo.nodes()) gpus_per_model[n.model] += static_cast<int>(n.gpus.size());
   for (size_t m = 0; m < topo.gpu_models().size(); ++m) {
