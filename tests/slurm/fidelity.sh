@@ -2,8 +2,10 @@
 # The replay predicts the plugin: tests/fixtures/traces/fidelity.csv is replayed offline
 # (policy topo, FIFO) on lab-islands, then the same jobs are submitted in the same order to
 # the real cluster with select/cons_tres_nvlplace (each once the one before has started or
-# is waiting). Every job must end the same way in both (started, waiting, or refused as never
-# placeable) and every started job must hold the same nodes and GPU indexes.
+# is waiting). A job whose recorded run ends before the next submit time in the trace is
+# cancelled on the cluster at that point (and waited for), so both see the same frees.
+# Every job must end the same way in both (started at its submit time, waiting, or refused
+# as never placeable) and every started job must hold the same nodes and GPU indexes.
 source "$(dirname "$0")/lib.sh"
 use_cluster nvlplace
 reset_jobs
@@ -42,9 +44,27 @@ settled() {
   scontrol show job "$1" | grep -qE 'JobState=RUNNING|SystemComment=nvlplace: waiting'
 }
 
-started=0
-while IFS=, read -r id _ _ gpus _ tp pp dp nvl; do
+gone() { [[ -z $(squeue -h -j "$1" -o %A 2>/dev/null) ]]; }
+# Ends, in end order, every started job whose recorded run ends by time $1.
+declare -A running_end=() running_job=()
+end_jobs_by() {
+  local t=$1 id
+  for id in $(for k in "${!running_end[@]}"; do echo "${running_end[$k]} $k"; done | sort -g |
+    awk -v t="$t" '$1 <= t {print $2}'); do
+    scancel "${running_job[$id]}"
+    nvl_wait_for 30 "job ${running_job[$id]} ($id) to end" gone "${running_job[$id]}" ||
+      fail "$id did not end"
+    note "$id: ended at ${running_end[$id]}"
+    unset "running_end[$id]" "running_job[$id]"
+  done
+}
+
+started=0 ended=0
+while IFS=, read -r id submit duration gpus _ tp pp dp nvl; do
   [[ $id == id ]] && continue
+  before=${#running_end[@]}
+  end_jobs_by "$submit"
+  ended=$((ended + before - ${#running_end[@]}))
   args=(--gpus="$gpus")
   [[ -n $tp ]] && args+=(--nvl-tp="$tp")
   [[ -n $pp ]] && args+=(--nvl-pp="$pp")
@@ -67,12 +87,15 @@ while IFS=, read -r id _ _ gpus _ tp pp dp nvl; do
     got=$(slurm_gpus "$job")
     [[ $got == "$want_gpus" ]] || fail "$id: replay placed it on [$want_gpus], Slurm on [$got]"
     started=$((started + 1))
+    running_end[$id]=$(awk -v a="$submit" -v b="$duration" 'BEGIN {print a + b}')
+    running_job[$id]=$job
     note "$id: same placement: $(job_gpus "$job" | paste -sd' ')"
   else
     [[ $state == PENDING ]] || fail "$id: the replay has it $want_status, Slurm has it $state on $(job_gpus "$job")"
     note "$id: waits in both: $(job_comment "$job")"
   fi
 done <"$trace"
-((started >= 10)) || fail "only $started jobs started: the trace no longer tests much"
+((started >= 12 && ended >= 3)) ||
+  fail "only $started jobs started and $ended ended: the trace no longer tests much"
 reset_jobs
-note "ok: $started placements identical"
+note "ok: $started placements identical, $ended jobs ended on the way"
