@@ -478,7 +478,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   nvl_result_t r;
   bitstr_t* usable;
   char msg[512];
-  int level, rc, want;
+  int level, rc, want, required;
 
   slurm_mutex_lock(&nvl_lock);
   if (!nvl_load_tried) {
@@ -512,12 +512,13 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   /* Required nodes (-w): the job must hold ALL of them, which the engine (choosing a subset
    * of allowed nodes) cannot promise for more than one node, nor when the job needs more
    * nodes than the one named: cons_tres decides those, with one line in the log. */
-  if (job_ptr->details->req_node_bitmap &&
-      (bit_set_count(job_ptr->details->req_node_bitmap) > 1 || min_nodes > 1)) {
+  required =
+      job_ptr->details->req_node_bitmap ? bit_set_count(job_ptr->details->req_node_bitmap) : 0;
+  if (job_ptr->details->req_node_bitmap && (required > 1 || min_nodes > 1)) {
     snprintf(msg, sizeof(msg),
              "-w names %d node(s) for a job of %u node(s): the topology "
              "constraints are not applied",
-             bit_set_count(job_ptr->details->req_node_bitmap), min_nodes);
+             required, min_nodes);
     rc = _fallback(&c, bitmap, nvl_facade, msg, false);
     slurm_mutex_unlock(&nvl_lock);
     return rc;

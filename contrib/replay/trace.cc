@@ -331,11 +331,7 @@ absl::Status ReadPhilly(absl::string_view text, const std::string& file, Reader&
           j.duration += std::max(0.0, e - s);
         }
       }
-      if (j.gpus == 0) {
-        r.Skip("no GPU");
-        continue;
-      }
-      r.Add(j);
+      r.AddGpuJob(std::move(j));
     } catch (const nlohmann::json::exception& e) {
       absl::Status s = r.Bad(index, absl::StrCat("job ", index, ": ", e.what()));
       if (!s.ok()) return s;
