@@ -27,20 +27,15 @@ settled() {  # running, or waiting for resources (nvlplace's reason or Slurm's);
 # holds a number of the job's GPUs that is not a multiple of its TP size (ranks fill nodes in
 # order, so a TP group then spans two nodes, i.e. two NVLink domains here).
 where() {
-  local id=$1 tp=$2 out split= line idx n
-  out=$(scontrol show job -d "$id" | sed -n 's/^ *Nodes=\([^ ]*\) .*IDX:\([^)]*\)).*/\1:\2/p')
+  local id=$1 tp=$2 out split= line n
+  out=$(nvl_job_gpus "$id")
   if [[ -z $out ]]; then
     out=$(scontrol show job "$id" | sed -n 's/^ *SystemComment=nvlplace: waiting: .*: \(needs .*\)/waits: \1/p')
     echo "${out:-waits ($(scontrol show job "$id" | sed -n 's/.*Reason=\([^ ]*\).*/\1/p'))}"
     return
   fi
   while read -r line; do
-    idx=${line#*:}
-    n=0
-    IFS=, read -ra parts <<<"$idx"
-    for p in "${parts[@]}"; do
-      if [[ $p == *-* ]]; then n=$((n + ${p#*-} - ${p%-*} + 1)); else n=$((n + 1)); fi
-    done
+    n=$(nvl_expand_idx "${line#*:}" | wc -w)
     ((tp > 1 && n % tp != 0)) && split=" (splits TP groups)"
   done <<<"$out"
   echo "$(paste -sd' ' <<<"$out")$split"

@@ -24,7 +24,7 @@ nvl_ctld_up || fail "slurmctld stopped answering"
 holders=$(make_split_pattern)
 job=$(submit --gpus=4 --nvl-tp=4)
 wait_state "$job" RUNNING
-got=$(job_gpus "$job" | paste -sd' ')
+got=$(nvl_job_gpus "$job" | paste -sd' ')
 [[ $got == node00:2-3,6-7 ]] || fail "with a bad nvlplace.yaml the job got $got, not cons_tres's node00:2-3,6-7"
 log_has "$mark" "nvlplace: JobId=$job " && fail "nvlplace placed job $job without a configuration"
 
@@ -52,7 +52,7 @@ nvl_wait_for 20 "the configuration to load" log_has "$mark" "nvlplace: loaded $y
 log_has "$mark" "Slurm nodes are not in its topology" && fail "the good topology reported missing nodes"
 job2=$(submit --gpus=4 --nvl-tp=4)
 wait_state "$job2" RUNNING
-got=$(job_gpus "$job2" | paste -sd' ')
+got=$(nvl_job_gpus "$job2" | paste -sd' ')
 gpus_in_one_island "$got" || fail "after the fix the job still split: $got"
 [[ $(nvl_pid_of "$NVL_RUN/run/slurmctld.pid") == "$ctld" ]] || fail "slurmctld restarted"
 reset_jobs

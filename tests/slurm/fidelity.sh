@@ -32,14 +32,6 @@ PY
 ) || fail "cannot read $out/jobs.csv"
 [[ $(wc -l <<<"$predicted") -eq $(($(wc -l <"$trace") - 1)) ]] || fail "replay lost jobs: $predicted"
 
-# "node[04-05]:0-7" lines -> "node04:0 node04:1 ..." sorted, as above.
-slurm_gpus() {
-  job_gpus "$1" | while IFS=: read -r nodes idx; do
-    for node in $(scontrol show hostnames "$nodes"); do
-      for g in $(expand_idx "$idx"); do echo "$node:$g"; done
-    done
-  done | sort | paste -sd' '
-}
 settled() {
   scontrol show job "$1" | grep -qE 'JobState=RUNNING|SystemComment=nvlplace: waiting'
 }
@@ -84,14 +76,14 @@ while IFS=, read -r id submit duration gpus _ tp pp dp nvl; do
   state=$(job_state "$job")
   if [[ $want_status == started ]]; then
     [[ $state == RUNNING ]] || fail "$id: the replay starts it on $want_gpus, Slurm has it $state: $(job_comment "$job")"
-    got=$(slurm_gpus "$job")
+    got=$(nvl_job_gpu_list "$job" | paste -sd' ')
     [[ $got == "$want_gpus" ]] || fail "$id: replay placed it on [$want_gpus], Slurm on [$got]"
     started=$((started + 1))
     running_end[$id]=$(awk -v a="$submit" -v b="$duration" 'BEGIN {print a + b}')
     running_job[$id]=$job
-    note "$id: same placement: $(job_gpus "$job" | paste -sd' ')"
+    note "$id: same placement: $(nvl_job_gpus "$job" | paste -sd' ')"
   else
-    [[ $state == PENDING ]] || fail "$id: the replay has it $want_status, Slurm has it $state on $(job_gpus "$job")"
+    [[ $state == PENDING ]] || fail "$id: the replay has it $want_status, Slurm has it $state on $(nvl_job_gpus "$job")"
     note "$id: waits in both: $(job_comment "$job")"
   fi
 done <"$trace"

@@ -65,23 +65,9 @@ wait_state() {
     fail "job $1 is $(job_state "$1"), not $2: $(scontrol show job "$1" | grep -E 'Reason|SystemComment')"
 }
 
-# "node03:4-7" per node of a running job, from `scontrol show job -d` (one per line).
-job_gpus() {
-  scontrol show job -d "$1" | sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=[^(]*(IDX:\([^)]*\)).*/\1:\2/p'
-}
 
 job_field() { scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
 job_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
-
-# expand_idx "1-3,6" -> "1 2 3 6"
-expand_idx() {
-  local part out=()
-  IFS=, read -ra parts <<<"$1"
-  for part in "${parts[@]}"; do
-    if [[ $part == *-* ]]; then out+=($(seq "${part%-*}" "${part#*-}")); else out+=("$part"); fi
-  done
-  echo "${out[@]}"
-}
 
 # NVLink island of a GPU index on lab-islands: {0-3} -> 0, {4-7} -> 1.
 island_of() { echo $(($1 / 4)); }
@@ -91,7 +77,7 @@ gpus_in_one_island() {
   local line idx first g
   while read -r line; do
     [[ -n $line ]] || continue
-    idx=$(expand_idx "${line#*:}")
+    idx=$(nvl_expand_idx "${line#*:}")
     first=
     for g in $idx; do
       [[ -z $first ]] && first=$(island_of "$g")
@@ -129,9 +115,9 @@ make_split_pattern() {
   wait_state "$b" RUNNING
   c=$(submit -w node00 --gres=gpu:2)
   wait_state "$c" RUNNING
-  [[ $(job_gpus "$a") == node00:0-1 && $(job_gpus "$b") == node00:2-3 &&
-     $(job_gpus "$c") == node00:4-5 ]] ||
-    fail "unexpected holder GPUs: $(job_gpus "$a") $(job_gpus "$b") $(job_gpus "$c")"
+  [[ $(nvl_job_gpus "$a") == node00:0-1 && $(nvl_job_gpus "$b") == node00:2-3 &&
+     $(nvl_job_gpus "$c") == node00:4-5 ]] ||
+    fail "unexpected holder GPUs: $(nvl_job_gpus "$a") $(nvl_job_gpus "$b") $(nvl_job_gpus "$c")"
   scancel "$b"
   wait_state "$b" CANCELLED
   echo "$a $c"

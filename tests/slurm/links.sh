@@ -16,10 +16,10 @@ four_gpus_after_gpu0() {  # prints the GPUs of a 4-GPU job on node0 once GPU 0 i
   local h j
   h=$(submit -w node0 --gres=gpu:1)
   wait_state "$h" RUNNING
-  [[ $(job_gpus "$h") == node0:0 ]] || fail "the holder got $(job_gpus "$h"), not GPU 0"
+  [[ $(nvl_job_gpus "$h") == node0:0 ]] || fail "the holder got $(nvl_job_gpus "$h"), not GPU 0"
   j=$(submit -w node0 --gres=gpu:4)
   wait_state "$j" RUNNING
-  job_gpus "$j"
+  nvl_job_gpus "$j"
   reset_jobs
 }
 

@@ -13,7 +13,7 @@ for i in 1 2 3; do jobs+=("$(submit --gpus=4 --nvl-tp=4)"); done
 jobs+=("$(submit -N2 --gpus-per-node=8)")
 for j in "${jobs[@]}"; do wait_state "$j" RUNNING; done
 declare -A before
-for j in "${jobs[@]}"; do before[$j]=$(job_gpus "$j" | paste -sd' '); done
+for j in "${jobs[@]}"; do before[$j]=$(nvl_job_gpus "$j" | paste -sd' '); done
 [[ ${before[$steered]} == node05:4-7 ]] || fail "job $steered got ${before[$steered]}, not node05:4-7"
 
 mark=$(log_mark)
@@ -24,7 +24,7 @@ log_has "$mark" "nvlplace: loaded" || fail "configuration not loaded after the r
 
 for j in "${jobs[@]}"; do
   [[ $(job_state "$j") == RUNNING ]] || fail "job $j is $(job_state "$j") after the restart"
-  now=$(job_gpus "$j" | paste -sd' ')
+  now=$(nvl_job_gpus "$j" | paste -sd' ')
   [[ $now == "${before[$j]}" ]] || fail "job $j moved: ${before[$j]} -> $now"
 done
 
@@ -35,11 +35,10 @@ nvl_wait_for 30 "job $waiting to wait" \
   fail "job $waiting: $(scontrol show job "$waiting" | grep -E 'JobState|SystemComment')"
 three=$(submit -w node05 --gpus=3)
 wait_state "$three" RUNNING
-[[ $(job_gpus "$three") == node05:1-3 ]] || fail "job $three got $(job_gpus "$three"), not node05:1-3"
+[[ $(nvl_job_gpus "$three") == node05:1-3 ]] || fail "job $three got $(nvl_job_gpus "$three"), not node05:1-3"
 
 # No GPU is held by two running jobs.
-all=$(for j in $(squeue -h -t R -o %A); do job_gpus "$j"; done |
-  while IFS=: read -r node idx; do for g in $(expand_idx "$idx"); do echo "$node:$g"; done; done)
+all=$(for j in $(squeue -h -t R -o %A); do nvl_job_gpu_list "$j"; done)
 dups=$(sort <<<"$all" | uniq -d)
 [[ -z $dups ]] || fail "GPUs allocated twice after the restart: $dups"
 note "$(wc -l <<<"$all") GPUs busy, none twice"

@@ -13,7 +13,7 @@ holders=()
 for n in $(nvl_nodes); do holders+=("$(submit -w "$n" --gres=gpu:6)"); done
 for h in "${holders[@]}"; do wait_state "$h" RUNNING; done
 for h in "${holders[@]}"; do
-  [[ $(job_gpus "$h") == *:0-5 ]] || fail "holder $h has $(job_gpus "$h"), not 0-5"
+  [[ $(nvl_job_gpus "$h") == *:0-5 ]] || fail "holder $h has $(nvl_job_gpus "$h"), not 0-5"
 done
 
 strict=$(submit --gpus=8 --nvl-tp=4)
@@ -29,7 +29,7 @@ log_has "$mark" "nvlplace: JobId=$strict waiting: 8 GPUs (TP=4 PP=1 DP=2, nvl=st
 
 prefer=$(submit --gpus=8 --nvl-tp=4 --nvl=prefer)
 wait_state "$prefer" RUNNING 60
-note "prefer job runs on $(job_gpus "$prefer" | paste -sd' ')"
+note "prefer job runs on $(nvl_job_gpus "$prefer" | paste -sd' ')"
 log_has "$mark" "nvlplace: JobId=$prefer placed .*relaxations: nvl=prefer: TP groups of 4 GPUs may span NVLink domains" ||
   fail "no relaxation logged for job $prefer"
 [[ $(job_state "$strict") == PENDING ]] || fail "strict job started without a free island"
@@ -37,7 +37,7 @@ log_has "$mark" "nvlplace: JobId=$prefer placed .*relaxations: nvl=prefer: TP gr
 # Free node07 entirely: the strict job takes its two islands.
 scancel "${holders[7]}"
 wait_state "$strict" RUNNING 60
-got=$(job_gpus "$strict" | paste -sd' ')
+got=$(nvl_job_gpus "$strict" | paste -sd' ')
 note "strict job runs on $got"
 [[ $got == node07:0-7 ]] || fail "strict job got $got, not node07's two islands"
 

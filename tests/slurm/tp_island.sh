@@ -13,10 +13,10 @@ run_case() {  # prints "<gpus of the split-pattern job>|<gpus of the GPU0-busy j
   wait_state "$tp" RUNNING
   h0=$(submit -w node05 --gres=gpu:1)
   wait_state "$h0" RUNNING
-  [[ $(job_gpus "$h0") == node05:0 ]] || fail "holder on node05 has $(job_gpus "$h0"), not GPU 0"
+  [[ $(nvl_job_gpus "$h0") == node05:0 ]] || fail "holder on node05 has $(nvl_job_gpus "$h0"), not GPU 0"
   tp2=$(submit -w node05 --gpus=4 --nvl-tp=4)
   wait_state "$tp2" RUNNING
-  echo "$(job_gpus "$tp" | paste -sd' ')|$(job_gpus "$tp2" | paste -sd' ')|$tp|$tp2"
+  echo "$(nvl_job_gpus "$tp" | paste -sd' ')|$(nvl_job_gpus "$tp2" | paste -sd' ')|$tp|$tp2"
 }
 
 use_cluster cons_tres
