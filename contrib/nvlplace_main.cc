@@ -4,6 +4,7 @@
 
 #include "CLI/CLI.hpp"
 #include "contrib/cli_common.h"
+#include "contrib/cmd_check.h"
 #include "contrib/cmd_place.h"
 #include "contrib/cmd_replay.h"
 #include "contrib/cmd_topology.h"
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   nvlplace::cli::AddTopologyCommands(app, &run);
   nvlplace::cli::AddPlaceCommand(app, &run);
   nvlplace::cli::AddReplayCommand(app, &run);
+  nvlplace::cli::AddCheckCommand(app, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,84 @@
+// The check subcommand of nvlplace: facts about GPUs a job holds, for scripts and tests that
+// must not re-implement the topology (which NVLink domain, whether a TP group spans two).
+#include "contrib/cmd_check.h"
+
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "contrib/cli_common.h"
+#include "placement/cluster_state.h"
+#include "placement/explain.h"
+#include "placement/topology_yaml.h"
+
+namespace nvlplace::cli {
+namespace {
+
+constexpr int kExitSplit = 1;
+
+struct CheckArgs {
+  std::string topology;
+  int tp = 1;
+  std::vector<std::string> gpus;
+};
+
+// The job's GPUs in Slurm's rank order: node order of the topology (Slurm's node index
+// order for a cluster exported by nvlplace), then GPU index: a GPU id ascending.
+int TpGroups(const CheckArgs& a) {
+  absl::StatusOr<std::shared_ptr<const Topology>> loaded = LoadTopologyFile(a.topology);
+  if (!loaded.ok()) return Fail(loaded.status());
+  const Topology& topo = **loaded;
+  ClusterState held(*loaded);
+  // The busy-list reader parses "NODES:INDEXES"; one word per line.
+  absl::Status s = LoadBusyList(absl::StrJoin(a.gpus, "\n"), "the GPU list", &held);
+  if (!s.ok()) return Fail(s);
+  std::vector<GpuId> ranks;
+  for (GpuId g = 0; g < topo.num_gpus(); ++g) {
+    if (held.busy(g)) ranks.push_back(g);
+  }
+  if (ranks.empty() || ranks.size() % a.tp != 0) {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+        "--tp ", a.tp, " does not divide the ", ranks.size(), " GPUs given")));
+  }
+  int split = 0, groups = static_cast<int>(ranks.size()) / a.tp;
+  for (int k = 0; k < groups; ++k) {
+    std::vector<GpuId> group(ranks.begin() + k * a.tp, ranks.begin() + (k + 1) * a.tp);
+    std::vector<std::string> where, domains;
+    for (const auto& [node, idx] : GpusByNode(group, topo)) {
+      where.push_back(absl::StrCat(node, ":", IndexList(idx)));
+    }
+    std::set<DomainId> seen;
+    for (GpuId g : group) {
+      if (seen.insert(topo.DomainOf(g)).second) domains.push_back(topo.domains()[topo.DomainOf(g)].name);
+    }
+    if (domains.size() > 1) ++split;
+    std::cout << "tp group " << k << ": " << absl::StrJoin(where, " ")
+              << (domains.size() > 1 ? " spans " : " in ") << absl::StrJoin(domains, ",") << "\n";
+  }
+  std::cout << groups << " TP group" << (groups == 1 ? "" : "s") << " of " << a.tp << " GPUs, "
+            << split << " span" << (split == 1 ? "s" : "") << " NVLink domains\n";
+  return split ? kExitSplit : kExitOk;
+}
+
+}  // namespace
+
+void AddCheckCommand(CLI::App& app, std::function<int()>* run) {
+  CLI::App* check = app.add_subcommand("check", "Facts about the GPUs a job holds");
+  check->require_subcommand(1);
+  auto a = std::make_shared<CheckArgs>();
+  CLI::App* c = check->add_subcommand(
+      "tp-groups",
+      "The job's TP groups in Slurm's rank order (node, then GPU index; TP innermost) and the "
+      "NVLink domains each spans (exit 0 none split, 1 some split)");
+  c->add_option("--topology", a->topology, "cluster YAML file")->required();
+  c->add_option("--tp", a->tp, "tensor-parallel size")->required()->check(CLI::Range(1, 65536));
+  c->add_option("gpus", a->gpus,
+                "the job's GPUs as NODES:INDEXES words, as `scontrol show job -d` gives them "
+                "(node[08-09]:0-3 node10:4-7)")
+      ->required();
+  c->callback([a, run] { *run = [a] { return TpGroups(*a); }; });
+}
+
+}  // namespace nvlplace::cli
