@@ -52,7 +52,9 @@ nvl_stop_pid() {
 
 nvl_nodes() { cat "$NVL_RUN/etc/nodes" 2>/dev/null; }
 
-nvl_ctld_up() { scontrol ping 2>/dev/null | grep -q 'is UP'; }
+# Pipelines end in `grep >/dev/null`, never `grep -q`: under pipefail an early exit of grep
+# -q kills the writer with SIGPIPE and fails the pipeline although grep matched.
+nvl_ctld_up() { scontrol ping 2>/dev/null | grep 'is UP' >/dev/null; }
 
 # Starts slurmctld; `-c` drops saved jobs (a fresh cluster). Waits until it answers.
 nvl_start_slurmctld() {
@@ -82,9 +84,9 @@ nvl_stray_stepds() {
   local p
   for p in /proc/[0-9]*; do
     [[ $(cat "$p/comm" 2>/dev/null) == slurmstepd ]] || continue
-    if ls -l "$p/fd" "$p/cwd" 2>/dev/null | grep -q "$NVL_RUN/"; then
+    if ls -l "$p/fd" "$p/cwd" 2>/dev/null | grep "$NVL_RUN/" >/dev/null; then
       echo "${p#/proc/}"
-    elif tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$SLURM_CONF"; then
+    elif tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -x "SLURM_CONF=$SLURM_CONF" >/dev/null; then
       echo "${p#/proc/}"
     fi
   done

@@ -20,7 +20,7 @@ cancel_all() {
 }
 settled() {  # running, or waiting for resources (nvlplace's reason or Slurm's); not while
   # it waits behind a higher-priority job, since backfill may still start it
-  scontrol show job "$1" | grep -qE 'JobState=RUNNING|SystemComment=nvlplace: waiting|Reason=Resources'
+  scontrol show job "$1" | grep -E 'JobState=RUNNING|SystemComment=nvlplace: waiting|Reason=Resources' >/dev/null
 }
 
 # where JOB: "node[2-3]:0-7 node4:0-3", or why it waits; " (splits TP groups)" when a node

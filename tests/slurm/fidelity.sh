@@ -33,7 +33,7 @@ PY
 [[ $(wc -l <<<"$predicted") -eq $(($(wc -l <"$trace") - 1)) ]] || fail "replay lost jobs: $predicted"
 
 settled() {
-  scontrol show job "$1" | grep -qE 'JobState=RUNNING|SystemComment=nvlplace: waiting'
+  scontrol show job "$1" | grep -E 'JobState=RUNNING|SystemComment=nvlplace: waiting' >/dev/null
 }
 
 gone() { [[ -z $(squeue -h -j "$1" -o %A 2>/dev/null) ]]; }

@@ -9,6 +9,10 @@ cd /tmp || exit 1  # jobs write slurm-*.out in their working directory
 
 fail() {
   echo "FAIL $NVL_TEST_NAME: $*" >&2
+  if [[ -f $NVL_CTLD_LOG ]]; then
+    echo "--- last lines of $NVL_CTLD_LOG:" >&2
+    tail -n 25 "$NVL_CTLD_LOG" >&2
+  fi
   exit 1
 }
 note() { echo "$NVL_TEST_NAME: $*"; }
@@ -87,10 +91,23 @@ gpus_in_one_island() {
   return 0
 }
 
+# tp_groups_split TP JOB: prints the job's TP groups (Slurm's rank order) and the NVLink
+# domains each spans, as `nvlplace check tp-groups` says; true when a group spans two.
+tp_groups_split() {
+  local out rc
+  # shellcheck disable=SC2046
+  out=$("$NVL_CLI" check tp-groups --topology "$NVL_TOPOLOGY" --tp "$1" $(nvl_job_gpus "$2"))
+  rc=$?
+  echo "$out"
+  [[ $rc -eq 1 ]] || { [[ $rc -eq 0 ]] || fail "nvlplace check failed for job $2: $out"; return 1; }
+}
+
 # Lines of slurmctld's log written after this call's mark (log_mark then log_since).
 log_mark() { wc -l <"$NVL_CTLD_LOG"; }
 log_since() { tail -n +"$(($1 + 1))" "$NVL_CTLD_LOG"; }
-log_has() { log_since "$1" | grep -q -- "$2"; }
+# grep reads to the end (no -q): under pipefail an early `grep -q` exit makes tail die of
+# SIGPIPE while it still writes, and the pipeline then fails although the line is there.
+log_has() { log_since "$1" | grep -- "$2" >/dev/null; }
 
 # Writes nvlplace.yaml and makes slurmctld read it again.
 write_nvlplace_yaml() {
