@@ -278,6 +278,7 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
   return result;
 } catch (const std::exception& e) {
   PlacementResult failed;
+  failed.internal_error = true;
   failed.reason = absl::StrCat("internal error: ", e.what());
   return failed;
 }

@@ -34,6 +34,7 @@ struct Alternative {
 
 struct PlacementResult {
   bool placed = false;
+  bool internal_error = false;  // !placed because of a bug or an allocation failure
   std::string reason;   // why not, in topology terms, when !placed
   std::string request;  // DescribeRequest
   std::string policy;
