@@ -2,6 +2,7 @@
 #include "nvl_options.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,8 @@ int nvl_parse_size(const char* option, const char* text, int* out, char* msg, si
   }
   errno = 0;
   v = strtol(text, &end, 10);
-  if (errno || *end || v < 1 || v > NVL_MAX_GROUP) {
+  /* Digits only: strtol would also take " 4" and "+4". */
+  if (text[0] < '0' || text[0] > '9' || errno || *end || v < 1 || v > NVL_MAX_GROUP) {
     snprintf(msg, msg_len, "--%s=%s: must be a whole number from 1 to %d", option, text,
              NVL_MAX_GROUP);
     return -1;
@@ -57,6 +59,22 @@ static const char* _env_get(char* const* env, uint32_t env_size, const char* nam
   return NULL;
 }
 
+int nvl_check_opts(const nvl_job_opts_t* o, char* msg, size_t msg_len) {
+  uint64_t tp = o->tp > 0 ? (uint64_t)o->tp : 1, pp = o->pp > 0 ? (uint64_t)o->pp : 1;
+  uint64_t dp = o->dp > 0 ? (uint64_t)o->dp : 1;
+
+  /* Each size is at most NVL_MAX_GROUP (2^16): the products fit in 64 bits. */
+  if (tp * pp * dp > NVL_MAX_JOB_GPUS) {
+    snprintf(msg, msg_len,
+             "--nvl-tp=%d --nvl-pp=%d --nvl-dp=%d: TP x PP x DP = %llu GPUs, more than a job "
+             "may have (%d)",
+             o->tp ? o->tp : 1, o->pp ? o->pp : 1, o->dp ? o->dp : 1,
+             (unsigned long long)(tp * pp * dp), NVL_MAX_JOB_GPUS);
+    return -1;
+  }
+  return 0;
+}
+
 int nvl_opts_from_env(char* const* env, uint32_t env_size, nvl_job_opts_t* out, char* msg,
                       size_t msg_len) {
   const char* v;
@@ -83,5 +101,6 @@ int nvl_opts_from_env(char* const* env, uint32_t env_size, nvl_job_opts_t* out, 
     found = 1;
     if (nvl_parse_tier("nvl-max-tier", v, out->max_tier, msg, msg_len)) return -1;
   }
+  if (found && nvl_check_opts(out, msg, msg_len)) return -1;
   return found;
 }

@@ -19,7 +19,8 @@ extern "C" {
 #define NVL_ENV_NVL "NVLPLACE_NVL"
 #define NVL_ENV_MAX_TIER "NVLPLACE_MAX_TIER"
 
-#define NVL_MAX_GROUP 65536 /* largest TP, PP or DP size accepted */
+#define NVL_MAX_GROUP 65536        /* largest TP, PP or DP size (limits::kMaxGroupSize) */
+#define NVL_MAX_JOB_GPUS 16777216  /* largest TP x PP x DP (limits::kMaxJobGpus) */
 
 /* What a job asked for; 0 or "" means "not given". */
 typedef struct {
@@ -35,9 +36,14 @@ int nvl_parse_size(const char* option, const char* text, int* out, char* msg, si
 int nvl_parse_mode(const char* option, const char* text, char out[8], char* msg, size_t msg_len);
 int nvl_parse_tier(const char* option, const char* text, char out[16], char* msg, size_t msg_len);
 
+/* The sizes together: TP x PP x DP (absent ones count 1) at most NVL_MAX_JOB_GPUS.
+ * RET 0, or -1 with a message for the user in msg. */
+int nvl_check_opts(const nvl_job_opts_t* opts, char* msg, size_t msg_len);
+
 /* Reads the options from "NAME=value" strings (job_record_t.spank_job_env). Unknown names
  * are ignored. RET 1 if any nvlplace option was found, 0 if none, -1 with msg set if a
- * value is bad (only possible if the SPANK plugin was bypassed). */
+ * value is bad or the sizes together are too large (nvl_check_opts; only possible if the
+ * SPANK plugin was bypassed or is older). */
 int nvl_opts_from_env(char* const* env, uint32_t env_size, nvl_job_opts_t* out, char* msg,
                       size_t msg_len);
 

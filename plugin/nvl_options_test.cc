@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "placement/limits.h"
 
 namespace {
 
@@ -12,7 +13,7 @@ TEST(NvlOptionsTest, Sizes) {
   int v = 0;
   EXPECT_EQ(nvl_parse_size("nvl-tp", "8", &v, msg, sizeof(msg)), 0);
   EXPECT_EQ(v, 8);
-  for (const char* bad : {"0", "-2", "4x", "", "99999999999", "1.5"}) {
+  for (const char* bad : {"0", "-2", "4x", "", "99999999999", "1.5", " 4", "+4", "4 "}) {
     EXPECT_EQ(nvl_parse_size("nvl-tp", bad, &v, msg, sizeof(msg)), -1) << bad;
   }
   nvl_parse_size("nvl-tp", "0", &v, msg, sizeof(msg));
@@ -47,6 +48,27 @@ TEST(NvlOptionsTest, FromJobEnvironment) {
   char* bad[] = {f};
   EXPECT_EQ(nvl_opts_from_env(bad, 1, &o, msg, sizeof(msg)), -1);
   EXPECT_EQ(std::string(msg), "--nvl-pp=zero: must be a whole number from 1 to 65536");
+  // Each value alone is fine; together they are more GPUs than any job (issue 9: this
+  // overflowed int in the engine and raised SIGFPE inside slurmctld).
+  char g[] = "NVLPLACE_TP=65536", h[] = "NVLPLACE_PP=65536";
+  char* big[] = {g, h};
+  EXPECT_EQ(nvl_opts_from_env(big, 2, &o, msg, sizeof(msg)), -1);
+  EXPECT_EQ(std::string(msg),
+            "--nvl-tp=65536 --nvl-pp=65536 --nvl-dp=1: TP x PP x DP = 4294967296 GPUs, more "
+            "than a job may have (16777216)");
+}
+
+TEST(NvlOptionsTest, LimitsMatchTheEngine) {
+  static_assert(NVL_MAX_GROUP == nvlplace::limits::kMaxGroupSize);
+  static_assert(NVL_MAX_JOB_GPUS == nvlplace::limits::kMaxJobGpus);
+  nvl_job_opts_t o{};
+  char msg[256];
+  o.tp = 256;
+  o.pp = 256;
+  o.dp = 256;  // 2^24: the largest job
+  EXPECT_EQ(nvl_check_opts(&o, msg, sizeof(msg)), 0);
+  o.dp = 257;
+  EXPECT_EQ(nvl_check_opts(&o, msg, sizeof(msg)), -1);
 }
 
 }  // namespace

@@ -101,6 +101,23 @@ int slurm_spank_init(spank_t sp, int ac, char** av) {
   return 0;
 }
 
+/* The sizes together (each was checked alone where it was given). RET 0, or -1 after
+ * printing why. */
+static int _check_together(void) {
+  nvl_job_opts_t opts;
+  char msg[256] = "";
+  int* size[OPT_DP + 1] = {NULL, &opts.tp, &opts.pp, &opts.dp};
+
+  memset(&opts, 0, sizeof(opts));
+  for (int i = OPT_TP; i <= OPT_DP; i++) {
+    if (opt_value[i][0] && nvl_parse_size("nvl", opt_value[i], size[i], msg, sizeof(msg)))
+      break;
+  }
+  if (!msg[0] && !nvl_check_opts(&opts, msg, sizeof(msg))) return 0;
+  slurm_error("nvlplace: %s", msg);
+  return -1;
+}
+
 /* After option parsing, on the submit side: hand the values to slurmctld in the job's
  * SPANK environment. */
 int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
@@ -109,6 +126,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
   (void)ac;
   (void)av;
   if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR) return 0;
+  if (_check_together()) return -1;
   for (int i = OPT_TP; i <= OPT_MAX_TIER; i++) {
     if (!opt_value[i][0]) continue;
     if (spank_job_control_setenv(sp, env_names[i], opt_value[i], 1) != ESPANK_SUCCESS) {
