@@ -1,43 +1,33 @@
 // The C facade between the Slurm plugins and the placement engine (see nvlplace_facade.h).
-// Every entry point catches everything: nothing is thrown into slurmctld.
+// Every entry point catches everything: nothing is thrown into slurmctld. The decisions
+// themselves live in decision.cc.
 #include "plugin/nvlplace_facade.h"
 
-#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <new>
-#include <optional>
-#include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "placement/cluster_state.h"
-#include "placement/engine.h"
-#include "placement/explain.h"
+#include "plugin/decision.h"
 #include "plugin/plugin_config.h"
 
-using nvlplace::ClusterState;
-using nvlplace::GpuId;
-using nvlplace::NodeId;
 using nvlplace::NvlMode;
-using nvlplace::PlacementResult;
-using nvlplace::Request;
 using nvlplace::RequestSpec;
 using nvlplace::Topology;
-using nvlplace::plugin::LoadedConfig;
+using nvlplace::plugin::Decider;
+using nvlplace::plugin::JobDecision;
+using nvlplace::plugin::Layout;
+using nvlplace::plugin::LiveNode;
 
 struct nvl_facade {
-  std::unique_ptr<LoadedConfig> loaded;
+  std::unique_ptr<Decider> decider;
   std::string describe;
-  std::mutex mu;  // guards last_text
-  std::unordered_map<uint32_t, std::string> last_text;
+  std::atomic<int> refs{1};
 };
 
 namespace {
@@ -47,133 +37,84 @@ void CopyMessage(const std::string& text, char* buf, size_t len) {
   std::snprintf(buf, len, "%s", text.c_str());
 }
 
+// The nodes as plain structs, copied: names may be NULL, free lists NULL or negative.
+std::vector<LiveNode> LiveNodes(const nvl_node_t* nodes, int num_nodes) {
+  std::vector<LiveNode> out;
+  if (nodes == nullptr || num_nodes <= 0) return out;
+  out.reserve(num_nodes);
+  for (int i = 0; i < num_nodes; ++i) {
+    LiveNode n;
+    if (nodes[i].name != nullptr) n.name = nodes[i].name;
+    n.usable = nodes[i].name != nullptr && nodes[i].usable != 0;
+    if (nodes[i].free_gpus != nullptr && nodes[i].num_free > 0) {
+      n.free.assign(nodes[i].free_gpus, nodes[i].free_gpus + nodes[i].num_free);
+    }
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+// C views of a decision's node sets, rebuilt when the list grows.
+struct CandidateViews {
+  std::vector<std::vector<int>> offsets, gpus;
+  std::vector<nvl_candidate_t> views;
+
+  void Sync(const JobDecision& d) {
+    // Views already published point into vectors that are never touched again.
+    while (static_cast<int>(views.size()) < d.num_candidates()) {
+      size_t i = views.size();
+      const nvlplace::plugin::Candidate& c = *d.Peek(static_cast<int>(i));
+      offsets.emplace_back(1, 0);
+      gpus.emplace_back();
+      for (const std::vector<int>& g : c.layout.gpus) {
+        gpus.back().insert(gpus.back().end(), g.begin(), g.end());
+        offsets.back().push_back(static_cast<int>(gpus.back().size()));
+      }
+      views.push_back(nvl_candidate_t{static_cast<int>(c.layout.nodes.size()),
+                                      c.layout.nodes.data(), offsets.back().data(),
+                                      gpus.back().data(), c.describe.c_str()});
+    }
+    // offsets/gpus may have reallocated: point every view at the current storage.
+    for (size_t i = 0; i < views.size(); ++i) {
+      views[i].gpu_offsets = offsets[i].data();
+      views[i].gpus = gpus[i].data();
+    }
+  }
+};
+
 // The storage behind an nvl_result_t.
 struct ResultStore {
-  // For nvl_facade_more: the resolved request, still allowed nodes, live state.
-  std::optional<Request> rest;
-  std::unique_ptr<ClusterState> state;
-  std::vector<int> to_caller;
-  int limit = 0;   // the configuration's `candidates`
-  int rounds = 0;  // engine runs made by nvl_facade_more
-  bool exhausted = false;
-
-  std::string request;
-  std::string reason;
-  std::string relaxations = "none";
-  std::vector<std::vector<int>> nodes;
-  std::vector<std::vector<int>> gpu_offsets;
-  std::vector<std::vector<int>> gpus;
-  std::vector<std::string> describe;
-  std::vector<nvl_candidate_t> candidates;
+  std::unique_ptr<JobDecision> decision;
+  Decider::Placement placement;
+  CandidateViews views;
 };
 
-// "node03:4-7 node05:0-3 domains=node03:nvl1,node05:nvl0 score=97.1 origin=..."
-std::string Describe(const PlacementResult& r, const Topology& topo) {
-  std::vector<std::string> parts;
-  for (const auto& [node, gpus] : nvlplace::GpusByNode(r.ranks, topo)) {
-    parts.push_back(absl::StrCat(node, ":", nvlplace::IndexList(gpus)));
-  }
-  std::vector<std::string> domains;
-  std::set<int> seen;
-  for (GpuId g : r.ranks) {
-    int d = topo.DomainOf(g);
-    if (seen.insert(d).second) domains.push_back(topo.domains()[d].name);
-  }
-  return absl::StrFormat("%s domains=%s score=%.1f origin=\"%s\"", absl::StrJoin(parts, " "),
-                         absl::StrJoin(domains, ","), r.total, r.origin);
-}
-
-// A placement as the caller's node indexes (ascending) and each node's GPU indexes.
-struct NodeSet {
-  std::vector<int> nodes;
-  std::vector<int> gpu_offsets;
-  std::vector<int> gpus;
-};
-
-NodeSet CallerNodes(const PlacementResult& r, const Topology& topo,
-                    const std::vector<int>& to_caller) {
-  std::map<int, std::vector<int>> by_node;
-  for (GpuId g : r.ranks) by_node[to_caller[topo.gpus()[g].node]].push_back(topo.gpus()[g].index);
-  NodeSet set;
-  set.gpu_offsets.push_back(0);
-  for (auto& [node, gpus] : by_node) {
-    std::sort(gpus.begin(), gpus.end());
-    set.nodes.push_back(node);
-    set.gpus.insert(set.gpus.end(), gpus.begin(), gpus.end());
-    set.gpu_offsets.push_back(static_cast<int>(set.gpus.size()));
-  }
-  return set;
-}
-
-// A requested tier above the topology's highest (core on a two-tier cluster) limits
-// nothing: it is dropped. Any other unknown name is left for ResolveRequest to refuse.
-std::string EffectiveTier(const char* tier, const Topology& topo) {
-  if (tier == nullptr || *tier == '\0') return "";
-  if (topo.FindTier(tier) >= 0) return tier;
-  static const char* const kCanonical[] = {"leaf", "spine", "core"};
-  for (int i = 0; i < 3; ++i) {
-    if (std::strcmp(tier, kCanonical[i]) == 0 && i >= static_cast<int>(topo.tiers().size())) {
-      return "";
-    }
-  }
-  return tier;
-}
-
-// Adds a node set unless it repeats one or the limit is reached. RET true if added.
-bool AddCandidate(ResultStore* store, NodeSet set, std::string describe) {
-  if (static_cast<int>(store->nodes.size()) >= store->limit) return false;
-  for (const std::vector<int>& have : store->nodes) {
-    if (have == set.nodes) return false;
-  }
-  store->nodes.push_back(std::move(set.nodes));
-  store->gpu_offsets.push_back(std::move(set.gpu_offsets));
-  store->gpus.push_back(std::move(set.gpus));
-  store->describe.push_back(std::move(describe));
-  return true;
-}
-
-// Points the C view at the store (again: vectors may have moved).
 void Publish(ResultStore* store, nvl_result_t* out) {
-  store->candidates.clear();
-  for (size_t i = 0; i < store->nodes.size(); ++i) {
-    store->candidates.push_back(nvl_candidate_t{
-        static_cast<int>(store->nodes[i].size()), store->nodes[i].data(),
-        store->gpu_offsets[i].data(), store->gpus[i].data(), store->describe[i].c_str()});
+  const Decider::Placement& p = store->placement;
+  out->hard = p.hard ? 1 : 0;
+  out->request = p.request.c_str();
+  out->reason = p.reason.c_str();
+  out->relaxations = p.relaxations.c_str();
+  out->num_candidates = 0;
+  out->candidates = nullptr;
+  if (out->status == NVL_PLACED && store->decision) {
+    store->views.Sync(*store->decision);
+    out->num_candidates = static_cast<int>(store->views.views.size());
+    out->candidates = out->num_candidates ? store->views.views.data() : nullptr;
   }
-  out->request = store->request.c_str();
-  out->reason = store->reason.c_str();
-  out->relaxations = store->relaxations.c_str();
-  out->num_candidates = out->status == NVL_PLACED ? static_cast<int>(store->candidates.size()) : 0;
-  out->candidates = out->num_candidates ? store->candidates.data() : nullptr;
 }
 
-// One more candidate: the best placement away from every node offered so far.
-bool More(const nvl_facade_t* f, ResultStore* store) {
-  const Topology& topo = *f->loaded->topology;
-  while (!store->exhausted && static_cast<int>(store->nodes.size()) < store->limit) {
-    if (++store->rounds > 4 || !store->rest || !store->state) break;
-    for (const std::vector<int>& set : store->nodes) {
-      for (int caller_index : set) {
-        for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-          if (store->to_caller[n] == caller_index) store->rest->allowed_node[n] = false;
-        }
-      }
-    }
-    PlacementResult next = f->loaded->engine->Place(*store->state, *store->rest);
-    if (!next.placed) break;
-    if (AddCandidate(store, CallerNodes(next, topo, store->to_caller), Describe(next, topo))) {
-      return true;
-    }
+int StatusOf(Decider::Placement::Status s) {
+  switch (s) {
+    case Decider::Placement::kPlaced: return NVL_PLACED;
+    case Decider::Placement::kNoRoom: return NVL_NO_ROOM;
+    case Decider::Placement::kBadRequest: return NVL_BAD_REQUEST;
+    case Decider::Placement::kInternal: return NVL_INTERNAL;
   }
-  store->exhausted = true;
-  return false;
+  return NVL_INTERNAL;
 }
 
-int Place(const nvl_facade_t* f, const nvl_node_t* nodes, int num_nodes, const nvl_request_t* q,
-          ResultStore* store, nvl_result_t* out) {
-  const LoadedConfig& cfg = *f->loaded;
-  const Topology& topo = *cfg.topology;
-
+RequestSpec SpecOf(const nvl_request_t* q, NvlMode default_nvl, std::string* bad) {
   RequestSpec spec;
   spec.gpus = q->gpus;
   spec.nodes = q->nodes;
@@ -182,81 +123,23 @@ int Place(const nvl_facade_t* f, const nvl_node_t* nodes, int num_nodes, const n
   spec.tp = q->tp;
   spec.pp = q->pp;
   spec.dp = q->dp;
-  spec.nvl = cfg.config.default_nvl;
+  spec.nvl = default_nvl;
   if (q->nvl != nullptr && *q->nvl != '\0') {
     absl::StatusOr<NvlMode> mode = nvlplace::ParseNvlMode(q->nvl);
-    if (!mode.ok()) {
-      store->reason = std::string(mode.status().message());
-      return NVL_BAD_REQUEST;
-    }
-    spec.nvl = *mode;
+    if (!mode.ok()) *bad = std::string(mode.status().message());
+    else spec.nvl = *mode;
   }
-  spec.max_tier = EffectiveTier(q->max_tier, topo);
+  if (q->max_tier != nullptr) spec.max_tier = q->max_tier;
   spec.exclusive = q->exclusive != 0;
-  absl::StatusOr<Request> request = nvlplace::ResolveRequest(spec, topo);
-  if (!request.ok()) {
-    store->reason = std::string(request.status().message());
-    return NVL_BAD_REQUEST;
-  }
-  out->hard = (request->nvl == NvlMode::kStrict && request->tp > 1) ||
-              (request->max_tier >= 0 && request->max_tier_required);
-  store->request = nvlplace::DescribeRequest(*request, topo);
-
-  // The live state: every GPU busy except those the caller lists as free.
-  std::vector<int> to_caller(topo.num_nodes(), -1);
-  std::vector<bool> is_free(topo.num_gpus(), false);
-  std::fill(request->allowed_node.begin(), request->allowed_node.end(), false);
-  for (int i = 0; i < num_nodes; ++i) {
-    if (nodes[i].name == nullptr) continue;
-    NodeId n = topo.FindNode(nodes[i].name);
-    if (n < 0) continue;
-    to_caller[n] = i;
-    request->allowed_node[n] = nodes[i].usable != 0;
-    const std::vector<GpuId>& gpus = topo.nodes()[n].gpus;
-    if (q->ignore_busy) {
-      for (GpuId g : gpus) is_free[g] = true;
-      continue;
-    }
-    for (int k = 0; k < nodes[i].num_free; ++k) {
-      int idx = nodes[i].free_gpus[k];
-      if (idx >= 0 && idx < static_cast<int>(gpus.size())) is_free[gpus[idx]] = true;
-    }
-  }
-  std::vector<GpuId> busy;
-  for (GpuId g = 0; g < topo.num_gpus(); ++g) {
-    if (!is_free[g]) busy.push_back(g);
-  }
-  ClusterState state(cfg.topology);
-  absl::Status s = state.Allocate(busy);
-  if (!s.ok()) {
-    store->reason = std::string(s.message());
-    return NVL_INTERNAL;
-  }
-
-  // Candidates: the best placement and the runner-up on other nodes now; more, each away
-  // from the nodes already offered, only when asked (nvl_facade_more).
-  PlacementResult first = cfg.engine->Place(state, *request);
-  if (!first.placed) {
-    store->reason = first.reason;
-    return first.reason.rfind("internal error", 0) == 0 ? NVL_INTERNAL : NVL_NO_ROOM;
-  }
-  if (!first.relaxations.empty()) store->relaxations = absl::StrJoin(first.relaxations, "; ");
-  store->limit = cfg.config.candidates;
-  AddCandidate(store, CallerNodes(first, topo, to_caller), Describe(first, topo));
-  if (first.best_rejected) {
-    PlacementResult alt;
-    alt.ranks = first.best_rejected->ranks;
-    alt.total = first.best_rejected->total;
-    alt.origin = first.best_rejected->origin;
-    AddCandidate(store, CallerNodes(alt, topo, to_caller), Describe(alt, topo));
-  }
-  store->rest = std::move(*request);
-  store->state = std::make_unique<ClusterState>(std::move(state));
-  store->to_caller = std::move(to_caller);
-  return NVL_PLACED;
+  return spec;
 }
 
 }  // namespace
+
+struct nvl_decision {
+  std::unique_ptr<JobDecision> d;
+  CandidateViews views;
+};
 
 extern "C" {
 
@@ -272,14 +155,14 @@ nvl_facade_t* nvl_facade_load(const char* path, char* err, size_t err_len) {
       return nullptr;
     }
     auto f = std::make_unique<nvl_facade>();
-    f->loaded = *std::move(loaded);
-    const Topology& topo = *f->loaded->topology;
+    f->decider = std::make_unique<Decider>(*std::move(loaded));
+    const nvlplace::plugin::LoadedConfig& cfg = f->decider->config();
+    const Topology& topo = *cfg.topology;
     f->describe = absl::StrFormat(
         "topology %s (%d nodes, %d GPUs, %d NVLink domains) from %s, policy %s, %d "
         "candidates, default nvl=%s",
-        topo.name(), topo.num_nodes(), topo.num_gpus(), topo.num_domains(),
-        f->loaded->config.topology, f->loaded->policy->name, f->loaded->config.candidates,
-        nvlplace::NvlModeName(f->loaded->config.default_nvl));
+        topo.name(), topo.num_nodes(), topo.num_gpus(), topo.num_domains(), cfg.config.topology,
+        cfg.policy->name, cfg.config.candidates, nvlplace::NvlModeName(cfg.config.default_nvl));
     return f.release();
   } catch (const std::exception& e) {
     CopyMessage(absl::StrCat(path ? path : "", ": internal error: ", e.what()), err, err_len);
@@ -289,10 +172,19 @@ nvl_facade_t* nvl_facade_load(const char* path, char* err, size_t err_len) {
   return nullptr;
 }
 
-void nvl_facade_free(nvl_facade_t* facade) { delete facade; }
+nvl_facade_t* nvl_facade_ref(nvl_facade_t* facade) {
+  if (facade != nullptr) facade->refs.fetch_add(1, std::memory_order_relaxed);
+  return facade;
+}
+
+void nvl_facade_free(nvl_facade_t* facade) {
+  if (facade != nullptr && facade->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    delete facade;
+  }
+}
 
 int nvl_facade_log_level(const nvl_facade_t* facade) {
-  return facade ? static_cast<int>(facade->loaded->config.log_level) : NVL_LOG_INFO;
+  return facade ? static_cast<int>(facade->decider->config().config.log_level) : NVL_LOG_INFO;
 }
 
 const char* nvl_facade_describe(const nvl_facade_t* facade) {
@@ -302,54 +194,70 @@ const char* nvl_facade_describe(const nvl_facade_t* facade) {
 int nvl_facade_knows_node(const nvl_facade_t* facade, const char* name) {
   if (facade == nullptr || name == nullptr) return 0;
   try {
-    return facade->loaded->topology->FindNode(name) >= 0 ? 1 : 0;
+    return facade->decider->config().topology->FindNode(name) >= 0 ? 1 : 0;
   } catch (...) {
     return 0;
   }
 }
 
-int nvl_facade_first_time(nvl_facade_t* facade, uint32_t job_id, const char* text) {
-  if (facade == nullptr || text == nullptr) return 1;
+int nvl_facade_summary(const nvl_facade_t* facade, double now_s, double interval_s, char* buf,
+                       size_t buf_len) {
+  if (facade == nullptr) return 0;
   try {
-    std::lock_guard<std::mutex> lock(facade->mu);
-    if (facade->last_text.size() > 100000) facade->last_text.clear();
-    std::string& last = facade->last_text[job_id];
-    if (last == text) return 0;
-    last = text;
+    std::string line = facade->decider->SummaryDue(now_s, interval_s);
+    if (line.empty()) return 0;
+    CopyMessage(line, buf, buf_len);
+    return 1;
   } catch (...) {
+    return 0;
   }
-  return 1;
 }
 
 int nvl_facade_place(const nvl_facade_t* facade, const nvl_node_t* nodes, int num_nodes,
                      const nvl_request_t* request, nvl_result_t* out) {
   if (out == nullptr) return NVL_INTERNAL;
   std::memset(out, 0, sizeof(*out));
+  out->request = out->relaxations = "";
   ResultStore* store = new (std::nothrow) ResultStore;
   if (store == nullptr) {
     out->status = NVL_INTERNAL;
-    out->request = out->relaxations = "";
     out->reason = "out of memory";
     return out->status;
   }
   out->priv = store;
   try {
     if (facade == nullptr || request == nullptr || (nodes == nullptr && num_nodes > 0)) {
-      store->reason = "no configuration or no request";
+      store->placement.reason = "no configuration or no request";
       out->status = NVL_INTERNAL;
     } else {
-      out->status = Place(facade, nodes, num_nodes, request, store, out);
+      std::string bad;
+      RequestSpec spec = SpecOf(request, facade->decider->config().config.default_nvl, &bad);
+      if (!bad.empty()) {
+        store->placement.status = Decider::Placement::kBadRequest;
+        store->placement.reason = bad;
+      } else {
+        store->decision = facade->decider->PlaceRequest(
+            spec, LiveNodes(nodes, num_nodes), request->ignore_busy != 0, &store->placement);
+      }
+      out->status = StatusOf(store->placement.status);
     }
   } catch (const std::exception& e) {
-    store->reason = absl::StrCat("internal error: ", e.what());
-    store->candidates.clear();
+    store->decision.reset();
+    store->placement = Decider::Placement{};
+    store->placement.reason = absl::StrCat("internal error: ", e.what());
     out->status = NVL_INTERNAL;
   } catch (...) {
-    store->reason = "internal error";
-    store->candidates.clear();
+    store->decision.reset();
+    store->placement = Decider::Placement{};
+    store->placement.reason = "internal error";
     out->status = NVL_INTERNAL;
   }
-  Publish(store, out);
+  try {
+    Publish(store, out);
+  } catch (...) {
+    out->num_candidates = 0;
+    out->candidates = nullptr;
+  }
   return out->status;
 }
 
@@ -359,13 +267,15 @@ int nvl_facade_more(const nvl_facade_t* facade, nvl_result_t* result) {
     return 0;
   }
   auto* store = static_cast<ResultStore*>(result->priv);
+  if (!store->decision) return 0;
   int added = 0;
   try {
-    added = More(facade, store) ? 1 : 0;
+    int before = store->decision->num_candidates();
+    added = store->decision->CandidateAt(before) != nullptr ? 1 : 0;
+    Publish(store, result);
   } catch (...) {
-    store->exhausted = true;
+    added = 0;
   }
-  Publish(store, result);
   return added;
 }
 
@@ -374,5 +284,117 @@ void nvl_result_clear(nvl_result_t* result) {
   delete static_cast<ResultStore*>(result->priv);
   std::memset(result, 0, sizeof(*result));
 }
+
+// ---- decisions ----------------------------------------------------------------------------
+
+nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl_node_t* nodes,
+                           int num_nodes) {
+  if (facade == nullptr || job == nullptr) return nullptr;
+  try {
+    nvlplace::plugin::SlurmJob j;
+    j.id = job->job_id;
+    j.mode = job->mode == NVL_MODE_TEST_ONLY   ? nvlplace::plugin::Mode::kTestOnly
+             : job->mode == NVL_MODE_WILL_RUN ? nvlplace::plugin::Mode::kWillRun
+                                              : nvlplace::plugin::Mode::kRunNow;
+    j.gpus_per_job = job->gpus_per_job;
+    j.gpus_per_node = job->gpus_per_node;
+    j.gpus_per_task = job->gpus_per_task;
+    j.gpus_per_socket = job->gpus_per_socket;
+    j.gpu_requests = job->gpu_requests;
+    j.num_tasks = job->num_tasks;
+    j.min_nodes = job->min_nodes;
+    j.max_nodes = job->max_nodes;
+    j.whole_node = job->whole_node != 0;
+    j.required_nodes = job->required_nodes;
+    for (uint32_t i = 0; job->env != nullptr && i < job->env_size; ++i) {
+      if (job->env[i] != nullptr) j.env.emplace_back(job->env[i]);
+    }
+    auto out = std::make_unique<nvl_decision>();
+    out->d = facade->decider->Decide(j, LiveNodes(nodes, num_nodes));
+    return out.release();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+int nvl_decision_action(const nvl_decision_t* d) {
+  if (d == nullptr) return NVL_ACT_CONS_TRES;
+  switch (d->d->action()) {
+    case nvlplace::plugin::Action::kConsTres: return NVL_ACT_CONS_TRES;
+    case nvlplace::plugin::Action::kTry: return NVL_ACT_TRY;
+    case nvlplace::plugin::Action::kRefuse: return NVL_ACT_REFUSE;
+  }
+  return NVL_ACT_CONS_TRES;
+}
+
+int nvl_decision_hold(const nvl_decision_t* d) { return d != nullptr && d->d->hold() ? 1 : 0; }
+
+int nvl_decision_mask(const nvl_decision_t* d) {
+  return d != nullptr && d->d->mask_gpus() ? 1 : 0;
+}
+
+const char* nvl_decision_log(const nvl_decision_t* d, int* level) {
+  if (d == nullptr || d->d->log().text.empty()) return nullptr;
+  if (level != nullptr) *level = static_cast<int>(d->d->log().level);
+  return d->d->log().text.c_str();
+}
+
+const char* nvl_decision_comment(const nvl_decision_t* d) {
+  if (d == nullptr || !d->d->comment()) return nullptr;
+  return d->d->comment()->c_str();
+}
+
+const nvl_candidate_t* nvl_decision_candidate(nvl_decision_t* d, int i) {
+  if (d == nullptr || i < 0) return nullptr;
+  try {
+    if (d->d->CandidateAt(i) == nullptr) return nullptr;
+    d->views.Sync(*d->d);
+    return &d->views.views[i];
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void nvl_decision_refused(nvl_decision_t* d, int i) {
+  if (d == nullptr) return;
+  try {
+    d->d->Refused(i);
+  } catch (...) {
+  }
+}
+
+int nvl_decision_took(nvl_decision_t* d, int i, const nvl_layout_t* got) {
+  if (d == nullptr) return 1;
+  try {
+    Layout layout;
+    if (got != nullptr && got->num_nodes > 0 && got->nodes != nullptr &&
+        got->gpu_offsets != nullptr) {
+      for (int k = 0; k < got->num_nodes; ++k) {
+        layout.nodes.push_back(got->nodes[k]);
+        int from = got->gpu_offsets[k], to = got->gpu_offsets[k + 1];
+        layout.gpus.emplace_back();
+        for (int g = from; got->gpus != nullptr && g < to; ++g) {
+          layout.gpus.back().push_back(got->gpus[g]);
+        }
+      }
+    }
+    return d->d->Took(i, layout) ? 1 : 0;
+  } catch (...) {
+    // Cannot check: keep a hard promise by refusing this node set.
+    return d->d->hard() ? 0 : 1;
+  }
+}
+
+int nvl_decision_exhausted(nvl_decision_t* d) {
+  if (d == nullptr) return NVL_ACT_CONS_TRES;
+  try {
+    d->d->Exhausted();
+    return nvl_decision_action(d);
+  } catch (...) {
+    return d->d->hard() ? NVL_ACT_REFUSE : NVL_ACT_CONS_TRES;
+  }
+}
+
+void nvl_decision_free(nvl_decision_t* d) { delete d; }
 
 }  // extern "C"

@@ -12,7 +12,9 @@ extern "C" {
 #endif
 
 /* One loaded configuration (nvlplace.yaml, its topology and policy). Immutable once
- * loaded, except for the log de-duplication, which is locked: safe from any thread. */
+ * loaded, except for the log de-duplication and the counters, which are locked: safe from
+ * any thread. Reference-counted, so that slurmctld can swap in a new configuration on
+ * `scontrol reconfigure` while a job_test still uses the old one. */
 typedef struct nvl_facade nvl_facade_t;
 
 enum nvl_log_level { NVL_LOG_ERROR = 0, NVL_LOG_INFO = 1, NVL_LOG_DEBUG = 2 };
@@ -26,8 +28,11 @@ enum nvl_log_level { NVL_LOG_ERROR = 0, NVL_LOG_INFO = 1, NVL_LOG_DEBUG = 2 };
  *   default_nvl: strict      # mode of jobs that do not give --nvl (default strict)
  * IN path - the file
  * OUT err - on failure, one line "file:line:col: #/path: message"
- * RET a handle, or NULL on failure. */
+ * RET a handle holding one reference, or NULL on failure. */
 nvl_facade_t* nvl_facade_load(const char* path, char* err, size_t err_len);
+/* Another reference to the same configuration (facade may be NULL). RET facade. */
+nvl_facade_t* nvl_facade_ref(nvl_facade_t* facade);
+/* Drops one reference; the last one frees the configuration. */
 void nvl_facade_free(nvl_facade_t* facade);
 
 int nvl_facade_log_level(const nvl_facade_t* facade);
@@ -37,9 +42,11 @@ const char* nvl_facade_describe(const nvl_facade_t* facade);
 /* 1 when the topology has a node of this name, else 0. */
 int nvl_facade_knows_node(const nvl_facade_t* facade, const char* name);
 
-/* True when `text` differs from the last text passed for this job id (so a pending job's
- * reason is logged once per change, not once per scheduling cycle). */
-int nvl_facade_first_time(nvl_facade_t* facade, uint32_t job_id, const char* text);
+/* The counters since load as one line ("since load: 120 jobs placed on nvlplace node sets,
+ * 120 allocated as decided, ..."), when they changed and `interval_s` passed since the last
+ * summary. RET 1 with the line in buf, else 0. */
+int nvl_facade_summary(const nvl_facade_t* facade, double now_s, double interval_s, char* buf,
+                       size_t buf_len);
 
 /* A node as slurmctld sees it now. */
 typedef struct {
@@ -103,6 +110,71 @@ int nvl_facade_place(const nvl_facade_t* facade, const nvl_node_t* nodes, int nu
 int nvl_facade_more(const nvl_facade_t* facade, nvl_result_t* result);
 
 void nvl_result_clear(nvl_result_t* result);
+
+/* ---- what job_test does with one job (the decision logic lives in decision.h) ---------- */
+
+enum nvl_mode { NVL_MODE_RUN_NOW = 0, NVL_MODE_TEST_ONLY = 1, NVL_MODE_WILL_RUN = 2 };
+
+/* A job as slurmctld holds it, flattened by the C side. */
+typedef struct {
+  uint32_t job_id;
+  int mode; /* enum nvl_mode */
+  /* sums over the job's GPU entries of gres_list_req */
+  uint64_t gpus_per_job, gpus_per_node, gpus_per_task, gpus_per_socket;
+  int gpu_requests; /* GPU entries (a typed and an untyped one are two) */
+  uint32_t num_tasks, min_nodes, max_nodes;
+  int whole_node;     /* --exclusive */
+  int required_nodes; /* nodes named with -w */
+  char* const* env;   /* job_record_t.spank_job_env: "NAME=value" */
+  uint32_t env_size;
+} nvl_job_t;
+
+enum nvl_action {
+  NVL_ACT_CONS_TRES = 0, /* hand cons_tres the job and its bitmap as they are */
+  NVL_ACT_TRY = 1,       /* offer the node sets of nvl_decision_candidate, one by one */
+  NVL_ACT_REFUSE = 2     /* return an error without calling cons_tres */
+};
+
+/* What Slurm will allocate: nodes (indexes into the node array given to nvl_decide,
+ * ascending) and the GPU indexes on each (gpus[gpu_offsets[k] .. gpu_offsets[k + 1])). */
+typedef struct {
+  int num_nodes;
+  const int* nodes;
+  const int* gpu_offsets;
+  const int* gpus;
+} nvl_layout_t;
+
+typedef struct nvl_decision nvl_decision_t;
+
+/* The first step for one job in one job_test call. RET a decision (release it with
+ * nvl_decision_free), or NULL when there is no memory: then do what cons_tres does. */
+nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl_node_t* nodes,
+                           int num_nodes);
+int nvl_decision_action(const nvl_decision_t* d); /* enum nvl_action */
+/* NVL_ACT_REFUSE of a request the plugin can never use (RUN_NOW): hold the job. */
+int nvl_decision_hold(const nvl_decision_t* d);
+/* NVL_ACT_TRY: mask each node's free GPUs to the node set's before calling cons_tres, so
+ * that what it allocates is the decision (RUN_NOW). */
+int nvl_decision_mask(const nvl_decision_t* d);
+/* After each step: the line to log (without "nvlplace: JobId=N "), or NULL; *level gets its
+ * enum nvl_log_level. */
+const char* nvl_decision_log(const nvl_decision_t* d, int* level);
+/* After each step: the SystemComment to set, NULL to leave it, "" to remove a comment that
+ * nvlplace set earlier. */
+const char* nvl_decision_comment(const nvl_decision_t* d);
+/* NVL_ACT_TRY: node set i (0, 1, ...), computed on demand once the earlier ones were
+ * refused; NULL when there is none. Valid until the next call on d. */
+const nvl_candidate_t* nvl_decision_candidate(nvl_decision_t* d, int i);
+/* cons_tres refused node set i. */
+void nvl_decision_refused(nvl_decision_t* d, int i);
+/* cons_tres accepted node set i (-1: the job's own bitmap) and Slurm will allocate `got`.
+ * RET 1: accept; 0: reject (release what cons_tres set up, then go on with the next). */
+int nvl_decision_took(nvl_decision_t* d, int i, const nvl_layout_t* got);
+/* Every node set was refused. RET NVL_ACT_REFUSE (a hard constraint waits) or
+ * NVL_ACT_CONS_TRES (cons_tres's own choice, a named relaxation: then report it with
+ * nvl_decision_took(d, -1, ...)). */
+int nvl_decision_exhausted(nvl_decision_t* d);
+void nvl_decision_free(nvl_decision_t* d);
 
 #ifdef __cplusplus
 }

@@ -222,11 +222,4 @@ TEST_F(FacadeTest, BadConfigurationGivesOneLine) {
   EXPECT_EQ(std::string(err_).find('\n'), std::string::npos);
 }
 
-TEST_F(FacadeTest, FirstTimePerJobAndText) {
-  EXPECT_TRUE(nvl_facade_first_time(facade_, 1, "waiting: a"));
-  EXPECT_FALSE(nvl_facade_first_time(facade_, 1, "waiting: a"));
-  EXPECT_TRUE(nvl_facade_first_time(facade_, 2, "waiting: a"));
-  EXPECT_TRUE(nvl_facade_first_time(facade_, 1, "waiting: b"));
-}
-
 }  // namespace

@@ -100,6 +100,8 @@ def main():
     p.add_argument("--plugin-dir", required=True, help="PluginDir (colon-separated)")
     p.add_argument("--spank", required=True, help="path of spank_nvlplace.so")
     p.add_argument("--select", default="select/cons_tres_nvlplace")
+    p.add_argument("--scheduler", default="backfill", choices=["backfill", "builtin"],
+                   help="sched/backfill (bf_interval=1) or sched/builtin (main scheduler only)")
     p.add_argument("--host", required=True)
     p.add_argument("--ctld-port", type=int, required=True)
     p.add_argument("--node-port", type=int, required=True, help="first slurmd port")
@@ -157,7 +159,7 @@ PlugStackConfig={etc}/plugstack.conf
 SelectType={a.select}
 SelectTypeParameters=CR_Core
 TopologyPlugin=topology/tree
-SchedulerType=sched/backfill
+SchedulerType=sched/{a.scheduler}
 SchedulerParameters=bf_interval=1
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none

@@ -5,9 +5,11 @@
 # same settings is left alone; one with other settings is restarted. Needs root.
 #
 #   contrib/cluster/start.sh [--topology FILE] [--select nvlplace|cons_tres]
+#                            [--scheduler backfill|builtin]
 #
 # --topology  cluster YAML (default configs/lab-h100.yaml)
 # --select    select/cons_tres_nvlplace (default) or stock select/cons_tres
+# --scheduler sched/backfill (default, every second) or sched/builtin (main scheduler only)
 # Environment: see common.sh (NVLPLACE_CLUSTER_DIR, NVLPLACE_BUILD_DIR, NVLPLACE_PORT_BASE);
 # NVLPLACE_SLURM_FILES=DIR takes topology.conf and gres.conf from DIR instead of the export.
 # Afterwards: `. $NVLPLACE_CLUSTER_DIR/env.sh` points srun, sbatch, squeue at the cluster.
@@ -16,13 +18,16 @@ source "$(dirname "$0")/common.sh"
 
 topology=$NVL_ROOT/configs/lab-h100.yaml
 select=select/cons_tres_nvlplace
+scheduler=backfill
 while (($#)); do
   case $1 in
     --topology) topology=$2; shift 2 ;;
     --topology=*) topology=${1#*=}; shift ;;
     --select) select=$2; shift 2 ;;
     --select=*) select=${1#*=}; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --scheduler) scheduler=$2; shift 2 ;;
+    --scheduler=*) scheduler=${1#*=}; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "start.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -31,6 +36,10 @@ case $select in
   cons_tres|select/cons_tres) select=select/cons_tres ;;
   *) echo "start.sh: --select must be nvlplace or cons_tres, not $select" >&2; exit 2 ;;
 esac
+case $scheduler in
+  backfill|builtin) ;;
+  *) echo "start.sh: --scheduler must be backfill or builtin, not $scheduler" >&2; exit 2 ;;
+esac
 topology=$(realpath "$topology")
 [[ $(id -u) -eq 0 ]] || { echo "start.sh: run as root (several slurmd on one host)" >&2; exit 2; }
 for f in "$NVL_PLUGIN_LIB/select_cons_tres_nvlplace.so" "$NVL_PLUGIN_LIB/spank_nvlplace.so"; do
@@ -38,7 +47,7 @@ for f in "$NVL_PLUGIN_LIB/select_cons_tres_nvlplace.so" "$NVL_PLUGIN_LIB/spank_n
 done
 slurm_plugin_dir=$(dirname "$(dpkg -L slurm-wlm-basic-plugins | grep '/libslurmfull.so$' | head -1)")
 
-settings="topology=$topology select=$select build=$NVL_BUILD ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
+settings="topology=$topology select=$select scheduler=$scheduler build=$NVL_BUILD ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
 if [[ -f $NVL_RUN/settings && $(cat "$NVL_RUN/settings") == "$settings" ]] &&
    nvl_pid_of "$NVL_RUN/run/munged.pid" >/dev/null &&
    nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_all_nodes_up; then
@@ -51,6 +60,9 @@ mkdir -p "$NVL_RUN"/{etc,export,munge,munge-key,state,spool,log,run,tmp}
 chmod 0755 "$NVL_RUN" "$NVL_RUN/munge"  # munged: the socket's directory open to all
 chmod 0700 "$NVL_RUN/munge-key"
 rm -rf "$NVL_RUN/state"/* "$NVL_RUN/spool"/*
+# A fresh cluster starts fresh logs (the last run's are kept as *.log.1), so that job ids
+# of an earlier run never mix into this one's.
+for f in "$NVL_RUN"/log/*.log; do [[ -e $f ]] && mv -f "$f" "$f.1"; done
 
 # munged with our own key, socket and files.
 [[ -s $NVL_RUN/munge-key/munge.key ]] || mungekey --create --keyfile="$NVL_RUN/munge-key/munge.key"
@@ -68,7 +80,8 @@ else
 fi
 python3 "$NVL_ROOT/contrib/cluster/slurm_conf.py" --export-dir "$NVL_RUN/export" \
   --run-dir "$NVL_RUN" --plugin-dir "$slurm_plugin_dir:$NVL_PLUGIN_LIB" \
-  --spank "$NVL_PLUGIN_LIB/spank_nvlplace.so" --select "$select" --host "$(hostname -s)" \
+  --spank "$NVL_PLUGIN_LIB/spank_nvlplace.so" --select "$select" --scheduler "$scheduler" \
+  --host "$(hostname -s)" \
   --ctld-port "$NVL_PORT_BASE" --node-port "$((NVL_PORT_BASE + 100))"
 cat >"$NVL_RUN/etc/nvlplace.yaml" <<EOF
 # nvlplace select plugin configuration (read again on scontrol reconfigure).

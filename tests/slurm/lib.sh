@@ -30,11 +30,13 @@ require_cluster_tools() {
   [[ -x $NVL_CLI ]] || skip "nvlplace CLI not built"
 }
 
-# The cluster with the given select plugin (nvlplace or cons_tres), started if needed.
+# use_cluster nvlplace|cons_tres [backfill|builtin]: the cluster with that select plugin
+# (and scheduler, default backfill), started or restarted if needed.
 use_cluster() {
   require_cluster_tools
-  "$NVL_ROOT/contrib/cluster/start.sh" --topology "$NVL_TOPOLOGY" --select "$1" >/dev/null ||
-    fail "cannot start the cluster with $1 (see $NVL_RUN/log)"
+  "$NVL_ROOT/contrib/cluster/start.sh" --topology "$NVL_TOPOLOGY" --select "$1" \
+    --scheduler "${2:-backfill}" >/dev/null ||
+    fail "cannot start the cluster with $1 ${2:-} (see $NVL_RUN/log)"
 }
 
 no_jobs_left() { [[ -z $(squeue -h -o %A 2>/dev/null) ]]; }
@@ -60,6 +62,8 @@ submit() {
   echo "${id%%;*}"
 }
 
+job_reason() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*Reason=\([^ ]*\).*/\1/p'; }
+is_reason() { [[ $(job_reason "$1") == "$2" ]]; }
 job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
 is_state() { [[ $(job_state "$1") == "$2" ]]; }
 
@@ -71,7 +75,7 @@ wait_state() {
 
 
 job_field() { scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
-job_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
+job_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*[^ ]\) *$/\1/p'; }
 
 # NVLink island of a GPU index on lab-islands: {0-3} -> 0, {4-7} -> 1.
 island_of() { echo $(($1 / 4)); }

@@ -35,18 +35,29 @@ gpus_in_one_island "$mine" || fail "TP=4 strict job split over islands: $mine"
 [[ $mine2 == node05:4-7 ]] || fail "TP=4 strict job on node05 got $mine2, not the free island 4-7"
 log_has "$mark" "nvlplace: JobId=$job placed 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> " ||
   fail "no placement line for job $job in $NVL_CTLD_LOG"
-log_has "$mark" "nvlplace: JobId=$job2 placed .*slurm gpus node05:4-7 (cons_tres chose" ||
-  fail "no steering line for job $job2"
+log_has "$mark" "nvlplace: JobId=$job2 placed .*slurm gpus node05:4-7; candidate 1 of" ||
+  fail "no placement line with Slurm's GPUs for job $job2"
 [[ $(job_comment "$job") == "nvlplace: 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> "*domains=* ]] ||
   fail "SystemComment of $job: $(job_comment "$job")"
 
-# -w with several nodes: the job must hold all of them, which nvlplace cannot promise, so
-# cons_tres places it, and the log says the topology constraints were not applied.
+# -w naming every node of the job: nvlplace chooses among exactly those nodes, and each TP
+# group still stays inside one island.
 mark=$(log_mark)
 wjob=$(submit -w "node[08-09]" --gpus=8 --nvl-tp=4)
 wait_state "$wjob" RUNNING
 [[ $(job_field "$wjob" NodeList) == "node[08-09]" ]] || fail "job $wjob on $(job_field "$wjob" NodeList)"
-log_has "$mark" "nvlplace: JobId=$wjob: -w names 2 node(s) for a job of 2 node(s): the topology constraints are not applied; placing as cons_tres" ||
-  fail "no line for the -w job $wjob"
+got=$(nvl_job_gpus "$wjob")
+gpus_in_one_island "$got" || fail "the -w job split a TP group: $got"
+log_has "$mark" "nvlplace: JobId=$wjob placed 8 GPUs on 2 nodes (TP=4 PP=1 DP=2, nvl=strict)" ||
+  fail "no placement line for the -w job $wjob"
+# -w naming only some of the job's nodes: nvlplace cannot promise the TP groups there, so
+# the job is refused at submit time, with the reason in slurmctld's log.
+mark=$(log_mark)
+if out=$(sbatch -o /dev/null -w node10 -N2 --gpus=8 --nvl-tp=4 --wrap true 2>&1); then
+  fail "a strict job with -w naming 1 of its 2 nodes was accepted: $out"
+fi
+[[ $out == *"Requested node configuration is not available"* ]] || fail "sbatch said: $out"
+log_has "$mark" "nvlplace: JobId=[0-9]* refused at submit: -w names 1 node(s) for a job of 2 node(s)" ||
+  fail "no 'refused at submit' line for -w naming part of the nodes"
 reset_jobs
 note "ok"

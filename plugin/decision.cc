@@ -1,0 +1,571 @@
+// What the select plugin does with one job in one job_test call (see decision.h).
+#include "plugin/decision.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "placement/engine.h"
+#include "placement/explain.h"
+#include "placement/limits.h"
+#include "plugin/nvl_options.h"
+
+namespace nvlplace::plugin {
+
+struct Decider::Shared {
+  std::mutex mu;
+  std::unordered_map<uint32_t, std::string> last_text;  // per job: the last line logged once
+  Counters counters;
+  Counters summarized;       // the counters at the last summary
+  double last_summary = -1;  // seconds
+};
+
+namespace {
+
+// "node03:4-7" per node of a layout, joined by `sep`.
+std::string LayoutText(const Layout& layout, const std::vector<std::string>& names,
+                       absl::string_view sep) {
+  std::vector<std::string> parts;
+  for (size_t k = 0; k < layout.nodes.size(); ++k) {
+    int n = layout.nodes[k];
+    const std::string& name =
+        n >= 0 && n < static_cast<int>(names.size()) ? names[n] : absl::StrCat("#", n);
+    parts.push_back(absl::StrCat(name, ":", IndexList(layout.gpus[k])));
+  }
+  return parts.empty() ? "none" : absl::StrJoin(parts, sep);
+}
+
+// "node03:4-7 node05:0-3 domains=node03:nvl1,node05:nvl0 score=97.1 origin=..."
+std::string Describe(const PlacementResult& r, const Topology& topo) {
+  std::vector<std::string> parts;
+  for (const auto& [node, gpus] : GpusByNode(r.ranks, topo)) {
+    parts.push_back(absl::StrCat(node, ":", IndexList(gpus)));
+  }
+  std::vector<std::string> domains;
+  std::set<int> seen;
+  for (GpuId g : r.ranks) {
+    int d = topo.DomainOf(g);
+    if (seen.insert(d).second) domains.push_back(topo.domains()[d].name);
+  }
+  return absl::StrFormat("%s domains=%s score=%.1f origin=\"%s\"", absl::StrJoin(parts, " "),
+                         absl::StrJoin(domains, ","), r.total, r.origin);
+}
+
+// A placement as the caller's node indexes (ascending) and each node's GPU indexes.
+Layout CallerLayout(const std::vector<GpuId>& ranks, const Topology& topo,
+                    const std::vector<int>& to_caller) {
+  std::map<int, std::vector<int>> by_node;
+  for (GpuId g : ranks) by_node[to_caller[topo.gpus()[g].node]].push_back(topo.gpus()[g].index);
+  Layout layout;
+  for (auto& [node, gpus] : by_node) {
+    std::sort(gpus.begin(), gpus.end());
+    layout.nodes.push_back(node);
+    layout.gpus.push_back(std::move(gpus));
+  }
+  return layout;
+}
+
+// A requested tier above the topology's highest (core on a two-tier cluster) limits
+// nothing: it is dropped. Any other unknown name is left for ResolveRequest to refuse.
+std::string EffectiveTier(const std::string& tier, const Topology& topo) {
+  if (tier.empty() || topo.FindTier(tier) >= 0) return tier;
+  static const char* const kCanonical[] = {"leaf", "spine", "core"};
+  for (int i = 0; i < 3; ++i) {
+    if (tier == kCanonical[i] && i >= static_cast<int>(topo.tiers().size())) return "";
+  }
+  return tier;
+}
+
+const char* ModeName(Mode mode) {
+  switch (mode) {
+    case Mode::kRunNow: return "run_now";
+    case Mode::kTestOnly: return "test_only";
+    case Mode::kWillRun: return "will_run";
+  }
+  return "?";
+}
+
+}  // namespace
+
+// ---- the job's request ----------------------------------------------------------------
+
+JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
+  JobRequest r;
+  if (!job.gpus_per_job && !job.gpus_per_node && !job.gpus_per_task && !job.gpus_per_socket) {
+    return r;
+  }
+  r.gpus = true;
+  std::vector<char*> env;
+  for (const std::string& e : job.env) env.push_back(const_cast<char*>(e.c_str()));
+  nvl_job_opts_t opts;
+  char msg[512] = "";
+  int rc = nvl_opts_from_env(env.data(), static_cast<uint32_t>(env.size()), &opts, msg,
+                             sizeof(msg));
+  r.has_options = rc != 0;
+  if (rc < 0) {
+    r.unusable = msg;
+    return r;
+  }
+  RequestSpec& s = r.spec;
+  s.tp = opts.tp;
+  s.pp = opts.pp;
+  s.dp = opts.dp;
+  s.nvl = default_nvl;
+  if (opts.nvl[0] != '\0') s.nvl = *ParseNvlMode(opts.nvl);  // nvl_options checked it
+  s.max_tier = opts.max_tier;
+  s.exclusive = job.whole_node;
+
+  if (job.gpus_per_socket) {
+    r.unusable = "GPUs per socket (--gpus-per-socket) are not placed by nvlplace; ask with "
+                 "--gpus, --gpus-per-node or --gpus-per-task";
+    return r;
+  }
+  if (job.gpu_requests > 1) {
+    r.unusable = absl::StrCat("the job asks for ", job.gpu_requests,
+                              " kinds of GPU; nvlplace places one kind per job");
+    return r;
+  }
+  // Sizes in 64 bits, bounded before they become ints.
+  const uint64_t max_gpus = static_cast<uint64_t>(limits::kMaxJobGpus);
+  uint32_t min_nodes = std::max<uint32_t>(job.min_nodes, 1);
+  // -w: the job must hold every node named. The engine can promise that only when the
+  // named nodes are all the job's nodes (then it chooses among exactly those).
+  if (job.required_nodes > 0 && static_cast<uint32_t>(job.required_nodes) != min_nodes) {
+    r.unusable = absl::StrCat("-w names ", job.required_nodes, " node(s) for a job of ", min_nodes,
+                              " node(s): nvlplace chooses nodes itself and cannot promise to "
+                              "use every node named");
+    return r;
+  }
+  if (job.gpus_per_node) {
+    if (job.gpus_per_node > max_gpus || min_nodes > static_cast<uint64_t>(limits::kMaxJobNodes) ||
+        job.gpus_per_node * min_nodes > max_gpus) {
+      r.unusable = absl::StrCat("the job asks for ", job.gpus_per_node, " GPUs on each of ",
+                                min_nodes, " nodes, more than nvlplace places (", max_gpus, ")");
+      return r;
+    }
+    s.nodes = static_cast<int>(min_nodes);
+    s.gpus_per_node = static_cast<int>(job.gpus_per_node);
+    return r;
+  }
+  uint64_t tasks = job.num_tasks ? job.num_tasks : 1;
+  uint64_t gpus = job.gpus_per_job;
+  if (!gpus) {
+    gpus = job.gpus_per_task > max_gpus || tasks > max_gpus ? max_gpus + 1
+                                                             : job.gpus_per_task * tasks;
+  }
+  if (gpus > max_gpus) {
+    r.unusable = absl::StrCat("the job asks for more GPUs than nvlplace places (", max_gpus, ")");
+    return r;
+  }
+  s.gpus = static_cast<int>(gpus);
+  if (min_nodes > 1) {
+    // The same share on an exact node count: nvlplace does not choose node counts in a range
+    // (a job whose -w names all its nodes has exactly those).
+    bool exact = job.max_nodes == job.min_nodes || job.required_nodes > 0;
+    if (!exact || gpus % min_nodes != 0) {
+      r.unusable = absl::StrCat(gpus, " GPUs on ", job.min_nodes, " to ", job.max_nodes,
+                                " nodes: nvlplace places GPUs split evenly over an exact node "
+                                "count (-N", job.min_nodes, " with a multiple of ",
+                                job.min_nodes, " GPUs, or --gpus-per-node)");
+      return r;
+    }
+    s.nodes = static_cast<int>(min_nodes);
+    s.gpus_per_node = static_cast<int>(gpus / min_nodes);
+    s.gpus = 0;
+  }
+  return r;
+}
+
+// ---- one job ----------------------------------------------------------------------------
+
+bool JobDecision::Say(LogLevel level, std::string text, bool once) {
+  log_ = LogLine{};
+  if (once && !decider_->FirstTime(job_.id, text)) return false;
+  if (level <= decider_->config().config.log_level) log_ = LogLine{level, std::move(text)};
+  return true;
+}
+
+void JobDecision::Comment(std::string text) { comment_ = std::move(text); }
+
+std::string JobDecision::Names(const Layout& layout) const {
+  return LayoutText(layout, node_names_, " ");
+}
+
+void JobDecision::Refuse(std::string why, bool bad_request) {
+  action_ = Action::kRefuse;
+  std::string what = request_.empty() ? why : absl::StrCat(request_, ": ", why);
+  switch (job_.mode) {
+    case Mode::kTestOnly:
+      if (Say(kLogInfo,
+              absl::StrCat(bad_request ? "refused at submit: " : "never runnable on this cluster: ",
+                           what),
+              true)) {
+        decider_->Count(&Counters::refused);
+      }
+      break;
+    case Mode::kRunNow:
+      hold_ = bad_request;
+      if (bad_request) {
+        std::string line = absl::StrCat("held: ", what,
+                                        "; resubmit with other --nvl-* options or GPUs");
+        if (Say(kLogInfo, line, true)) decider_->Count(&Counters::refused);
+        Comment(absl::StrCat("nvlplace: ", line));
+      } else {
+        std::string line = absl::StrCat("waiting: ", what);
+        if (Say(kLogInfo, line, true)) decider_->Count(&Counters::waiting);
+        Comment(absl::StrCat("nvlplace: ", line));
+      }
+      break;
+    case Mode::kWillRun:
+      Say(kLogDebug, absl::StrCat("will_run: ", what), false);
+      break;
+  }
+}
+
+const Candidate* JobDecision::CandidateAt(int i) {
+  if (i < 0) return nullptr;
+  while (i >= num_candidates() && i > 0 && decider_->More(this)) {
+  }
+  return i < num_candidates() ? &candidates_[i] : nullptr;
+}
+
+void JobDecision::Refused(int i) {
+  log_ = LogLine{};
+  comment_.reset();
+  if (i < 0 || i >= num_candidates()) return;
+  Say(kLogDebug,
+      absl::StrFormat("%s: cons_tres refused candidate %d of %d: %s", ModeName(job_.mode), i + 1,
+                      num_candidates(), candidates_[i].describe),
+      false);
+}
+
+bool JobDecision::Took(int i, const Layout& got) {
+  log_ = LogLine{};
+  comment_.reset();
+  if (job_.mode != Mode::kRunNow) {
+    if (i >= 0 && i < num_candidates()) {
+      Say(kLogDebug,
+          absl::StrFormat("%s on candidate %d of %d: %s", ModeName(job_.mode), i + 1,
+                          num_candidates(), candidates_[i].describe),
+          false);
+    }
+    return true;
+  }
+  std::string slurm = LayoutText(got, node_names_, ",");
+  if (i < 0 || i >= num_candidates()) {
+    if (!gpus_) return true;
+    if (!relaxed_) {
+      // Left to cons_tres from the start: no promise was made; a comment of ours left from
+      // an earlier wait goes, and a job with options says who placed it.
+      decider_->Count(&Counters::cons_tres);
+      Comment(has_options_ && !request_.empty()
+                  ? absl::StrCat("nvlplace: ", request_, " -> ", Names(got), " by cons_tres")
+                  : "");
+      return true;
+    }
+    decider_->Count(&Counters::relaxed);
+    std::string relaxation = absl::StrCat("cons_tres refused the ", num_candidates(),
+                                          " node sets of nvlplace, first ",
+                                          candidates_[0].describe);
+    Say(kLogInfo,
+        absl::StrCat("placed ", request_, " -> ", Names(got), " by cons_tres (relaxation: ",
+                     relaxation, "); slurm gpus ", slurm),
+        false);
+    Comment(absl::StrCat("nvlplace: ", request_, " -> ", Names(got),
+                         " by cons_tres; relaxations: ",
+                         relaxations_ == "none" ? relaxation
+                                                : absl::StrCat(relaxations_, "; ", relaxation)));
+    return true;
+  }
+  const Candidate& c = candidates_[i];
+  if (got == c.layout) {
+    decider_->Count(&Counters::placed);
+    decider_->Count(&Counters::as_decided);
+    Say(kLogInfo,
+        absl::StrFormat("placed %s -> %s; slurm gpus %s; candidate %d of %d; relaxations: %s",
+                        request_, c.describe, slurm, i + 1, num_candidates(), relaxations_),
+        false);
+    Comment(absl::StrCat("nvlplace: ", request_, " -> ", c.describe,
+                         "; relaxations: ", relaxations_));
+    return true;
+  }
+  if (hard_) {
+    decider_->Count(&Counters::strict_rejected);
+    Say(kLogInfo,
+        absl::StrFormat("%s: candidate %d of %d refused: cons_tres would allocate %s, not the "
+                        "decision %s",
+                        request_, i + 1, num_candidates(), slurm, c.describe),
+        false);
+    return false;
+  }
+  decider_->Count(&Counters::placed);
+  decider_->Count(&Counters::differed);
+  std::string relaxation =
+      absl::StrCat("cons_tres allocated ", Names(got), " instead of ", Names(c.layout));
+  Say(kLogInfo,
+      absl::StrFormat("placed %s -> %s; slurm gpus %s DIFFER from the decision %s; candidate %d "
+                      "of %d; relaxations: %s",
+                      request_, Names(got), slurm, c.describe, i + 1, num_candidates(),
+                      relaxations_ == "none" ? relaxation
+                                             : absl::StrCat(relaxations_, "; ", relaxation)),
+      false);
+  Comment(absl::StrCat("nvlplace: ", request_, " -> ", Names(got), "; relaxations: ",
+                       relaxations_ == "none" ? relaxation
+                                              : absl::StrCat(relaxations_, "; ", relaxation)));
+  return true;
+}
+
+Action JobDecision::Exhausted() {
+  log_ = LogLine{};
+  comment_.reset();
+  if (!hard_) {
+    action_ = Action::kConsTres;
+    relaxed_ = true;
+    return action_;
+  }
+  action_ = Action::kRefuse;
+  if (job_.mode == Mode::kRunNow) {
+    std::string line =
+        absl::StrFormat("waiting: %s: cons_tres refused the %d node sets that keep it (CPUs, "
+                        "memory or other limits), first %s",
+                        request_, num_candidates(),
+                        candidates_.empty() ? "none" : candidates_[0].describe);
+    if (Say(kLogInfo, line, true)) decider_->Count(&Counters::waiting);
+    Comment(absl::StrCat("nvlplace: ", line));
+  }
+  return action_;
+}
+
+// ---- the decider ---------------------------------------------------------------------------
+
+Decider::Decider(std::unique_ptr<LoadedConfig> config)
+    : config_(std::move(config)), shared_(std::make_unique<Shared>()) {}
+
+Decider::~Decider() = default;
+
+bool Decider::FirstTime(uint32_t job_id, const std::string& text) const {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  if (shared_->last_text.size() > 100000) shared_->last_text.clear();
+  std::string& last = shared_->last_text[job_id];
+  if (last == text) return false;
+  last = text;
+  return true;
+}
+
+void Decider::Count(uint64_t Counters::*field) const {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  ++(shared_->counters.*field);
+}
+
+Counters Decider::counters() const {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  return shared_->counters;
+}
+
+std::string Decider::SummaryDue(double now_s, double interval_s) const {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  const Counters& c = shared_->counters;
+  const Counters& s = shared_->summarized;
+  bool changed = std::memcmp(&c, &s, sizeof(Counters)) != 0;
+  if (!changed || (shared_->last_summary >= 0 && now_s - shared_->last_summary < interval_s)) {
+    return "";
+  }
+  shared_->last_summary = now_s;
+  shared_->summarized = c;
+  return absl::StrFormat(
+      "since load: %d jobs placed on nvlplace node sets, %d allocated as decided, %d "
+      "differently (never a hard constraint); %d node sets refused because cons_tres would "
+      "allocate other GPUs; %d placed by cons_tres after refusing every node set; %d waits "
+      "for a hard constraint; %d requests refused or held; %d GPU jobs left to cons_tres",
+      c.placed, c.as_decided, c.differed, c.strict_rejected, c.relaxed, c.waiting, c.refused,
+      c.cons_tres);
+}
+
+Decider::Placement Decider::Place(const RequestSpec& given, const std::vector<LiveNode>& nodes,
+                                  bool ignore_busy, JobDecision* d) const {
+  Placement p;
+  const Topology& topo = *config_->topology;
+  RequestSpec spec = given;
+  spec.max_tier = EffectiveTier(spec.max_tier, topo);
+  absl::StatusOr<Request> request = ResolveRequest(spec, topo);
+  if (!request.ok()) {
+    p.status = Placement::kBadRequest;
+    p.reason = std::string(request.status().message());
+    return p;
+  }
+  p.hard = (request->nvl == NvlMode::kStrict && request->tp > 1) ||
+           (request->max_tier >= 0 && request->max_tier_required);
+  p.request = DescribeRequest(*request, topo);
+
+  // The live state: every GPU busy except those the caller lists as free.
+  std::vector<int> to_caller(topo.num_nodes(), -1);
+  std::vector<bool> is_free(topo.num_gpus(), false);
+  std::fill(request->allowed_node.begin(), request->allowed_node.end(), false);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    NodeId n = topo.FindNode(nodes[i].name);
+    if (n < 0 || to_caller[n] >= 0) continue;  // unknown, or named twice: the first counts
+    to_caller[n] = static_cast<int>(i);
+    request->allowed_node[n] = nodes[i].usable;
+    const std::vector<GpuId>& gpus = topo.nodes()[n].gpus;
+    for (size_t k = 0; k < gpus.size(); ++k) {
+      if (ignore_busy) is_free[gpus[k]] = true;
+    }
+    if (ignore_busy) continue;
+    for (int idx : nodes[i].free) {
+      if (idx >= 0 && idx < static_cast<int>(gpus.size())) is_free[gpus[idx]] = true;
+    }
+  }
+  std::vector<GpuId> busy;
+  for (GpuId g = 0; g < topo.num_gpus(); ++g) {
+    if (!is_free[g]) busy.push_back(g);
+  }
+  ClusterState state(config_->topology);
+  absl::Status s = state.Allocate(busy);
+  if (!s.ok()) {
+    p.status = Placement::kInternal;
+    p.reason = absl::StrCat("internal error: ", s.message());
+    return p;
+  }
+
+  // Candidates: the best placement and the runner-up on other nodes now; more, each away
+  // from the nodes already offered, only when asked.
+  PlacementResult first = config_->engine->Place(state, *request);
+  if (!first.placed) {
+    p.status = first.internal_error ? Placement::kInternal : Placement::kNoRoom;
+    p.reason = first.reason;
+    return p;
+  }
+  if (!first.relaxations.empty()) p.relaxations = absl::StrJoin(first.relaxations, "; ");
+  auto add = [&](const std::vector<GpuId>& ranks, std::string describe) {
+    Layout layout = CallerLayout(ranks, topo, to_caller);
+    if (static_cast<int>(d->candidates_.size()) >= config_->config.candidates) return false;
+    for (const Candidate& have : d->candidates_) {
+      if (have.layout.nodes == layout.nodes) return false;
+    }
+    d->candidates_.push_back(Candidate{std::move(layout), std::move(describe)});
+    return true;
+  };
+  add(first.ranks, Describe(first, topo));
+  if (first.best_rejected) {
+    PlacementResult alt;
+    alt.ranks = first.best_rejected->ranks;
+    alt.total = first.best_rejected->total;
+    alt.origin = first.best_rejected->origin;
+    add(alt.ranks, Describe(alt, topo));
+  }
+  d->rest_ = std::move(*request);
+  d->state_ = std::make_unique<ClusterState>(std::move(state));
+  d->to_caller_ = std::move(to_caller);
+  p.status = Placement::kPlaced;
+  return p;
+}
+
+bool Decider::More(JobDecision* d) const {
+  const Topology& topo = *config_->topology;
+  while (!d->exhausted_ && d->num_candidates() < config_->config.candidates) {
+    if (++d->rounds_ > 4 || !d->rest_ || !d->state_) break;
+    for (const Candidate& c : d->candidates_) {
+      for (int caller_index : c.layout.nodes) {
+        for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+          if (d->to_caller_[n] == caller_index) d->rest_->allowed_node[n] = false;
+        }
+      }
+    }
+    PlacementResult next = config_->engine->Place(*d->state_, *d->rest_);
+    if (!next.placed) break;
+    Layout layout = CallerLayout(next.ranks, topo, d->to_caller_);
+    bool repeats = false;
+    for (const Candidate& have : d->candidates_) repeats |= have.layout.nodes == layout.nodes;
+    if (repeats) continue;
+    d->candidates_.push_back(Candidate{std::move(layout), Describe(next, topo)});
+    return true;
+  }
+  d->exhausted_ = true;
+  return false;
+}
+
+std::unique_ptr<JobDecision> Decider::PlaceRequest(const RequestSpec& spec,
+                                                   const std::vector<LiveNode>& nodes,
+                                                   bool ignore_busy, Placement* out) {
+  std::unique_ptr<JobDecision> d(new JobDecision());
+  d->decider_ = this;
+  for (const LiveNode& n : nodes) d->node_names_.push_back(n.name);
+  *out = Place(spec, nodes, ignore_busy, d.get());
+  if (out->status == Placement::kPlaced) d->action_ = Action::kTry;
+  return d;
+}
+
+std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
+                                             const std::vector<LiveNode>& nodes) {
+  std::unique_ptr<JobDecision> d(new JobDecision());
+  d->decider_ = this;
+  d->job_ = job;
+  for (const LiveNode& n : nodes) d->node_names_.push_back(n.name);
+  try {
+    JobRequest jr = RequestOf(job, config_->config.default_nvl);
+    if (!jr.gpus) return d;  // nothing for nvlplace: cons_tres, silently
+    d->gpus_ = true;
+    d->has_options_ = jr.has_options;
+    if (!jr.unusable.empty()) {
+      if (jr.has_options) {
+        d->Refuse(jr.unusable, /*bad_request=*/true);
+      } else {
+        d->Say(kLogDebug, absl::StrCat(jr.unusable, "; placing as cons_tres"), true);
+      }
+      return d;
+    }
+    const RequestSpec& spec = jr.spec;
+    bool may_be_hard = (spec.nvl == NvlMode::kStrict && spec.tp > 1) || !spec.max_tier.empty();
+    // "Could it ever run" matters only for a constraint the job would wait for.
+    if (job.mode == Mode::kTestOnly && !may_be_hard && !jr.has_options) return d;
+    Placement p = Place(spec, nodes, /*ignore_busy=*/job.mode == Mode::kTestOnly, d.get());
+    d->request_ = p.request;
+    d->hard_ = p.hard;
+    d->relaxations_ = p.relaxations;
+    switch (p.status) {
+      case Placement::kBadRequest:
+        if (jr.has_options) {
+          d->Refuse(p.reason, /*bad_request=*/true);
+        } else {
+          d->Say(kLogInfo, absl::StrCat("request not usable: ", p.reason, "; placing as cons_tres"),
+                 true);
+        }
+        return d;
+      case Placement::kInternal:
+        d->Say(kLogError, absl::StrCat(p.reason, d->hard_ ? "; the job waits" : "; placing as cons_tres"),
+               true);
+        if (d->hard_) {
+          d->action_ = Action::kRefuse;
+          d->Comment(absl::StrCat("nvlplace: waiting: ", p.reason));
+        }
+        return d;
+      case Placement::kNoRoom:
+        if (d->hard_) {
+          d->Refuse(p.reason, /*bad_request=*/false);
+        } else {
+          d->Say(kLogDebug,
+                 absl::StrCat(ModeName(job.mode), ": no placement now (", p.reason,
+                              "); cons_tres decides"),
+                 false);
+        }
+        return d;
+      case Placement::kPlaced:
+        if (job.mode != Mode::kTestOnly) d->action_ = Action::kTry;
+        return d;
+    }
+  } catch (const std::exception& e) {
+    d->action_ = Action::kConsTres;
+    d->candidates_.clear();
+    d->Say(kLogError, absl::StrCat("internal error: ", e.what(), "; placing as cons_tres"), true);
+  }
+  return d;
+}
+
+}  // namespace nvlplace::plugin

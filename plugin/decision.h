@@ -1,0 +1,206 @@
+// What the select plugin does with one job in one select_p_job_test call, decided here in
+// tested C++ and driven by the thin C side (nvl_ctld.c) as a small state machine:
+//
+//   Decide        -> kConsTres (hand cons_tres the job as it is), kRefuse (return an error:
+//                    the job waits, is held, or is refused at submit), or kTry (offer the
+//                    engine's node sets one by one, GPUs masked to the engine's choice);
+//   Took / Refused -> what cons_tres did with a node set; Took compares what Slurm will
+//                    allocate with the decision and accepts or rejects it;
+//   Exhausted     -> every node set refused: wait (a hard constraint) or cons_tres's own
+//                    choice as a named relaxation.
+//
+// Each step leaves the line to log (once per job and text where a job may be tested every
+// cycle) and the SystemComment to set. No Slurm header here.
+#ifndef NVLPLACE_PLUGIN_DECISION_H_
+#define NVLPLACE_PLUGIN_DECISION_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/cluster_state.h"
+#include "placement/request.h"
+#include "plugin/plugin_config.h"
+
+namespace nvlplace::plugin {
+
+enum class Mode { kRunNow, kTestOnly, kWillRun };
+
+// A job as slurmctld holds it, flattened by the C side.
+struct SlurmJob {
+  uint32_t id = 0;
+  Mode mode = Mode::kRunNow;
+  // Sums over the job's GPU entries of gres_list_req.
+  uint64_t gpus_per_job = 0, gpus_per_node = 0, gpus_per_task = 0, gpus_per_socket = 0;
+  int gpu_requests = 0;  // GPU entries (a typed and an untyped one are two)
+  uint32_t num_tasks = 0;
+  uint32_t min_nodes = 0, max_nodes = 0;
+  bool whole_node = false;
+  int required_nodes = 0;  // nodes named with -w
+  std::vector<std::string> env;  // the job's SPANK environment, "NAME=value"
+};
+
+// A node as slurmctld sees it now.
+struct LiveNode {
+  std::string name;
+  bool usable = false;     // in the bitmap slurmctld offers for this job
+  std::vector<int> free;   // free GPU indexes
+};
+
+// Nodes (indexes into the caller's node array, ascending) and the GPU indexes on each.
+struct Layout {
+  std::vector<int> nodes;
+  std::vector<std::vector<int>> gpus;  // gpus[k]: ascending indexes on nodes[k]
+  bool operator==(const Layout& o) const { return nodes == o.nodes && gpus == o.gpus; }
+};
+
+struct Candidate {
+  Layout layout;
+  std::string describe;  // "node03:4-7 node05:0-3 domains=... score=97.1 origin=..."
+};
+
+enum class Action { kConsTres, kTry, kRefuse };
+
+// A line for slurmctld's log, without the "nvlplace: JobId=N " prefix.
+struct LogLine {
+  LogLevel level = kLogInfo;
+  std::string text;  // empty: nothing to log
+};
+
+// Counters since the configuration was loaded, for the admin's summary line.
+struct Counters {
+  uint64_t placed = 0;            // jobs started on an engine node set
+  uint64_t as_decided = 0;        // ... whose allocation is exactly the decision
+  uint64_t differed = 0;          // ... whose allocation differed (never for hard jobs)
+  uint64_t strict_rejected = 0;   // node sets accepted by cons_tres but not as decided
+  uint64_t relaxed = 0;           // jobs started on cons_tres's own choice after a refusal
+  uint64_t waiting = 0;           // waits for a hard constraint (changes of reason)
+  uint64_t refused = 0;           // bad requests refused or held
+  uint64_t cons_tres = 0;         // jobs with GPUs left to cons_tres
+};
+
+class Decider;
+
+// One job in one job_test call.
+class JobDecision {
+ public:
+  Action action() const { return action_; }
+  bool hard() const { return hard_; }
+  bool hold() const { return hold_; }  // kRefuse of a request that can never be used
+  const std::string& request() const { return request_; }
+  const LogLine& log() const { return log_; }
+  // The SystemComment to set: nullopt leaves it; "" removes a comment of ours.
+  const std::optional<std::string>& comment() const { return comment_; }
+  // A Mode::kRunNow decision masks each node's GPUs to the candidate's before cons_tres.
+  bool mask_gpus() const { return job_.mode == Mode::kRunNow; }
+
+  // kTry: the i-th node set, computing another (away from the nodes offered so far) when
+  // every earlier one was refused. nullptr when there is none.
+  const Candidate* CandidateAt(int i);
+  // Node set i if already computed, else nullptr.
+  const Candidate* Peek(int i) const {
+    return i >= 0 && i < num_candidates() ? &candidates_[i] : nullptr;
+  }
+  int num_candidates() const { return static_cast<int>(candidates_.size()); }
+
+  // cons_tres refused node set i.
+  void Refused(int i);
+  // cons_tres took node set i (i = -1: the job's own bitmap) and Slurm will allocate `got`
+  // (RUN_NOW; ignored in the other modes). RET true: accept; false: reject (cons_tres's
+  // choice broke a hard constraint; the caller releases what cons_tres set up and goes on).
+  bool Took(int i, const Layout& got);
+  // Every node set was refused: kRefuse (a hard constraint waits) or kConsTres (relaxed).
+  Action Exhausted();
+
+ private:
+  friend class Decider;
+  JobDecision() = default;
+  // Sets the line to log (if its level is enabled). RET false when `once` and this job
+  // logged the same text last time (then nothing is logged).
+  bool Say(LogLevel level, std::string text, bool once);
+  void Comment(std::string text);
+  void Refuse(std::string why, bool bad_request);
+  std::string Names(const Layout& layout) const;
+
+  const Decider* decider_ = nullptr;
+  SlurmJob job_;
+  Action action_ = Action::kConsTres;
+  bool hard_ = false;
+  bool hold_ = false;
+  bool gpus_ = false;     // the job asks for GPUs
+  bool relaxed_ = false;  // every node set refused; cons_tres's own choice
+  bool has_options_ = false;
+  std::string request_;
+  std::string relaxations_ = "none";
+  LogLine log_;
+  std::optional<std::string> comment_;
+  std::vector<std::string> node_names_;  // the caller's node names, by index
+  std::vector<Candidate> candidates_;
+  // For more candidates on demand.
+  std::optional<Request> rest_;
+  std::unique_ptr<ClusterState> state_;
+  std::vector<int> to_caller_;  // topology node -> caller index, -1
+  int rounds_ = 0;
+  bool exhausted_ = false;
+};
+
+// The decisions of one loaded configuration. Thread-safe: the log de-duplication and the
+// counters are locked.
+class Decider {
+ public:
+  explicit Decider(std::unique_ptr<LoadedConfig> config);
+  ~Decider();
+
+  const LoadedConfig& config() const { return *config_; }
+
+  // The first step for a job; never throws (an exception becomes an internal error).
+  std::unique_ptr<JobDecision> Decide(const SlurmJob& job, const std::vector<LiveNode>& nodes);
+
+  // "nvlplace: since load: 120 jobs placed, 120 as decided, ..." when the counters changed
+  // and at least `interval_s` passed since the last summary; else "".
+  std::string SummaryDue(double now_s, double interval_s) const;
+  Counters counters() const;
+
+  // True when `text` differs from the last text given for this job (a pending job's reason
+  // is logged once per change, not every scheduling cycle).
+  bool FirstTime(uint32_t job_id, const std::string& text) const;
+
+  // Node sets for a request on the live state (the engine's best, its runner-up; more
+  // through JobDecision::CandidateAt), for the facade's nvl_facade_place.
+  struct Placement {
+    enum Status { kPlaced, kNoRoom, kBadRequest, kInternal } status = kInternal;
+    bool hard = false;
+    std::string request, reason, relaxations = "none";
+  };
+  // `ignore_busy`: as if every GPU of the nodes given were free ("could it ever run").
+  std::unique_ptr<JobDecision> PlaceRequest(const RequestSpec& spec,
+                                            const std::vector<LiveNode>& nodes, bool ignore_busy,
+                                            Placement* out);
+
+ private:
+  friend class JobDecision;
+  struct Shared;
+  Placement Place(const RequestSpec& spec, const std::vector<LiveNode>& nodes, bool ignore_busy,
+                  JobDecision* d) const;
+  bool More(JobDecision* d) const;
+  void Count(uint64_t Counters::*field) const;
+
+  std::unique_ptr<LoadedConfig> config_;
+  std::unique_ptr<Shared> shared_;
+};
+
+// RequestSpec from the job's GPU request and options, or why the plugin cannot use it.
+// `options` holds the parsed nvlplace options (tp, pp, dp, nvl, max_tier).
+struct JobRequest {
+  bool gpus = false;       // the job asks for GPUs at all
+  bool has_options = false;
+  std::string unusable;    // non-empty: the plugin cannot place this job shape (why)
+  RequestSpec spec;
+};
+JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl);
+
+}  // namespace nvlplace::plugin
+
+#endif  // NVLPLACE_PLUGIN_DECISION_H_

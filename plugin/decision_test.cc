@@ -1,0 +1,303 @@
+// Tests for the slurmctld side's decisions (decision.h), without Slurm: which jobs go to
+// cons_tres, which wait, which are held or refused at submit, what each logs and leaves in
+// its SystemComment, and the check of what Slurm allocates against the decision.
+#include "plugin/decision.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace nvlplace::plugin {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+
+// lab-islands: node[00-15], 8 GPUs each in two NVLink islands {0-3} and {4-7}; four leaves
+// of four nodes under one spine.
+class DecisionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("nvlplace-decision-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    std::string path = (dir_ / "nvlplace.yaml").string();
+    std::ofstream(path) << "topology: " << std::filesystem::current_path().string()
+                        << "/configs/lab-islands.yaml\ncandidates: 3\nlog_level: debug\n";
+    auto loaded = LoadPluginConfig(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    decider_ = std::make_unique<Decider>(*std::move(loaded));
+    for (int i = 0; i < 16; ++i) {
+      char name[16];
+      std::snprintf(name, sizeof(name), "node%02d", i);
+      nodes_.push_back(LiveNode{name, true, {0, 1, 2, 3, 4, 5, 6, 7}});
+    }
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  static SlurmJob Job(uint32_t id, uint64_t gpus, std::vector<std::string> env = {},
+                      Mode mode = Mode::kRunNow) {
+    SlurmJob j;
+    j.id = id;
+    j.mode = mode;
+    j.gpus_per_job = gpus;
+    j.gpu_requests = gpus ? 1 : 0;
+    j.min_nodes = 1;
+    j.env = std::move(env);
+    return j;
+  }
+  std::unique_ptr<JobDecision> Decide(const SlurmJob& job) { return decider_->Decide(job, nodes_); }
+  // Only these GPUs free on these nodes; every other node full.
+  void OnlyFree(std::vector<std::pair<int, std::vector<int>>> free) {
+    for (LiveNode& n : nodes_) n.free.clear();
+    for (auto& [node, gpus] : free) nodes_[node].free = gpus;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<Decider> decider_;
+  std::vector<LiveNode> nodes_;
+};
+
+TEST_F(DecisionTest, JobsWithoutGpusGoToConsTresSilently) {
+  auto d = Decide(Job(1, 0));
+  EXPECT_EQ(d->action(), Action::kConsTres);
+  EXPECT_THAT(d->log().text, IsEmpty());
+  EXPECT_FALSE(d->comment());
+  EXPECT_TRUE(d->Took(-1, Layout{{3}, {{}}}));
+  EXPECT_FALSE(d->comment());  // no comment of ours to remove, none to add
+  EXPECT_EQ(decider_->counters().cons_tres, 0u);
+}
+
+TEST_F(DecisionTest, StrictTpGroupIsTriedOnAFreeIslandAndCheckedAgainstSlurm) {
+  // node00 has 4 free GPUs split 2 + 2; node01 has island {4-7} free (issue 15's case).
+  OnlyFree({{0, {2, 3, 6, 7}}, {1, {4, 5, 6, 7}}});
+  auto d = Decide(Job(2, 4, {"NVLPLACE_TP=4"}));
+  ASSERT_EQ(d->action(), Action::kTry) << d->log().text;
+  EXPECT_TRUE(d->hard());
+  EXPECT_TRUE(d->mask_gpus());
+  const Candidate* c = d->CandidateAt(0);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->layout, (Layout{{1}, {{4, 5, 6, 7}}}));
+  // Slurm allocates exactly the decision: accepted, logged, and the comment says where.
+  EXPECT_TRUE(d->Took(0, c->layout));
+  EXPECT_EQ(d->log().text,
+            "placed 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> " + c->describe +
+                "; slurm gpus node01:4-7; candidate 1 of 1; relaxations: none");
+  ASSERT_TRUE(d->comment());
+  EXPECT_THAT(*d->comment(), StartsWith("nvlplace: 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> "
+                                        "node01:4-7 domains=node01:nvl1"));
+  EXPECT_EQ(decider_->counters().as_decided, 1u);
+}
+
+TEST_F(DecisionTest, AStrictJobNeverRunsOtherwiseThanDecided) {
+  // Issue 15: --gpus=8 --nvl-tp=4, node00 with 7 free and node01 with 4-7 free; cons_tres
+  // packs the first node (7 + 1). The check rejects that node set.
+  OnlyFree({{0, {1, 2, 3, 4, 5, 6, 7}}, {1, {4, 5, 6, 7}}});
+  auto d = Decide(Job(3, 8, {"NVLPLACE_TP=4"}));
+  ASSERT_EQ(d->action(), Action::kTry);
+  const Candidate* c = d->CandidateAt(0);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->layout, (Layout{{0, 1}, {{4, 5, 6, 7}, {4, 5, 6, 7}}}));
+  Layout packed{{0, 1}, {{1, 2, 3, 4, 5, 6, 7}, {4}}};
+  EXPECT_FALSE(d->Took(0, packed));
+  EXPECT_THAT(d->log().text, HasSubstr("candidate 1 of"));
+  EXPECT_THAT(d->log().text, HasSubstr("cons_tres would allocate node00:1-7,node01:4, not the "
+                                       "decision node00:4-7 node01:4-7"));
+  EXPECT_FALSE(d->comment());
+  EXPECT_EQ(decider_->counters().strict_rejected, 1u);
+  EXPECT_EQ(decider_->counters().placed, 0u);
+}
+
+TEST_F(DecisionTest, ASoftJobPlacedOtherwiseSaysSoEverywhere) {
+  OnlyFree({{0, {1, 2, 3, 4, 5, 6, 7}}, {1, {4, 5, 6, 7}}});
+  auto d = Decide(Job(4, 8));  // no options: TP=1, nothing hard
+  ASSERT_EQ(d->action(), Action::kTry);
+  EXPECT_FALSE(d->hard());
+  const Candidate* c = d->CandidateAt(0);
+  ASSERT_NE(c, nullptr);
+  Layout other{{0}, {{0, 1, 2, 3, 4, 5, 6, 7}}};
+  EXPECT_TRUE(d->Took(0, other));
+  EXPECT_THAT(d->log().text, HasSubstr("slurm gpus node00:0-7 DIFFER from the decision"));
+  ASSERT_TRUE(d->comment());
+  EXPECT_THAT(*d->comment(), HasSubstr("-> node00:0-7; relaxations: cons_tres allocated "
+                                       "node00:0-7 instead of"));
+  Counters n = decider_->counters();
+  EXPECT_EQ(n.differed, 1u);
+  EXPECT_EQ(n.as_decided, 0u);
+}
+
+TEST_F(DecisionTest, StrictWaitsWithOneLinePerReasonAndAComment) {
+  OnlyFree({{0, {2, 3, 6, 7}}});  // no free island of 4
+  for (int round = 0; round < 2; ++round) {
+    auto d = Decide(Job(5, 4, {"NVLPLACE_TP=4"}));
+    EXPECT_EQ(d->action(), Action::kRefuse);
+    EXPECT_FALSE(d->hold());
+    ASSERT_TRUE(d->comment());
+    EXPECT_THAT(*d->comment(),
+                StartsWith("nvlplace: waiting: 4 GPUs (TP=4 PP=1 DP=1, nvl=strict): needs 1 TP "
+                           "group of 4 GPUs inside one NVLink domain"));
+    if (round == 0) {
+      EXPECT_THAT(d->log().text, StartsWith("waiting: "));
+    } else {
+      EXPECT_THAT(d->log().text, IsEmpty());  // the same reason is not logged every cycle
+    }
+  }
+  EXPECT_EQ(decider_->counters().waiting, 1u);
+  // Backfill's will_run gets no start time and writes no comment.
+  auto w = Decide(Job(5, 4, {"NVLPLACE_TP=4"}, Mode::kWillRun));
+  EXPECT_EQ(w->action(), Action::kRefuse);
+  EXPECT_FALSE(w->comment());
+}
+
+TEST_F(DecisionTest, SubmitTimeRefusesOnlyWhatCanNeverRun) {
+  OnlyFree({});  // the cluster is full now; test_only asks "could it ever run"
+  auto busy = Decide(Job(6, 4, {"NVLPLACE_TP=4"}, Mode::kTestOnly));
+  EXPECT_EQ(busy->action(), Action::kConsTres);
+  auto never = Decide(Job(7, 8, {"NVLPLACE_TP=8"}, Mode::kTestOnly));  // islands hold 4
+  EXPECT_EQ(never->action(), Action::kRefuse);
+  EXPECT_THAT(never->log().text, StartsWith("never runnable on this cluster: 8 GPUs (TP=8"));
+  auto plain = Decide(Job(8, 8, {}, Mode::kTestOnly));
+  EXPECT_EQ(plain->action(), Action::kConsTres);
+}
+
+TEST_F(DecisionTest, OptionsThatCannotBeUsedAreRefusedOrHeldNeverDropped) {
+  struct Case {
+    SlurmJob job;
+    std::string why;
+  };
+  SlurmJob per_socket = Job(11, 0, {"NVLPLACE_TP=4"});
+  per_socket.gpus_per_socket = 4;
+  per_socket.gpu_requests = 1;
+  SlurmJob two_kinds = Job(12, 8, {"NVLPLACE_TP=4"});
+  two_kinds.gpu_requests = 2;
+  SlurmJob named = Job(13, 8, {"NVLPLACE_TP=4"});
+  named.required_nodes = 1;  // -w node08 -N2: node08 and one more
+  named.min_nodes = named.max_nodes = 2;
+  SlurmJob range = Job(14, 8, {"NVLPLACE_TP=4"});
+  range.min_nodes = 2;
+  range.max_nodes = 4;
+  std::vector<Case> cases = {
+      {Job(9, 1, {"NVLPLACE_TP=8"}), "TP x PP = 8 x 1 = 8 does not divide 1 GPUs"},
+      {Job(10, 8, {"NVLPLACE_TP=65536", "NVLPLACE_PP=65536"}), "TP x PP"},
+      {Job(15, 8, {"NVLPLACE_TP=four"}), "--nvl-tp=four: must be a whole number"},
+      {per_socket, "--gpus-per-socket"},
+      {two_kinds, "2 kinds of GPU"},
+      {named, "-w names 1 node(s) for a job of 2 node(s)"},
+      {range, "split evenly over an exact node count"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.why);
+    SlurmJob submit = c.job;
+    submit.mode = Mode::kTestOnly;
+    auto at_submit = Decide(submit);
+    EXPECT_EQ(at_submit->action(), Action::kRefuse);
+    EXPECT_THAT(at_submit->log().text, StartsWith("refused at submit: "));
+    EXPECT_THAT(at_submit->log().text, HasSubstr(c.why));
+    auto queued = Decide(c.job);
+    EXPECT_EQ(queued->action(), Action::kRefuse);
+    EXPECT_TRUE(queued->hold());
+    ASSERT_TRUE(queued->comment());
+    EXPECT_THAT(*queued->comment(), StartsWith("nvlplace: held: "));
+    EXPECT_THAT(*queued->comment(), HasSubstr(c.why));
+  }
+}
+
+TEST_F(DecisionTest, TheSameShapesWithoutOptionsAreLeftToConsTres) {
+  SlurmJob two_kinds = Job(20, 8);
+  two_kinds.gpu_requests = 2;
+  SlurmJob named = Job(21, 8);
+  named.required_nodes = 1;
+  named.min_nodes = named.max_nodes = 2;
+  for (const SlurmJob& job : {two_kinds, named}) {
+    auto d = Decide(job);
+    EXPECT_EQ(d->action(), Action::kConsTres);
+    EXPECT_THAT(d->log().text, HasSubstr("placing as cons_tres"));
+    EXPECT_TRUE(d->Took(-1, Layout{{0, 1}, {{0, 1, 2, 3}, {0, 1, 2, 3}}}));
+    ASSERT_TRUE(d->comment());
+    EXPECT_EQ(*d->comment(), "");  // removes a stale comment of ours, if any
+  }
+  EXPECT_EQ(decider_->counters().cons_tres, 2u);
+}
+
+TEST_F(DecisionTest, NodesNamedWithDashWAreAllTheJobsNodes) {
+  // -w node[08-09] --gpus=8 --nvl-tp=4: min_nodes 2 (Slurm counts the named nodes), any max.
+  for (LiveNode& n : nodes_) n.usable = n.name == "node08" || n.name == "node09";
+  SlurmJob job = Job(22, 8, {"NVLPLACE_TP=4"});
+  job.required_nodes = 2;
+  job.min_nodes = 2;
+  job.max_nodes = 500;
+  auto d = Decide(job);
+  ASSERT_EQ(d->action(), Action::kTry) << d->log().text;
+  const Candidate* c = d->CandidateAt(0);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->layout.nodes, (std::vector<int>{8, 9}));
+  EXPECT_EQ(d->request(), "8 GPUs on 2 nodes (TP=4 PP=1 DP=2, nvl=strict)");
+}
+
+TEST_F(DecisionTest, EveryNodeSetRefused) {
+  OnlyFree({{0, {0, 1, 2, 3}}, {1, {0, 1, 2, 3}}, {2, {4, 5, 6, 7}}});
+  // Hard: the job waits, saying cons_tres refused the node sets.
+  auto strict = Decide(Job(30, 4, {"NVLPLACE_TP=4"}));
+  ASSERT_EQ(strict->action(), Action::kTry);
+  for (int i = 0; strict->CandidateAt(i) != nullptr; ++i) strict->Refused(i);
+  EXPECT_EQ(strict->num_candidates(), 3);
+  EXPECT_EQ(strict->Exhausted(), Action::kRefuse);
+  ASSERT_TRUE(strict->comment());
+  EXPECT_THAT(*strict->comment(), HasSubstr("cons_tres refused the 3 node sets that keep it"));
+  // Soft: cons_tres's own choice, as a named relaxation.
+  auto soft = Decide(Job(31, 4));
+  ASSERT_EQ(soft->action(), Action::kTry);
+  for (int i = 0; soft->CandidateAt(i) != nullptr; ++i) soft->Refused(i);
+  EXPECT_EQ(soft->Exhausted(), Action::kConsTres);
+  EXPECT_TRUE(soft->Took(-1, Layout{{5}, {{0, 1, 2, 3}}}));
+  EXPECT_THAT(soft->log().text, HasSubstr("-> node05:0-3 by cons_tres (relaxation: cons_tres "
+                                          "refused the 3 node sets of nvlplace"));
+  ASSERT_TRUE(soft->comment());
+  EXPECT_THAT(*soft->comment(), HasSubstr("relaxations: cons_tres refused the 3 node sets"));
+  EXPECT_EQ(decider_->counters().relaxed, 1u);
+}
+
+TEST_F(DecisionTest, SummaryComesWhenCountersChangeAndTheIntervalPassed) {
+  EXPECT_EQ(decider_->SummaryDue(1000, 300), "");  // nothing happened yet
+  auto d = Decide(Job(40, 4, {"NVLPLACE_TP=4"}));
+  ASSERT_EQ(d->action(), Action::kTry);
+  ASSERT_TRUE(d->Took(0, d->CandidateAt(0)->layout));
+  EXPECT_THAT(decider_->SummaryDue(1000, 300),
+              StartsWith("since load: 1 jobs placed on nvlplace node sets, 1 allocated as "
+                         "decided, 0 differently"));
+  auto e = Decide(Job(41, 4, {"NVLPLACE_TP=4"}));
+  ASSERT_TRUE(e->Took(0, e->CandidateAt(0)->layout));
+  EXPECT_EQ(decider_->SummaryDue(1100, 300), "");  // too soon
+  EXPECT_THAT(decider_->SummaryDue(1300, 300), HasSubstr("2 jobs placed"));
+}
+
+TEST_F(DecisionTest, RequestOfBoundsEverySizeBeforeUsingIt) {
+  SlurmJob huge = Job(50, 0);
+  huge.gpus_per_task = UINT64_MAX;
+  huge.num_tasks = UINT32_MAX;
+  huge.gpu_requests = 1;
+  JobRequest r = RequestOf(huge, NvlMode::kStrict);
+  EXPECT_TRUE(r.gpus);
+  EXPECT_THAT(r.unusable, HasSubstr("more GPUs than nvlplace places"));
+  SlurmJob per_node = Job(51, 0);
+  per_node.gpus_per_node = 1ull << 40;
+  per_node.min_nodes = 2;
+  r = RequestOf(per_node, NvlMode::kStrict);
+  EXPECT_THAT(r.unusable, HasSubstr("GPUs on each of 2 nodes"));
+  SlurmJob tasks = Job(52, 0);
+  tasks.gpus_per_task = 2;
+  tasks.num_tasks = 4;
+  r = RequestOf(tasks, NvlMode::kStrict);
+  EXPECT_THAT(r.unusable, IsEmpty());
+  EXPECT_EQ(r.spec.gpus, 8);  // 2 GPUs x 4 tasks
+}
+
+}  // namespace
+}  // namespace nvlplace::plugin

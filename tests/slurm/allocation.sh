@@ -1,0 +1,75 @@
+#!/bin/bash
+# What the plugin decides is what Slurm allocates (issue 15). On partly free nodes a
+# --gpus=8 job's per-node counts are cons_tres's to choose, and it packs the first node:
+# node00 with GPU 0 busy and node01 with GPUs 4-7 busy (every other node full) give 7 + 1,
+# a TP=4 group across two nodes. Stock cons_tres is shown doing that first; then nvlplace,
+# in the main scheduler (sched/builtin) and through sched/backfill, must run the job as
+# 4 + 4, each TP group inside one NVLink island, on exactly the GPUs its log line and the
+# job's SystemComment name.
+source "$(dirname "$0")/lib.sh"
+
+# The busy pattern above; the holders run until reset_jobs.
+make_pattern() {
+  local h a b n holders=()
+  reset_jobs
+  h=$(submit -w node00 --gres=gpu:1)
+  a=$(submit -w node01 --gres=gpu:4)
+  wait_state "$h" RUNNING
+  wait_state "$a" RUNNING
+  b=$(submit -w node01 --gres=gpu:4)
+  wait_state "$b" RUNNING
+  [[ $(nvl_job_gpus "$h") == node00:0 && $(nvl_job_gpus "$a") == node01:0-3 &&
+     $(nvl_job_gpus "$b") == node01:4-7 ]] ||
+    fail "holders: $(nvl_job_gpus "$h") $(nvl_job_gpus "$a") $(nvl_job_gpus "$b")"
+  scancel "$a"
+  wait_state "$a" CANCELLED
+  for n in $(nvl_nodes | tail -n +3); do holders+=("$(submit -w "$n" --gres=gpu:8)"); done
+  for n in "${holders[@]}"; do wait_state "$n" RUNNING; done
+}
+
+# expect_decided JOB STARTED_BY: the job runs on the decision, which the log and the
+# SystemComment name, and was started by the given scheduler ("sched: Allocate" or
+# "sched/backfill: _start_job: Started").
+expect_decided() {
+  local job=$1 by=$2 got want="node00:4-7 node01:0-3"
+  wait_state "$job" RUNNING 60
+  got=$(nvl_job_gpus "$job" | paste -sd' ')
+  note "job $job runs on $got"
+  [[ $got == "$want" ]] || fail "job $job got $got, not the decision $want"
+  tp_groups_split 4 "$job" && fail "job $job split a TP group"
+  log_has "$mark" "nvlplace: JobId=$job placed 8 GPUs (TP=4 PP=1 DP=2, nvl=strict) -> node00:4-7 node01:0-3 domains=node00:nvl1,node01:nvl0 .*; slurm gpus node00:4-7,node01:0-3; candidate 1 of [0-9]*; relaxations: none" ||
+    fail "no placement line naming the allocation for job $job"
+  [[ $(job_comment "$job") == "nvlplace: 8 GPUs (TP=4 PP=1 DP=2, nvl=strict) -> node00:4-7 node01:0-3 domains=node00:nvl1,node01:nvl0 "*"; relaxations: none" ]] ||
+    fail "SystemComment of $job: $(job_comment "$job")"
+  log_has "$mark" "$by.*JobId=$job[^0-9]" || fail "job $job was not started by '$by'"
+}
+
+# Stock: the per-node counts are cons_tres's, and a TP group spans node00 and node01.
+use_cluster cons_tres builtin
+make_pattern
+job=$(submit --gpus=8 --nvl-tp=4)
+wait_state "$job" RUNNING
+got=$(nvl_job_gpus "$job" | paste -sd' ')
+note "stock cons_tres: $got"
+tp_groups_split 4 "$job" >/dev/null || fail "stock cons_tres kept the TP groups whole ($got): pattern broken"
+
+# nvlplace, main scheduler.
+use_cluster nvlplace builtin
+make_pattern
+mark=$(log_mark)
+job=$(submit --gpus=8 --nvl-tp=4)
+expect_decided "$job" "sched: Allocate"
+
+# nvlplace, backfill: a blocker that cannot start holds the partition in the main scheduler
+# (later jobs wait with Reason=Priority there), so only sched/backfill can start the job.
+use_cluster nvlplace backfill
+make_pattern
+mark=$(log_mark)
+blocker=$(submit -N16 --gpus-per-node=8)
+nvl_wait_for 30 "job $blocker to wait for resources" is_reason "$blocker" Resources ||
+  fail "blocker $blocker: $(job_state "$blocker") / $(job_field "$blocker" Reason)"
+job=$(submit --gpus=8 --nvl-tp=4)
+expect_decided "$job" "sched/backfill: _start_job: Started"
+[[ $(job_state "$blocker") == PENDING ]] || fail "blocker $blocker is $(job_state "$blocker")"
+reset_jobs
+note "ok"
