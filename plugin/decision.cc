@@ -37,7 +37,8 @@ std::string LayoutText(const Layout& layout, const std::vector<std::string>& nam
     int n = layout.nodes[k];
     const std::string& name =
         n >= 0 && n < static_cast<int>(names.size()) ? names[n] : absl::StrCat("#", n);
-    parts.push_back(absl::StrCat(name, ":", IndexList(layout.gpus[k])));
+    parts.push_back(absl::StrCat(
+        name, ":", layout.gpus[k].empty() ? "no-gpu-index" : IndexList(layout.gpus[k])));
   }
   return parts.empty() ? "none" : absl::StrJoin(parts, sep);
 }

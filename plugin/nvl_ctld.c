@@ -139,24 +139,30 @@ static gres_node_state_t* _node_gpus(int node_index) {
 }
 
 /* Free GPU indexes of one node, from the GRES allocation that slurmctld keeps per node
- * (rebuilt from the job records at every start, so a restart loses nothing). */
-static int _free_gpus(int node_index, int** out) {
+ * (rebuilt from the job records at every start, so a restart loses nothing). A node
+ * whose GPUs have no indexes (slurmd has not registered them since slurmctld started, or
+ * gres.conf gives Count= without File=) offers none: nvlplace places by index.
+ * RET the number of free GPUs; *indexless is set when the node has GPUs but no indexes. */
+static int _free_gpus(int node_index, int** out, bool* indexless) {
   gres_node_state_t* ns = _node_gpus(node_index);
   int avail, n = 0;
 
   *out = NULL;
+  *indexless = false;
   if (!ns) return 0;
   avail = (int)ns->gres_cnt_avail;
   if (avail <= 0) return 0;
+  if (!ns->no_consume && !ns->gres_bit_alloc) {
+    *indexless = ns->gres_cnt_found != NO_VAL64; /* registered, yet no File= */
+    return 0;
+  }
   *out = xcalloc(avail, sizeof(int));
   if (ns->no_consume) {
     for (int i = 0; i < avail; i++) (*out)[n++] = i;
-  } else if (ns->gres_bit_alloc) {
+  } else {
     int size = bit_size(ns->gres_bit_alloc);
     for (int i = 0; i < avail && i < size; i++)
       if (!bit_test(ns->gres_bit_alloc, i)) (*out)[n++] = i;
-  } else { /* no File= in gres.conf: only counts are known */
-    for (int i = 0; i < avail - (int)ns->gres_cnt_alloc; i++) (*out)[n++] = i;
   }
   return n;
 }
@@ -167,17 +173,35 @@ typedef struct {
   int count;
 } nvl_snapshot_t;
 
-static void _snapshot(bitstr_t* usable, nvl_snapshot_t* s) {
+/* The configuration for which nodes without GPU indexes were last reported. */
+static const nvl_facade_t* nvl_indexless_reported = NULL;
+
+static void _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s) {
   node_record_t* node_ptr;
+  hostlist_t indexless = NULL;
 
   s->count = node_record_count;
   s->nodes = xcalloc(s->count, sizeof(nvl_node_t));
   s->free = xcalloc(s->count, sizeof(int*));
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
+    bool no_index;
     s->nodes[i].name = node_ptr->name;
     s->nodes[i].usable = bit_test(usable, i);
-    s->nodes[i].num_free = _free_gpus(i, &s->free[i]);
+    s->nodes[i].num_free = _free_gpus(i, &s->free[i], &no_index);
     s->nodes[i].free_gpus = s->free[i];
+    if (no_index && nvl_indexless_reported != f) {
+      if (!indexless) indexless = hostlist_create(NULL);
+      hostlist_push_host(indexless, node_ptr->name);
+    }
+  }
+  if (indexless) { /* once per configuration: the nodes and the fix */
+    char* names = hostlist_ranged_string_xmalloc(indexless);
+    error("nvlplace: %s have GPUs without indexes (gres.conf Count= without File=): nvlplace "
+          "places no job there; give File= per GPU (nvlplace export slurm writes it)",
+          names);
+    xfree(names);
+    hostlist_destroy(indexless);
+    nvl_indexless_reported = f;
   }
 }
 
@@ -318,32 +342,38 @@ static void _selected(job_record_t* job_ptr, bitstr_t* bitmap, nvl_got_t* got) {
   got->nodes = xcalloc(nodes + 1, sizeof(int));
   got->offsets = xcalloc(nodes + 1, sizeof(int));
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
-    gres_node_state_t* ns;
+    bitstr_t* sel = NULL;
+    gres_state_t* gs;
+    ListIterator it;
+
     if (!bit_test(bitmap, i)) continue;
     got->nodes[n] = i;
     got->offsets[n] = g;
-    ns = _node_gpus(i);
-    if (ns && ns->gres_bit_alloc && job_ptr->gres_list_req) {
-      int size = bit_size(ns->gres_bit_alloc);
-      for (int b = 0; b < size; b++) {
-        bool sel = false;
-        gres_state_t* gs;
-        ListIterator it = list_iterator_create(job_ptr->gres_list_req);
-        while ((gs = list_next(it)) && !sel) {
-          gres_job_state_t* js = gs->gres_data;
-          sel = !xstrcmp(gs->gres_name, "gpu") && js && js->gres_bit_select &&
-                i < (int)js->total_node_cnt && js->gres_bit_select[i] &&
-                b < bit_size(js->gres_bit_select[i]) && bit_test(js->gres_bit_select[i], b);
-        }
-        list_iterator_destroy(it);
-        if (!sel) continue;
-        if (g == cap) {
-          cap = cap ? 2 * cap : 64;
-          xrecalloc(got->gpus, cap, sizeof(int));
-        }
-        got->gpus[g++] = b;
+    /* The union of the job's GPU entries' selections on this node. */
+    if (job_ptr->gres_list_req) {
+      it = list_iterator_create(job_ptr->gres_list_req);
+      while ((gs = list_next(it))) {
+        gres_job_state_t* js = gs->gres_data;
+        bitstr_t* b;
+        if (xstrcmp(gs->gres_name, "gpu") || !js || !js->gres_bit_select ||
+            i >= (int)js->total_node_cnt || !(b = js->gres_bit_select[i]))
+          continue;
+        if (!sel)
+          sel = bit_copy(b);
+        else if (bit_size(b) == bit_size(sel))
+          bit_or(sel, b);
       }
+      list_iterator_destroy(it);
     }
+    for (int b = 0; sel && b < bit_size(sel); b++) {
+      if (!bit_test(sel, b)) continue;
+      if (g == cap) {
+        cap = cap ? 2 * cap : 64;
+        xrecalloc(got->gpus, cap, sizeof(int));
+      }
+      got->gpus[g++] = b;
+    }
+    FREE_NULL_BITMAP(sel);
     n++;
   }
   got->offsets[n] = g;
@@ -526,7 +556,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
    * usable nodes minus excluded, down or reserved ones. */
   usable = bit_copy(bitmap);
   if (job_ptr->details->req_node_bitmap) bit_and(usable, job_ptr->details->req_node_bitmap);
-  _snapshot(usable, &snap);
+  _snapshot(f, usable, &snap);
   d = nvl_decide(f, &job, snap.nodes, snap.count);
   _snapshot_free(&snap);
   FREE_NULL_BITMAP(usable);
