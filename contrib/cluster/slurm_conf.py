@@ -7,6 +7,7 @@ plugstack.conf for the SPANK options."""
 import argparse
 import os
 import re
+import stat
 import sys
 
 
@@ -118,6 +119,10 @@ def main():
         sys.exit(f"slurm_conf.py: no 'Name=gpu' node lines in {a.export_dir}/gres.conf")
     # Fake GPUs: Slurm wants character devices (regular files are refused) and hands
     # them to jobs through CUDA_VISIBLE_DEVICES by index.
+    if not stat.S_ISCHR(os.stat("/dev/null").st_mode):
+        sys.exit("slurm_conf.py: /dev/null is not a character device on this machine (something "
+                 "replaced it with a file); restore it as root: rm /dev/null && mknod -m 666 "
+                 "/dev/null c 1 3")
     for link in devices:
         if not link.startswith(dev + "/"):
             sys.exit(f"slurm_conf.py: GPU file {link} is not under /dev")

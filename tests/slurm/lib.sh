@@ -10,7 +10,10 @@ cd /tmp || exit 1  # jobs write slurm-*.out in their working directory
 fail() {
   echo "FAIL $NVL_TEST_NAME: $*" >&2
   if [[ -f $NVL_CTLD_LOG ]]; then
-    echo "--- last lines of $NVL_CTLD_LOG:" >&2
+    # The run directory goes with the cluster: keep the log in the build tree.
+    mkdir -p "$NVL_BUILD/tests/slurm/failed"
+    cp "$NVL_CTLD_LOG" "$NVL_BUILD/tests/slurm/failed/$NVL_TEST_NAME-slurmctld.log"
+    echo "--- last lines of $NVL_CTLD_LOG (all of it in $NVL_BUILD/tests/slurm/failed):" >&2
     tail -n 25 "$NVL_CTLD_LOG" >&2
   fi
   exit 1

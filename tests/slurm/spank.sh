@@ -34,10 +34,25 @@ for cmd in srun sbatch salloc; do
     fi
   done
 done
+# Sizes that pass one by one but not together (TP x PP overflowed an int in slurmctld).
+for cmd in srun sbatch salloc; do
+  if [[ $cmd == sbatch ]]; then
+    check_refused "nvlplace: --nvl-tp=65536 --nvl-pp=65536 --nvl-dp=1: TP x PP x DP = 4294967296 GPUs, more than a job may have (16777216)" \
+      sbatch -o /dev/null --gpus=8 --nvl-tp=65536 --nvl-pp=65536 --wrap=true
+  else
+    check_refused "TP x PP x DP = 4294967296 GPUs" "$cmd" -N1 --gpus=8 --nvl-tp=65536 --nvl-pp=65536 true
+  fi
+done
 script=$(mktemp)
 printf '#!/bin/bash\n#SBATCH --nvl-tp=x4\ntrue\n' >"$script"
 check_refused "nvlplace: --nvl-tp=x4: must be a whole number" sbatch "$script"
 [[ $(count_jobs) -eq $jobs_before ]] || fail "a refused submission created a job"
+# Options the job's GPUs cannot honour: refused when submitted (slurmctld's submit-time
+# test), never run as if they had not been given.
+mark=$(log_mark)
+check_refused "Requested node configuration is not available" sbatch -o /dev/null --gpus=1 --nvl-tp=8 --wrap=true
+log_has "$mark" "nvlplace: JobId=[0-9]* refused at submit: .*8.* does not divide 1 GPU" ||
+  fail "no 'refused at submit' line for --gpus=1 --nvl-tp=8"
 
 # Good values as #SBATCH lines reach the select plugin.
 printf '#!/bin/bash\n#SBATCH --gpus=8 -o /dev/null\n#SBATCH --nvl-tp=2 --nvl-pp=2\n#SBATCH --nvl=prefer --nvl-max-tier=spine\nsleep 3600\n' >"$script"

@@ -1,0 +1,523 @@
+#!/usr/bin/env python3
+"""A burst of short, mixed GPU jobs on the local cluster (contrib/cluster/start.sh), with
+faults on the way if asked, checking what the plugin promises against what Slurm did:
+
+- no GPU index is held by two running jobs at any sampled moment (`scontrol -d show job`);
+- every job is accounted for at the end: completed (or cancelled/failed), or pending with
+  a reason; slurmctld is up;
+- every job the plugin placed runs on exactly the nodes and GPU indexes of its log line
+  (each job records its own allocation from `scontrol -d show job` while it runs), unless
+  the line names the difference (a relaxation);
+- no strict TP group spans two NVLink domains (`nvlplace check tp-groups`).
+
+Faults (--faults): slurmctld killed with SIGKILL and restarted (after the submitted jobs
+were saved), a broken nvlplace.yaml and then a deleted topology file applied with
+`scontrol reconfigure` (each repaired afterwards), and a slurmd restarted.
+
+Prints a summary and writes it as JSON (--report). Exit 0 when every check holds, 1 when
+one fails, 2 on bad arguments or a cluster that is not running.
+"""
+
+import argparse
+import collections
+import concurrent.futures
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run(cmd, check=True, **kw):
+    return subprocess.run(cmd, check=check, capture_output=True, text=True, **kw)
+
+
+class Cluster:
+    """The running local cluster: paths from contrib/cluster/common.sh's conventions."""
+
+    def __init__(self, run_dir, cli):
+        self.run = run_dir
+        self.conf = os.path.join(run_dir, "etc", "slurm.conf")
+        self.log = os.path.join(run_dir, "log", "slurmctld.log")
+        self.yaml = os.path.join(run_dir, "etc", "nvlplace.yaml")
+        self.cli = cli
+        os.environ["SLURM_CONF"] = self.conf
+        self._hostnames = {}
+
+    def up(self):
+        r = run(["scontrol", "ping"], check=False)
+        return "is UP" in r.stdout
+
+    def wait(self, what, pred, timeout):
+        deadline = time.monotonic() + timeout
+        while not pred():
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"timed out after {timeout} s waiting for {what}")
+            time.sleep(0.1)
+
+    def pid(self, name):
+        try:
+            with open(os.path.join(self.run, "run", name)) as f:
+                pid = int(f.read().strip())
+            os.kill(pid, 0)
+            return pid
+        except (OSError, ValueError):
+            return None
+
+    def hostnames(self, expr):
+        if expr not in self._hostnames:
+            out = run(["scontrol", "show", "hostnames", expr]).stdout.split()
+            self._hostnames[expr] = out
+        return self._hostnames[expr]
+
+    def topology(self):
+        """The topology file nvlplace.yaml names."""
+        with open(self.yaml) as f:
+            for line in f:
+                m = re.match(r"\s*topology:\s*(\S+)", line)
+                if m:
+                    return m.group(1)
+        raise RuntimeError(f"{self.yaml} names no topology")
+
+
+# ---- the job mix ----------------------------------------------------------------------
+
+def job_mix(largest_domain):
+    """(weight, name, sbatch arguments, tp, strict) for each kind of job."""
+    kinds = [
+        (3, "gpus=1", ["--gpus=1"], 1, False),
+        (3, "gpus=2", ["--gpus=2"], 1, False),
+        (2, "gpus=4", ["--gpus=4"], 1, False),
+        (2, "gpus=8", ["--gpus=8"], 1, False),
+        (2, "gpus=2 tp=2", ["--gpus=2", "--nvl-tp=2"], 2, True),
+        (3, "gpus=4 tp=4", ["--gpus=4", "--nvl-tp=4"], 4, True),
+        (2, "gpus=8 tp=4", ["--gpus=8", "--nvl-tp=4"], 4, True),
+        (2, "gpus=8 tp=4 prefer", ["--gpus=8", "--nvl-tp=4", "--nvl=prefer"], 4, False),
+        (2, "N2 gpus-per-node=4 tp=4", ["-N2", "--gpus-per-node=4", "--nvl-tp=4"], 4, True),
+    ]
+    if largest_domain >= 8:
+        kinds += [
+            (1, "gpus=8 tp=8", ["--gpus=8", "--nvl-tp=8"], 8, True),
+            (1, "gpus=16 tp=8", ["--gpus=16", "--nvl-tp=8"], 8, True),
+        ]
+    return [k for k in kinds if k[3] <= largest_domain]
+
+
+def largest_domain(cli, topology):
+    shown = json.loads(run([cli, "show", topology, "--format", "json"]).stdout)
+    return max(d["gpus"] for d in shown["nvlink_domains_by_size"])
+
+
+# ---- what slurmctld says ------------------------------------------------------------------
+
+ALLOC_RE = re.compile(r"Nodes=(\S+) CPU_IDs=\S+ Mem=\S+ GRES=\S*?\(IDX:([^)]*)\)")
+
+
+def expand_idx(text):
+    out = []
+    for part in text.split(","):
+        if "-" in part:
+            a, b = part.split("-", 1)
+            out += range(int(a), int(b) + 1)
+        elif part:
+            out.append(int(part))
+    return out
+
+
+def parse_jobs(cluster, text):
+    """{job_id: {'state', 'reason', 'gpus': {node: [idx]}}} from `scontrol -d -o show job`."""
+    jobs = {}
+    for line in text.splitlines():
+        m = re.search(r"\bJobId=(\d+)", line)
+        if not m:
+            continue
+        array = re.search(r"ArrayJobId=(\d+) ArrayTaskId=(\S+)", line)
+        job = {"state": re.search(r"JobState=(\S+)", line).group(1),
+               "array": (int(array.group(1)), array.group(2)) if array else None,
+               "reason": (re.search(r"Reason=(\S+)", line) or [None, ""])[1],
+               "comment": (re.search(r"SystemComment=(.*?)(?= \w+=|$)", line) or [None, ""])[1],
+               "gpus": {}}
+        for nodes, idx in ALLOC_RE.findall(line):
+            for n in cluster.hostnames(nodes):
+                job["gpus"][n] = sorted(job["gpus"].get(n, []) + expand_idx(idx))
+        jobs[int(m.group(1))] = job
+    return jobs
+
+
+# %pJ prints "JobId=127", or for an array task "JobId=123_4(N)", N being the array's record
+# while the task is still part of it and the task's own job id once it started.
+JOB = r"JobId=(\d+)(?:_(\d+)\((\d+)\))?"
+PLACED_RE = re.compile(r"nvlplace: " + JOB + r" placed (.*?) -> (.*?)(?: domains=| by cons_tres|; slurm gpus)")
+STARTED_RE = re.compile(r"(?:sched: Allocate|sched/backfill: _start_job: Started|"
+                        r"_slurm_rpc_allocate_resources) " + JOB)
+
+
+def decisions(log_path):
+    """{job id: (layout {node: [idx]}, line)}: each start of a job (slurmctld's "Allocate" or
+    "Started" line) paired with the plugin's placement line for that job just before it. A job
+    started without such a line (placed while nvlplace had no configuration, or after a
+    slurmctld restart lost an earlier start) has no entry."""
+    out, pending = {}, {}
+    with open(log_path, errors="replace") as f:
+        for line in f:
+            m = PLACED_RE.search(line)
+            if m:
+                layout = {}
+                for word in m.group(5).split():
+                    node, _, idx = word.partition(":")
+                    layout[node] = [] if idx == "no-gpu-index" else expand_idx(idx)
+                pending[(m.group(1), m.group(2))] = (layout, line.strip())
+                continue
+            m = STARTED_RE.search(line)
+            if m:
+                placed = pending.pop((m.group(1), m.group(2)), None)
+                if placed:
+                    out[int(m.group(3) or m.group(1))] = placed
+    return out
+
+
+# ---- the burst ------------------------------------------------------------------------------
+
+class Burst:
+    def __init__(self, args, cluster):
+        self.a = args
+        self.c = cluster
+        self.rng = random.Random(args.seed)
+        topo = cluster.topology()
+        self.mix = job_mix(largest_domain(cluster.cli, topo))
+        self.arrays = {}  # array job id -> kind
+        self.refused = collections.Counter()
+        self.submit_errors = []
+        self.lock = threading.Lock()
+        self.last_submit = 0.0
+        self.done_submitting = threading.Event()
+        self.samples = 0
+        self.double = []  # (time, gpu, jobs)
+        self.max_running = 0
+        self.faults = []
+        self.allocs_dir = os.path.join(cluster.run, "tmp", "burst-allocs")
+        shutil.rmtree(self.allocs_dir, ignore_errors=True)
+        os.makedirs(self.allocs_dir)
+
+    def pick(self):
+        total = sum(k[0] for k in self.mix)
+        x = self.rng.uniform(0, total)
+        for k in self.mix:
+            x -= k[0]
+            if x <= 0:
+                return k
+        return self.mix[-1]
+
+    def submit(self, n):
+        """One job array of --array-size tasks of one kind (sbatch costs more than a task)."""
+        kind = self.pick()
+        d = self.a.durations
+        # Each task writes its own allocation while it runs (Slurm's view, complete for every
+        # job that started), then sleeps one of the durations in turn (POSIX sh: --wrap).
+        pick = " ".join(f"{i}) s={x};;" for i, x in enumerate(d))
+        script = (f"scontrol -d -o show job $SLURM_JOB_ID > {self.allocs_dir}/$SLURM_JOB_ID; "
+                  f"case $((SLURM_ARRAY_TASK_ID % {len(d)})) in {pick} esac; sleep $s")
+        # A time limit, so that a job whose completion a SIGKILLed slurmctld never saved
+        # ends (TIMEOUT) instead of running in slurmctld's view for ever.
+        cmd = ["sbatch", "--parsable", "-o", "/dev/null", "-J", f"burst{n}", "--time=1",
+               f"--array=0-{self.a.array_size - 1}", *kind[2], "--wrap", script]
+        r = run(cmd, check=False)
+        with self.lock:
+            self.last_submit = time.time()
+            if r.returncode == 0:
+                self.arrays[int(r.stdout.strip().split(";")[0])] = kind
+            elif "Requested node configuration is not available" in r.stderr:
+                self.refused[kind[1]] += self.a.array_size
+            else:
+                self.submit_errors.append(f"{' '.join(cmd)}: {r.stderr.strip()}")
+
+    def sampler(self):
+        while not self.done_submitting.is_set() or self.active():
+            r = run(["scontrol", "-d", "-o", "show", "job"], check=False)
+            if r.returncode == 0:
+                self.check_sample(parse_jobs(self.c, r.stdout))
+            time.sleep(self.a.sample_interval)
+
+    def active(self):
+        r = run(["squeue", "-h", "-t", "R,CG,CF", "-o", "%A"], check=False)
+        return r.returncode != 0 or bool(r.stdout.strip())
+
+    def check_sample(self, jobs):
+        self.samples += 1
+        holders = collections.defaultdict(list)
+        running = 0
+        for jid, j in jobs.items():
+            if j["state"] != "RUNNING":
+                continue
+            running += 1
+            for node, idx in j["gpus"].items():
+                for g in idx:
+                    holders[(node, g)].append(jid)
+        self.max_running = max(self.max_running, running)
+        for gpu, js in holders.items():
+            if len(js) > 1:
+                self.double.append((time.time(), f"{gpu[0]}:{gpu[1]}", js))
+
+    # ---- faults ----
+
+    def fault(self, what, fn):
+        t = time.monotonic()
+        fn()
+        self.faults.append({"fault": what, "seconds": round(time.monotonic() - t, 1)})
+        print(f"burst: fault: {what} ({self.faults[-1]['seconds']} s)", flush=True)
+
+    def kill_slurmctld(self):
+        # No submission is in flight (go() waits for them before a fault).
+        with self.lock:
+            last = self.last_submit
+        state = os.path.join(self.c.run, "state", "job_state")
+        # Every job sbatch returned is in the saved state before the kill.
+        self.c.wait("the job state to be saved",
+                    lambda: os.path.exists(state) and os.path.getmtime(state) > last, 60)
+        pid = self.c.pid("slurmctld.pid")
+        os.kill(pid, signal.SIGKILL)
+        self.c.wait("slurmctld to die", lambda: not _alive(pid), 30)
+        run(["/usr/sbin/slurmctld", "-f", self.c.conf])
+        self.c.wait("slurmctld to answer", self.c.up, 120)
+
+    def break_yaml(self):
+        with open(self.c.yaml) as f:
+            self.good_yaml = f.read()
+        with open(self.c.yaml, "w") as f:
+            f.write(self.good_yaml + "log_level: chatty\n")
+        run(["scontrol", "reconfigure"])
+
+    def restore_yaml(self):
+        with open(self.c.yaml, "w") as f:
+            f.write(self.good_yaml)
+        run(["scontrol", "reconfigure"])
+
+    def delete_topology(self):
+        # nvlplace.yaml names a copy in the run directory (set up in main), never the source.
+        os.rename(self.topo_copy, self.topo_copy + ".away")
+        run(["scontrol", "reconfigure"])
+
+    def restore_topology(self):
+        os.rename(self.topo_copy + ".away", self.topo_copy)
+        run(["scontrol", "reconfigure"])
+
+    def restart_slurmd(self):
+        node = self.rng.choice(self.nodes)
+        pid = self.c.pid(f"slurmd-{node}.pid")
+        os.kill(pid, signal.SIGTERM)
+        self.c.wait(f"slurmd {node} to exit", lambda: not _alive(pid), 30)
+        run(["/usr/sbin/slurmd", "-f", self.c.conf, "-N", node])
+        self.c.wait(f"slurmd {node} to be back", lambda: self.c.pid(f"slurmd-{node}.pid"), 30)
+
+    # ---- the run ----
+
+    def go(self):
+        with open(os.path.join(self.c.run, "etc", "nodes")) as f:
+            self.nodes = f.read().split()
+        if self.a.faults:
+            self.topo_copy = os.path.join(self.c.run, "etc", "burst-topology.yaml")
+            if os.path.abspath(self.c.topology()) != self.topo_copy:
+                shutil.copy(self.c.topology(), self.topo_copy)
+            with open(self.c.yaml) as f:
+                text = f.read()
+            with open(self.c.yaml, "w") as f:
+                f.write(re.sub(r"(?m)^\s*topology:.*$", f"topology: {self.topo_copy}", text))
+            run(["scontrol", "reconfigure"])
+        self.log_start = os.path.getsize(self.c.log)
+        plan = {}
+        submissions = max(1, self.a.jobs // self.a.array_size)
+        if self.a.faults:
+            n = submissions
+            plan = {n // 5: ("slurmctld killed (SIGKILL) and restarted", self.kill_slurmctld),
+                    2 * n // 5: ("broken nvlplace.yaml + reconfigure", self.break_yaml),
+                    n // 2: ("nvlplace.yaml repaired + reconfigure", self.restore_yaml),
+                    3 * n // 5: ("topology file deleted + reconfigure", self.delete_topology),
+                    7 * n // 10: ("topology file restored + reconfigure", self.restore_topology),
+                    4 * n // 5: ("a slurmd restarted", self.restart_slurmd)}
+        t0 = time.monotonic()
+        sampler = threading.Thread(target=self.sampler, daemon=True)
+        sampler.start()
+        with concurrent.futures.ThreadPoolExecutor(self.a.submitters) as pool:
+            pending = []
+            for i in range(submissions):
+                if i in plan:
+                    for f in pending:
+                        f.result()
+                    pending = []
+                    self.fault(*plan[i])
+                pending.append(pool.submit(self.submit, i))
+            for f in pending:
+                f.result()
+        submitted_s = time.monotonic() - t0
+        self.done_submitting.set()
+        deadline = time.monotonic() + self.a.timeout
+        while self.unfinished() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        sampler.join(timeout=self.a.timeout)
+        self.wall = time.monotonic() - t0
+        self.submitted_s = submitted_s
+
+    def unfinished(self):
+        r = run(["squeue", "-h", "-t", "R,CG,CF,PD", "-o", "%A %r"], check=False)
+        if r.returncode != 0:
+            return True
+        # Pending jobs that will never run on their own (held: by nvlplace, or by Slurm after
+        # a launch failed) do not count.
+        return any(not re.search(r"held|Held|BadConstraints", l) for l in r.stdout.splitlines())
+
+    # ---- checks ----
+
+    def report(self):
+        final = parse_jobs(self.c, run(["scontrol", "-d", "-o", "show", "job"]).stdout)
+        placed = decisions(self.c.log)
+        states = collections.Counter()
+        kind_of = {}  # job id -> kind, for every task of the burst's arrays
+        seen_tasks = collections.Counter()
+        for jid, j in final.items():
+            if not j["array"] or j["array"][0] not in self.arrays:
+                continue
+            array, tasks = j["array"]
+            kind_of[jid] = self.arrays[array]
+            n = len(expand_idx(tasks.split("%")[0])) if tasks[0].isdigit() else 1
+            seen_tasks[array] += n
+            key = f"PENDING ({j['reason']})" if j["state"] == "PENDING" else j["state"]
+            states[key] += n
+        unaccounted = [f"{a}: {self.a.array_size - seen_tasks[a]} tasks"
+                       for a in self.arrays if seen_tasks[a] != self.a.array_size]
+        # What each job recorded of its own allocation while it ran.
+        got = {}
+        for name in os.listdir(self.allocs_dir):
+            with open(os.path.join(self.allocs_dir, name)) as f:
+                rec = parse_jobs(self.c, f.read())
+            for jid, j in rec.items():
+                if j["gpus"]:
+                    got[jid] = j["gpus"]
+        equal = differ_named = 0
+        silent = []
+        by_cons_tres = 0
+        strict_checked = 0
+        strict_split = []
+        topology = self.c.topology()
+        for jid, kind in sorted(kind_of.items()):
+            if jid not in got:
+                continue
+            if jid in placed:
+                layout, line = placed[jid]
+                if "by cons_tres" in line or "DIFFER" in line:
+                    differ_named += 1  # the line names what Slurm allocated and why
+                elif layout == got[jid]:
+                    equal += 1
+                else:
+                    silent.append((jid, got[jid], line))
+                if "by cons_tres" in line:
+                    by_cons_tres += 1
+            if kind[4] and kind[3] > 1 and jid in placed:
+                strict_checked += 1
+                words = [f"{n}:{','.join(map(str, idx))}" for n, idx in got[jid].items()]
+                r = run([self.c.cli, "check", "tp-groups", "--topology", topology, "--tp",
+                         str(kind[3]), *words], check=False)
+                if r.returncode == 1:
+                    strict_split.append((jid, r.stdout.strip()))
+                elif r.returncode != 0:
+                    strict_split.append((jid, f"check failed: {r.stderr.strip()}"))
+        started = len(got)
+        not_by_plugin = sum(1 for jid in got if jid not in placed)
+        log_tail = ""
+        with open(self.c.log, errors="replace") as f:
+            f.seek(self.log_start)
+            log_tail = f.read()
+        summary = {
+            "jobs_submitted": len(self.arrays) * self.a.array_size,
+            "arrays_submitted": len(self.arrays),
+            "refused_at_submit": dict(self.refused),
+            "submit_errors": self.submit_errors[:10],
+            "final_states": dict(states),
+            "unaccounted": unaccounted[:20],
+            "unaccounted_count": len(unaccounted),
+            "slurmctld_up": self.c.up(),
+            "jobs_started": started,
+            "ended_without_recording": sum(1 for jid in kind_of if jid not in got
+                                           and final[jid]["state"] != "PENDING"),
+            "placed_by_nvlplace": started - not_by_plugin,
+            "allocation_equals_decision": equal,
+            "differences_named": differ_named,
+            "relaxed_to_cons_tres": by_cons_tres,
+            "silent_differences": [f"JobId={j}: got {g}; {l}" for j, g, l in silent[:10]],
+            "silent_difference_count": len(silent),
+            "started_without_nvlplace": not_by_plugin,
+            "strict_jobs_checked": strict_checked,
+            "strict_tp_groups_split": [f"JobId={j}: {t}" for j, t in strict_split[:10]],
+            "strict_split_count": len(strict_split),
+            "samples": self.samples,
+            "max_running": self.max_running,
+            "double_allocations": [f"{g} held by {js}" for _, g, js in self.double[:10]],
+            "double_allocation_count": len(self.double),
+            "held_lines": log_tail.count(" held: "),
+            "config_errors_logged": log_tail.count("error: nvlplace: "),
+            "faults": self.faults,
+            "wall_seconds": round(self.wall, 1),
+            "submit_seconds": round(self.submitted_s, 1),
+        }
+        ok = (not unaccounted and summary["slurmctld_up"] and not silent and not strict_split
+              and not self.double and not self.submit_errors and started > 0
+              and not states.get("FAILED"))
+        summary["ok"] = ok
+        return summary
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--jobs", type=int, default=2000)
+    p.add_argument("--faults", action="store_true")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--durations", default="1,2,3", help="job run times, seconds, in turn")
+    p.add_argument("--array-size", type=int, default=10,
+                   help="jobs per sbatch (one job array per kind drawn)")
+    p.add_argument("--submitters", type=int, default=4, help="concurrent sbatch processes")
+    p.add_argument("--sample-interval", type=float, default=0.5, help="seconds")
+    p.add_argument("--timeout", type=float, default=1800,
+                   help="seconds to wait for the jobs to finish after the last submission")
+    p.add_argument("--report", help="write the summary as JSON here")
+    a = p.parse_args()
+    try:
+        a.durations = [float(x) for x in a.durations.split(",")]
+        if a.jobs < 1 or a.submitters < 1 or a.array_size < 1 or min(a.durations) <= 0:
+            raise ValueError
+    except ValueError:
+        p.error("--jobs and --submitters must be positive, --durations positive numbers")
+    run_dir = os.environ.get("NVLPLACE_CLUSTER_DIR", "/tmp/nvlplace-cluster")
+    build = os.environ.get("NVLPLACE_BUILD_DIR", os.path.join(ROOT, "build"))
+    cluster = Cluster(os.path.abspath(run_dir), os.path.join(build, "contrib", "nvlplace"))
+    if not cluster.up():
+        print(f"burst: no cluster answers in {run_dir} (start it with contrib/cluster/start.sh)",
+              file=sys.stderr)
+        return 2
+    burst = Burst(a, cluster)
+    burst.go()
+    summary = burst.report()
+    text = json.dumps(summary, indent=2)
+    print(text)
+    if a.report:
+        with open(a.report, "w") as f:
+            f.write(text + "\n")
+    return 0 if summary["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

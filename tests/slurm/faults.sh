@@ -1,0 +1,35 @@
+#!/bin/bash
+# Faults survived (issue 9) and the plugin's promises checked under load (issue 15): a burst
+# of 2,000 short mixed GPU jobs (plain --gpus, strict --nvl-tp 2/4, prefer, -N2 multi-node)
+# with slurmctld killed by SIGKILL and restarted, a broken nvlplace.yaml and a deleted
+# topology file applied with `scontrol reconfigure` (each repaired), and a slurmd
+# restarted, all in the middle (contrib/cluster/burst.py). At the end every job is accounted
+# for, no GPU index was held by two running jobs at any sampled moment, slurmctld is up,
+# every job the plugin placed ran on exactly the GPUs of its log line unless the line names
+# the difference, and no strict TP group spans two NVLink islands.
+source "$(dirname "$0")/lib.sh"
+use_cluster nvlplace
+reset_jobs
+mkdir -p "$NVL_BUILD/tests/slurm"
+report=$NVL_BUILD/tests/slurm/faults-burst.json  # kept after the cluster is removed
+python3 "$NVL_ROOT/contrib/cluster/burst.py" --jobs "${NVLPLACE_BURST_JOBS:-2000}" --faults \
+  --report "$report" >"$NVL_BUILD/tests/slurm/faults-burst.out" 2>&1
+rc=$?
+summary=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("%(jobs_submitted)d jobs, %(jobs_started)d started, %(placed_by_nvlplace)d placed by "
+      "nvlplace: %(allocation_equals_decision)d as decided, %(differences_named)d named "
+      "differences, %(silent_difference_count)d silent; %(strict_jobs_checked)d strict jobs, "
+      "%(strict_split_count)d split; %(double_allocation_count)d GPUs held twice in %(samples)d "
+      "samples; %(unaccounted_count)d arrays unaccounted; states %(final_states)s; "
+      "%(wall_seconds)s s" % d)' "$report" 2>&1) || summary="no report: $(tail -5 "$NVL_BUILD/tests/slurm/faults-burst.out")"
+note "$summary"
+[[ $rc -eq 0 ]] || fail "the burst's checks failed ($rc): $(cat "$report" 2>/dev/null || tail -20 "$NVL_BUILD/tests/slurm/faults-burst.out")"
+nvl_ctld_up || fail "slurmctld is down after the burst"
+# Back to the cluster's own configuration (the burst pointed nvlplace.yaml at a copy).
+mark=$(log_mark)
+good_nvlplace_yaml
+nvl_wait_for 20 "the configuration to load" log_has "$mark" "nvlplace: loaded" || fail "not reloaded"
+reset_jobs
+note "ok"
