@@ -503,6 +503,14 @@ std::unique_ptr<JobDecision> Decider::PlaceRequest(const RequestSpec& spec,
   return d;
 }
 
+std::unique_ptr<JobDecision> Decider::Unusable(const SlurmJob& job, const std::string& why) {
+  std::unique_ptr<JobDecision> d(new JobDecision());
+  d->decider_ = this;
+  d->job_ = job;
+  d->Say(kLogError, absl::StrCat(why, "; placing as cons_tres"), true);
+  return d;
+}
+
 std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
                                              const std::vector<LiveNode>& nodes) {
   std::unique_ptr<JobDecision> d(new JobDecision());

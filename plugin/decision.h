@@ -157,6 +157,9 @@ class Decider {
 
   // The first step for a job; never throws (an exception becomes an internal error).
   std::unique_ptr<JobDecision> Decide(const SlurmJob& job, const std::vector<LiveNode>& nodes);
+  // A job nvlplace cannot decide on (the caller's state is broken): cons_tres, with `why`
+  // logged as an error once per job.
+  std::unique_ptr<JobDecision> Unusable(const SlurmJob& job, const std::string& why);
 
   // "nvlplace: since load: 120 jobs placed, 120 as decided, ..." when the counters changed
   // and at least `interval_s` passed since the last summary; else "".

@@ -37,8 +37,9 @@ void CopyMessage(const std::string& text, char* buf, size_t len) {
   std::snprintf(buf, len, "%s", text.c_str());
 }
 
-// The nodes as plain structs, copied: names may be NULL, free lists NULL or negative.
-std::vector<LiveNode> LiveNodes(const nvl_node_t* nodes, int num_nodes) {
+// The nodes as plain structs, copied. A NULL name is a node nvlplace does not know; a free
+// list that is NULL while num_free > 0 is the caller's bug: *bad says which node.
+std::vector<LiveNode> LiveNodes(const nvl_node_t* nodes, int num_nodes, std::string* bad) {
   std::vector<LiveNode> out;
   if (nodes == nullptr || num_nodes <= 0) return out;
   out.reserve(num_nodes);
@@ -46,7 +47,11 @@ std::vector<LiveNode> LiveNodes(const nvl_node_t* nodes, int num_nodes) {
     LiveNode n;
     if (nodes[i].name != nullptr) n.name = nodes[i].name;
     n.usable = nodes[i].name != nullptr && nodes[i].usable != 0;
-    if (nodes[i].free_gpus != nullptr && nodes[i].num_free > 0) {
+    if (nodes[i].free_gpus == nullptr && nodes[i].num_free > 0) {
+      *bad = absl::StrCat("node ", i, " lists ", nodes[i].num_free, " free GPUs but no indexes");
+      return {};
+    }
+    if (nodes[i].num_free > 0) {
       n.free.assign(nodes[i].free_gpus, nodes[i].free_gpus + nodes[i].num_free);
     }
     out.push_back(std::move(n));
@@ -230,14 +235,18 @@ int nvl_facade_place(const nvl_facade_t* facade, const nvl_node_t* nodes, int nu
       store->placement.reason = "no configuration or no request";
       out->status = NVL_INTERNAL;
     } else {
-      std::string bad;
+      std::string bad, broken;
       RequestSpec spec = SpecOf(request, facade->decider->config().config.default_nvl, &bad);
-      if (!bad.empty()) {
+      std::vector<LiveNode> live = LiveNodes(nodes, num_nodes, &broken);
+      if (!broken.empty()) {
+        store->placement.status = Decider::Placement::kInternal;
+        store->placement.reason = absl::StrCat("internal error: ", broken);
+      } else if (!bad.empty()) {
         store->placement.status = Decider::Placement::kBadRequest;
         store->placement.reason = bad;
       } else {
-        store->decision = facade->decider->PlaceRequest(
-            spec, LiveNodes(nodes, num_nodes), request->ignore_busy != 0, &store->placement);
+        store->decision = facade->decider->PlaceRequest(spec, live, request->ignore_busy != 0,
+                                                        &store->placement);
       }
       out->status = StatusOf(store->placement.status);
     }
@@ -310,7 +319,10 @@ nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl
       if (job->env[i] != nullptr) j.env.emplace_back(job->env[i]);
     }
     auto out = std::make_unique<nvl_decision>();
-    out->d = facade->decider->Decide(j, LiveNodes(nodes, num_nodes));
+    std::string broken;
+    std::vector<LiveNode> live = LiveNodes(nodes, num_nodes, &broken);
+    out->d = broken.empty() ? facade->decider->Decide(j, live)
+                            : facade->decider->Unusable(j, "internal error: " + broken);
     return out.release();
   } catch (...) {
     return nullptr;

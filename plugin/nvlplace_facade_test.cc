@@ -215,6 +215,33 @@ TEST_F(FacadeTest, NullArgumentsAreErrorsNotCrashes) {
   EXPECT_EQ(nvl_facade_load(nullptr, err_, sizeof(err_)), nullptr);
 }
 
+TEST_F(FacadeTest, AFreeListWithoutIndexesIsRefusedNotRead) {
+  // Found by the facade fuzzer: free_gpus NULL with num_free > 0 was dereferenced.
+  std::vector<int> all = {0, 1, 2, 3};
+  nvl_node_t nodes[2] = {{"node00", 1, all.data(), 4}, {"node01", 1, nullptr, 4}};
+  nvl_request_t q{};
+  q.gpus = 4;
+  nvl_result_t r;
+  EXPECT_EQ(nvl_facade_place(facade_, nodes, 2, &q, &r), NVL_INTERNAL);
+  EXPECT_THAT(r.reason, HasSubstr("node 1 lists 4 free GPUs but no indexes"));
+  EXPECT_EQ(r.num_candidates, 0);
+  nvl_result_clear(&r);
+  q.ignore_busy = 1;  // refused before anything else, whatever the request
+  EXPECT_EQ(nvl_facade_place(facade_, nodes, 2, &q, &r), NVL_INTERNAL);
+  nvl_result_clear(&r);
+  nvl_job_t job{};
+  job.job_id = 9;
+  job.gpus_per_job = 4;
+  job.gpu_requests = 1;
+  nvl_decision_t* d = nvl_decide(facade_, &job, nodes, 2);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
+  int level = -1;
+  EXPECT_THAT(nvl_decision_log(d, &level), HasSubstr("no indexes; placing as cons_tres"));
+  EXPECT_EQ(level, NVL_LOG_ERROR);
+  nvl_decision_free(d);
+}
+
 TEST_F(FacadeTest, BadConfigurationGivesOneLine) {
   nvl_facade_t* f = Load("topology: lab.yaml\nlog_level: chatty\n");
   EXPECT_EQ(f, nullptr);
