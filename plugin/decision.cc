@@ -170,11 +170,16 @@ JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
     // The same share on an exact node count: nvlplace does not choose node counts in a range
     // (a job whose -w names all its nodes has exactly those).
     bool exact = job.max_nodes == job.min_nodes || job.required_nodes > 0;
-    if (!exact || gpus % min_nodes != 0) {
+    if (!exact) {
       r.unusable = absl::StrCat(gpus, " GPUs on ", job.min_nodes, " to ", job.max_nodes,
-                                " nodes: nvlplace places GPUs split evenly over an exact node "
-                                "count (-N", job.min_nodes, " with a multiple of ",
-                                job.min_nodes, " GPUs, or --gpus-per-node)");
+                                " nodes: nvlplace needs an exact node count (-N", job.min_nodes,
+                                ", or --gpus-per-node)");
+      return r;
+    }
+    if (gpus % min_nodes != 0) {
+      r.unusable = absl::StrCat(gpus, " GPUs do not split evenly over ", min_nodes,
+                                " nodes: nvlplace places the same share on each node (a multiple "
+                                "of ", min_nodes, " GPUs, or --gpus-per-node)");
       return r;
     }
     s.nodes = static_cast<int>(min_nodes);
@@ -188,7 +193,7 @@ JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
 
 bool JobDecision::Say(LogLevel level, std::string text, bool once) {
   log_ = LogLine{};
-  if (once && !decider_->FirstTime(job_.id, text)) return false;
+  if (once && job_.id != 0 && !decider_->FirstTime(job_.id, text)) return false;
   if (level <= decider_->config().config.log_level) log_ = LogLine{level, std::move(text)};
   return true;
 }
@@ -202,6 +207,7 @@ std::string JobDecision::Names(const Layout& layout) const {
 void JobDecision::Refuse(std::string why, bool bad_request) {
   action_ = Action::kRefuse;
   std::string what = request_.empty() ? why : absl::StrCat(request_, ": ", why);
+  reason_ = bad_request ? what : absl::StrCat("never runnable on this cluster: ", what);
   switch (job_.mode) {
     case Mode::kTestOnly:
       if (Say(kLogInfo,

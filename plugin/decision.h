@@ -30,7 +30,7 @@ enum class Mode { kRunNow, kTestOnly, kWillRun };
 
 // A job as slurmctld holds it, flattened by the C side.
 struct SlurmJob {
-  uint32_t id = 0;
+  uint32_t id = 0;  // 0: not yet a job (the submit-time check): every line is new
   Mode mode = Mode::kRunNow;
   // Sums over the job's GPU entries of gres_list_req.
   uint64_t gpus_per_job = 0, gpus_per_node = 0, gpus_per_task = 0, gpus_per_socket = 0;
@@ -90,6 +90,8 @@ class JobDecision {
   bool hard() const { return hard_; }
   bool hold() const { return hold_; }  // kRefuse of a request that can never be used
   const std::string& request() const { return request_; }
+  // kRefuse: why, for the user ("never runnable on this cluster: 8 GPUs (...): needs ...").
+  const std::string& reason() const { return reason_; }
   const LogLine& log() const { return log_; }
   // The SystemComment to set: nullopt leaves it; "" removes a comment of ours.
   const std::optional<std::string>& comment() const { return comment_; }
@@ -133,6 +135,7 @@ class JobDecision {
   bool relaxed_ = false;  // every node set refused; cons_tres's own choice
   bool has_options_ = false;
   std::string request_;
+  std::string reason_;
   std::string relaxations_ = "none";
   LogLine log_;
   std::optional<std::string> comment_;

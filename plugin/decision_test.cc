@@ -183,6 +183,8 @@ TEST_F(DecisionTest, OptionsThatCannotBeUsedAreRefusedOrHeldNeverDropped) {
   SlurmJob range = Job(14, 8, {"NVLPLACE_TP=4"});
   range.min_nodes = 2;
   range.max_nodes = 4;
+  SlurmJob uneven = Job(16, 8, {"NVLPLACE_TP=4"});
+  uneven.min_nodes = uneven.max_nodes = 3;
   std::vector<Case> cases = {
       {Job(9, 1, {"NVLPLACE_TP=8"}), "TP x PP = 8 x 1 = 8 does not divide 1 GPUs"},
       {Job(10, 8, {"NVLPLACE_TP=65536", "NVLPLACE_PP=65536"}), "TP x PP"},
@@ -190,7 +192,8 @@ TEST_F(DecisionTest, OptionsThatCannotBeUsedAreRefusedOrHeldNeverDropped) {
       {per_socket, "--gpus-per-socket"},
       {two_kinds, "2 kinds of GPU"},
       {named, "-w names 1 node(s) for a job of 2 node(s)"},
-      {range, "split evenly over an exact node count"},
+      {uneven, "8 GPUs do not split evenly over 3 nodes"},
+      {range, "8 GPUs on 2 to 4 nodes: nvlplace needs an exact node count (-N2"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.why);

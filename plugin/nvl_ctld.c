@@ -6,7 +6,9 @@
  * are made in decision.cc. */
 #include "nvl_ctld.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -583,6 +585,96 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   }
   nvl_decision_free(d);
   _summary(f);
+  nvl_facade_free(f);
+  return rc;
+}
+
+/* ---- the submit-time check (job_submit/nvlplace) ------------------------------------- */
+
+/* GPUs asked for in one tres_per_* string of a job description, "gres:gpu:8",
+ * "gres/gpu:h100:8" or "gres:gpu" (one), entries separated by ',' or ';'. *entries counts
+ * the GPU entries; *unknown is set when a count is not a plain number (then slurmctld's
+ * own checks decide). */
+static uint64_t _gpus_in(const char* tres, int* entries, bool* unknown) {
+  char *copy, *save = NULL, *tok;
+  uint64_t sum = 0;
+
+  if (!tres || !tres[0]) return 0;
+  copy = xstrdup(tres);
+  for (tok = strtok_r(copy, ",;", &save); tok; tok = strtok_r(NULL, ",;", &save)) {
+    char *name = tok, *rest, *last, *count, *end = NULL;
+    unsigned long long n;
+    if (!xstrncmp(name, "gres:", 5) || !xstrncmp(name, "gres/", 5)) name += 5;
+    if (xstrncmp(name, "gpu", 3) || (name[3] && name[3] != ':')) continue;
+    (*entries)++;
+    if (!name[3]) { /* "gpu": one */
+      sum += 1;
+      continue;
+    }
+    rest = name + 4; /* "type", "N" or "type:N" */
+    last = strrchr(rest, ':');
+    count = last ? last + 1 : rest;
+    errno = 0;
+    n = strtoull(count, &end, 10);
+    if (count[0] >= '0' && count[0] <= '9' && !errno && !*end)
+      sum += n;
+    else if (!last) /* "gpu:h100": one of that type */
+      sum += 1;
+    else
+      *unknown = true;
+  }
+  xfree(copy);
+  return sum;
+}
+
+extern int nvl_ctld_submit_check(job_desc_msg_t* desc, char** err_msg) {
+  nvl_facade_t* f;
+  nvl_decision_t* d;
+  nvl_node_t* nodes;
+  node_record_t* node_ptr;
+  nvl_job_t job;
+  bool unknown = false;
+  int rc = SLURM_SUCCESS;
+
+  if (!desc || !(f = _acquire())) return SLURM_SUCCESS;
+  memset(&job, 0, sizeof(job));
+  job.mode = NVL_MODE_TEST_ONLY;
+  job.gpus_per_job = _gpus_in(desc->tres_per_job, &job.gpu_requests, &unknown);
+  job.gpus_per_node = _gpus_in(desc->tres_per_node, &job.gpu_requests, &unknown);
+  job.gpus_per_socket = _gpus_in(desc->tres_per_socket, &job.gpu_requests, &unknown);
+  job.gpus_per_task = _gpus_in(desc->tres_per_task, &job.gpu_requests, &unknown);
+  job.num_tasks = desc->num_tasks == NO_VAL ? 0 : desc->num_tasks;
+  job.min_nodes = desc->min_nodes == NO_VAL ? 1 : desc->min_nodes;
+  job.max_nodes = desc->max_nodes == NO_VAL ? job.min_nodes : desc->max_nodes;
+  job.whole_node = desc->shared == 0;
+  if (desc->req_nodes && desc->req_nodes[0]) {
+    hostlist_t hl = hostlist_create(desc->req_nodes);
+    job.required_nodes = hl ? hostlist_count(hl) : 0;
+    if (hl) hostlist_destroy(hl);
+    if ((uint32_t)job.required_nodes > job.min_nodes) job.min_nodes = job.required_nodes;
+    if (job.max_nodes < job.min_nodes) job.max_nodes = job.min_nodes;
+  }
+  job.env = desc->spank_job_env;
+  job.env_size = desc->spank_job_env_size;
+  if (unknown || !job.gpu_requests) {
+    nvl_facade_free(f);
+    return SLURM_SUCCESS;
+  }
+  /* "Could it ever run": every node of the cluster, as if free. */
+  nodes = xcalloc(node_record_count, sizeof(nvl_node_t));
+  for (int i = 0; (node_ptr = next_node(&i)); i++) {
+    nodes[i].name = node_ptr->name;
+    nodes[i].usable = 1;
+  }
+  d = nvl_decide(f, &job, nodes, node_record_count);
+  if (d && nvl_decision_action(d) == NVL_ACT_REFUSE) {
+    xfree(*err_msg);
+    *err_msg = xstrdup_printf("nvlplace: %s", nvl_decision_reason(d));
+    info("nvlplace: submission refused: %s", nvl_decision_reason(d));
+    rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+  }
+  nvl_decision_free(d);
+  xfree(nodes);
   nvl_facade_free(f);
   return rc;
 }

@@ -32,4 +32,10 @@ int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, bitstr_t
                       List preemptee_candidates, List* preemptee_job_list,
                       bitstr_t* exc_core_bitmap);
 
+/* The submit-time check of job_submit/nvlplace: the decision nvlplace would make at
+ * submission (test_only, every node as if free) on the job description. RET SLURM_SUCCESS,
+ * or ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE with the reason in *err_msg (shown to the user
+ * by srun, sbatch and salloc). */
+int nvl_ctld_submit_check(job_desc_msg_t* desc, char** err_msg);
+
 #endif /* NVLPLACE_PLUGIN_NVL_CTLD_H_ */

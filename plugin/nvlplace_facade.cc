@@ -351,6 +351,10 @@ const char* nvl_decision_log(const nvl_decision_t* d, int* level) {
   return d->d->log().text.c_str();
 }
 
+const char* nvl_decision_reason(const nvl_decision_t* d) {
+  return d != nullptr ? d->d->reason().c_str() : "";
+}
+
 const char* nvl_decision_comment(const nvl_decision_t* d) {
   if (d == nullptr || !d->d->comment()) return nullptr;
   return d->d->comment()->c_str();

@@ -159,6 +159,8 @@ int nvl_decision_mask(const nvl_decision_t* d);
 /* After each step: the line to log (without "nvlplace: JobId=N "), or NULL; *level gets its
  * enum nvl_log_level. */
 const char* nvl_decision_log(const nvl_decision_t* d, int* level);
+/* NVL_ACT_REFUSE: why, for the user (also when the log line was de-duplicated). */
+const char* nvl_decision_reason(const nvl_decision_t* d);
 /* After each step: the SystemComment to set, NULL to leave it, "" to remove a comment that
  * nvlplace set earlier. */
 const char* nvl_decision_comment(const nvl_decision_t* d);

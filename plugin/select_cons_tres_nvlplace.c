@@ -143,6 +143,11 @@ extern int select_p_job_test(job_record_t* job_ptr, bitstr_t* bitmap, uint32_t m
                            preemptee_candidates, preemptee_job_list, exc_core_bitmap);
 }
 
+/* The submit-time check, for job_submit/nvlplace (see nvl_ctld.h). */
+extern int nvlplace_submit_check(job_desc_msg_t* job_desc, char** err_msg) {
+  return nvl_ctld_submit_check(job_desc, err_msg);
+}
+
 /* cons_tres first, then nvlplace.yaml is read again (slurmctld start and
  * `scontrol reconfigure` both come here). */
 extern int select_p_reconfigure(void) {

@@ -163,6 +163,7 @@ PluginDir={a.plugin_dir}
 PlugStackConfig={etc}/plugstack.conf
 SelectType={a.select}
 SelectTypeParameters=CR_Core
+{"JobSubmitPlugins=nvlplace" if a.select.endswith("nvlplace") else ""}
 TopologyPlugin=topology/tree
 SchedulerType=sched/{a.scheduler}
 SchedulerParameters=bf_interval=1

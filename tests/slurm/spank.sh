@@ -15,8 +15,8 @@ done
 
 count_jobs() { scontrol show jobs 2>/dev/null | grep -c '^JobId='; }
 jobs_before=$(count_jobs)
-check_refused() {  # check_refused EXPECTED_MESSAGE COMMAND...
-  local want=$1 out
+check_refused() {  # check_refused EXPECTED_MESSAGE COMMAND...; leaves the output in $out
+  local want=$1
   shift
   if out=$("$@" 2>&1 </dev/null); then fail "accepted: $*"; fi
   [[ $out == *"$want"* ]] || fail "$* said: $out"
@@ -47,12 +47,29 @@ script=$(mktemp)
 printf '#!/bin/bash\n#SBATCH --nvl-tp=x4\ntrue\n' >"$script"
 check_refused "nvlplace: --nvl-tp=x4: must be a whole number" sbatch "$script"
 [[ $(count_jobs) -eq $jobs_before ]] || fail "a refused submission created a job"
-# Options the job's GPUs cannot honour: refused when submitted (slurmctld's submit-time
-# test), never run as if they had not been given.
+# Options the job's GPUs cannot honour: refused when submitted, with the reason for the user
+# (job_submit/nvlplace), never run as if they had not been given; and without the
+# job_submit plugin, by slurmctld's own submit-time test.
+for cmd in srun sbatch salloc; do
+  if [[ $cmd == sbatch ]]; then
+    check_refused "does not divide 1 GPU" sbatch -o /dev/null --gpus=1 --nvl-tp=8 --wrap=true
+  else
+    check_refused "does not divide 1 GPU" "$cmd" --gpus=1 --nvl-tp=8 true
+  fi
+  [[ $out == *"nvlplace: "* && $out == *"Requested node configuration is not available"* ]] ||
+    fail "$cmd said: $out"
+done
+check_refused "nvlplace: 8 GPUs do not split evenly over 3 nodes" \
+  sbatch -o /dev/null -N3 --gpus=8 --nvl-tp=4 --wrap=true
+sed -i '/^JobSubmitPlugins=/d' "$NVL_RUN/etc/slurm.conf"
+scontrol reconfigure || fail "reconfigure"
 mark=$(log_mark)
 check_refused "Requested node configuration is not available" sbatch -o /dev/null --gpus=1 --nvl-tp=8 --wrap=true
-log_has "$mark" "nvlplace: JobId=[0-9]* refused at submit: .*8.* does not divide 1 GPU" ||
-  fail "no 'refused at submit' line for --gpus=1 --nvl-tp=8"
+[[ $out != *"nvlplace:"* ]] || fail "job_submit/nvlplace still answered: $out"
+log_has "$mark" "nvlplace: JobId=[0-9]* refused at submit: .*does not divide 1 GPU" ||
+  fail "no 'refused at submit' line for --gpus=1 --nvl-tp=8 without job_submit/nvlplace"
+echo "JobSubmitPlugins=nvlplace" >>"$NVL_RUN/etc/slurm.conf"
+scontrol reconfigure || fail "reconfigure"
 
 # Good values as #SBATCH lines reach the select plugin.
 printf '#!/bin/bash\n#SBATCH --gpus=8 -o /dev/null\n#SBATCH --nvl-tp=2 --nvl-pp=2\n#SBATCH --nvl=prefer --nvl-max-tier=spine\nsleep 3600\n' >"$script"

@@ -45,8 +45,9 @@ note "strict job runs on $got"
 if out=$(sbatch -o /dev/null --gpus=8 --nvl-tp=8 --wrap true 2>&1); then
   fail "TP=8 strict job accepted on 4-GPU islands: $out"
 fi
-[[ $out == *"Requested node configuration is not available"* ]] || fail "sbatch said: $out"
-log_has "$mark" "nvlplace: JobId=[0-9]* never runnable on this cluster: 8 GPUs (TP=8" ||
-  fail "no 'never runnable' line"
+[[ $out == *"nvlplace: never runnable on this cluster: 8 GPUs (TP=8 PP=1 DP=1, nvl=strict): needs 1 TP group of 8 GPUs inside one NVLink domain"* &&
+   $out == *"Requested node configuration is not available"* ]] || fail "sbatch said: $out"
+log_has "$mark" "nvlplace: submission refused: never runnable on this cluster: 8 GPUs (TP=8" ||
+  fail "no 'submission refused' line"
 reset_jobs
 note "ok"
