@@ -11,6 +11,7 @@
 #include "contrib/cli_common.h"
 #include "placement/cluster_state.h"
 #include "placement/explain.h"
+#include "placement/status_macros.h"
 #include "placement/topology_yaml.h"
 
 namespace nvlplace::cli {
@@ -24,21 +25,52 @@ struct CheckArgs {
   std::vector<std::string> gpus;
 };
 
-// The job's GPUs in Slurm's rank order: node order of the topology (Slurm's node index
-// order for a cluster exported by nvlplace), then GPU index: a GPU id ascending.
-int TpGroups(const CheckArgs& a) {
-  absl::StatusOr<std::shared_ptr<const Topology>> loaded = LoadTopologyFile(a.topology);
-  if (!loaded.ok()) return Fail(loaded.status());
-  const Topology& topo = **loaded;
-  ClusterState held(*loaded);
-  // The busy-list reader parses "NODES:INDEXES"; one word per line.
-  absl::Status s = LoadBusyList(absl::StrJoin(a.gpus, "\n"), "the GPU list", &held);
-  if (!s.ok()) return Fail(s);
+// The topology and the job's GPUs in Slurm's rank order (node order of the topology, which
+// is Slurm's node index order for a cluster exported by nvlplace; then GPU index).
+struct Held {
+  std::shared_ptr<const Topology> topo;
   std::vector<GpuId> ranks;
-  for (GpuId g = 0; g < topo.num_gpus(); ++g) {
-    if (held.busy(g)) ranks.push_back(g);
+};
+
+absl::StatusOr<Held> ReadHeld(const CheckArgs& a) {
+  Held h;
+  NVL_ASSIGN_OR_RETURN(h.topo, LoadTopologyFile(a.topology));
+  ClusterState held(h.topo);
+  // The busy-list reader parses "NODES:INDEXES"; one word per line.
+  NVL_RETURN_IF_ERROR(LoadBusyList(absl::StrJoin(a.gpus, "\n"), "the GPU list", &held));
+  for (GpuId g = 0; g < h.topo->num_gpus(); ++g) {
+    if (held.busy(g)) h.ranks.push_back(g);
   }
-  if (ranks.empty() || ranks.size() % a.tp != 0) {
+  if (h.ranks.empty()) return absl::InvalidArgumentError("no GPU given");
+  return h;
+}
+
+// "nvlink_domains=2 nodes=3 tier=leaf": how far the GPUs spread.
+int Span(const CheckArgs& a) {
+  absl::StatusOr<Held> h = ReadHeld(a);
+  if (!h.ok()) return Fail(h.status());
+  const Topology& topo = *h->topo;
+  std::set<DomainId> domains;
+  std::vector<NodeId> nodes;
+  for (GpuId g : h->ranks) {
+    domains.insert(topo.DomainOf(g));
+    if (nodes.empty() || nodes.back() != topo.gpus()[g].node) nodes.push_back(topo.gpus()[g].node);
+  }
+  int tier = topo.CommonTier(nodes);
+  std::string tier_name = tier == Topology::kSameNode       ? "node"
+                          : tier >= Topology::kDisconnected ? "disconnected"
+                                                            : topo.tiers()[tier];
+  std::cout << "nvlink_domains=" << domains.size() << " nodes=" << nodes.size()
+            << " tier=" << tier_name << "\n";
+  return kExitOk;
+}
+
+int TpGroups(const CheckArgs& a) {
+  absl::StatusOr<Held> h = ReadHeld(a);
+  if (!h.ok()) return Fail(h.status());
+  const Topology& topo = *h->topo;
+  const std::vector<GpuId>& ranks = h->ranks;
+  if (ranks.size() % a.tp != 0) {
     return Fail(absl::InvalidArgumentError(absl::StrCat(
         "--tp ", a.tp, " does not divide the ", ranks.size(), " GPUs given")));
   }
@@ -79,6 +111,14 @@ void AddCheckCommand(CLI::App& app, std::function<int()>* run) {
                 "(node[08-09]:0-3 node10:4-7)")
       ->required();
   c->callback([a, run] { *run = [a] { return TpGroups(*a); }; });
+
+  auto b = std::make_shared<CheckArgs>();
+  CLI::App* span = check->add_subcommand(
+      "span", "How far the job's GPUs spread: \"nvlink_domains=N nodes=N tier=T\" (T: node, a "
+              "fabric tier, or disconnected)");
+  span->add_option("--topology", b->topology, "cluster YAML file")->required();
+  span->add_option("gpus", b->gpus, "the job's GPUs as NODES:INDEXES words")->required();
+  span->callback([b, run] { *run = [b] { return Span(*b); }; });
 }
 
 }  // namespace nvlplace::cli

@@ -22,6 +22,8 @@ while (($#)); do
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+# Resolved before leaving the caller's directory: a relative --topology used to fail here.
+topology=$(realpath "$topology") || { echo "bench.sh: no such topology file" >&2; exit 2; }
 cd /tmp
 
 # The burst: a fixed mix of sizes (seeded), half of them with nvlplace options. Each job

@@ -192,6 +192,8 @@ class Burst:
         self.rng = random.Random(args.seed)
         topo = cluster.topology()
         self.mix = job_mix(largest_domain(cluster.cli, topo))
+        shown = json.loads(run([cluster.cli, "show", topo, "--format", "json"]).stdout)
+        self.leaf_tier = shown["tiers"][0]
         self.arrays = {}  # array job id -> kind
         self.refused = collections.Counter()
         self.submit_errors = []
@@ -429,6 +431,7 @@ class Burst:
                     strict_split.append((jid, f"check failed: {r.stderr.strip()}"))
         started = len(got)
         not_by_plugin = sum(1 for jid in got if jid not in placed)
+        quality = self.quality(got, kind_of, topology) if self.a.quality else None
         log_tail = ""
         with open(self.c.log, errors="replace") as f:
             f.seek(self.log_start)
@@ -462,6 +465,7 @@ class Burst:
             "held_lines": log_tail.count(" held: "),
             "config_errors_logged": log_tail.count("error: nvlplace: "),
             "faults": self.faults,
+            "quality": quality,
             "wall_seconds": round(self.wall, 1),
             "submit_seconds": round(self.submitted_s, 1),
         }
@@ -470,6 +474,35 @@ class Burst:
               and not states.get("FAILED"))
         summary["ok"] = ok
         return summary
+
+
+    def quality(self, got, kind_of, topology):
+        """Per class of job (plain = TP 1, tp = TP > 1): how many ran, the share inside one
+        NVLink domain (of those that fit one) and under one leaf switch or one node."""
+        largest = largest_domain(self.c.cli, topology)
+        acc = collections.defaultdict(lambda: collections.Counter())
+        for jid, gpus in got.items():
+            kind = kind_of.get(jid)
+            if kind is None:
+                continue
+            words = [f"{n}:{','.join(map(str, idx))}" for n, idx in gpus.items()]
+            r = run([self.c.cli, "check", "span", "--topology", topology, *words], check=False)
+            m = re.match(r"nvlink_domains=(\d+) nodes=(\d+) tier=(\S+)", r.stdout)
+            if r.returncode != 0 or not m:
+                raise RuntimeError(f"nvlplace check span failed for job {jid}: {r.stderr}")
+            c = acc["tp" if kind[3] > 1 else "plain"]
+            c["jobs"] += 1
+            if sum(len(i) for i in gpus.values()) <= largest:
+                c["fit_one_domain"] += 1
+                c["one_domain"] += int(m.group(1)) == 1
+            c["one_leaf"] += m.group(3) in ("node", self.leaf_tier)
+        out = {}
+        for cls, c in sorted(acc.items()):
+            out[cls] = {"jobs": c["jobs"],
+                        "one_domain_share": round(c["one_domain"] / c["fit_one_domain"], 3)
+                        if c["fit_one_domain"] else None,
+                        "one_leaf_share": round(c["one_leaf"] / c["jobs"], 3)}
+        return out
 
 
 def _alive(pid):
@@ -493,6 +526,9 @@ def main():
     p.add_argument("--sample-interval", type=float, default=0.5, help="seconds")
     p.add_argument("--timeout", type=float, default=1800,
                    help="seconds to wait for the jobs to finish after the last submission")
+    p.add_argument("--quality", action="store_true",
+                   help="also report, per class of job, the share inside one NVLink domain and "
+                        "under one leaf (run once with stock cons_tres and once with the plugin)")
     p.add_argument("--report", help="write the summary as JSON here")
     a = p.parse_args()
     try:

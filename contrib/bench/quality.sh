@@ -1,0 +1,48 @@
+#!/bin/bash
+# Never worse than stock (issue 15): the same seeded burst of mixed GPU jobs on the local
+# cluster, once under stock select/cons_tres (with the exported topology.conf and gres.conf)
+# and once under select/cons_tres_nvlplace, on each topology given; for plain jobs (TP 1)
+# and TP jobs, the share that ran inside one NVLink domain (of those that fit one) and
+# under one leaf switch. A measurement, not a test; needs root; prints one table.
+#   contrib/bench/quality.sh [--jobs N] [TOPOLOGY.yaml...]
+# (default 1,000 jobs on configs/gb200-nvl72-su.yaml and configs/lab-h100.yaml)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+jobs=1000
+topologies=()
+while (($#)); do
+  case $1 in
+    --jobs) jobs=$2; shift 2 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) topologies+=("$(realpath "$1")"); shift ;;
+  esac
+done
+((${#topologies[@]})) || topologies=("$root/configs/gb200-nvl72-su.yaml" "$root/configs/lab-h100.yaml")
+export NVLPLACE_CLUSTER_DIR=${NVLPLACE_CLUSTER_DIR:-/tmp/nvlplace-quality}
+out=$(mktemp -d)
+trap '"$root/contrib/cluster/clean.sh" >/dev/null 2>&1; rm -rf "$out"' EXIT
+cd /tmp
+for topo in "${topologies[@]}"; do
+  for select in cons_tres nvlplace; do
+    "$root/contrib/cluster/start.sh" --topology "$topo" --select "$select" >/dev/null
+    python3 "$root/contrib/cluster/burst.py" --jobs "$jobs" --seed 7 --quality \
+      --report "$out/$(basename "$topo" .yaml)-$select.json" >"$out/burst.log" 2>&1 ||
+      { echo "quality.sh: the burst on $topo with $select failed:" >&2; tail -20 "$out/burst.log" >&2; exit 1; }
+  done
+done
+"$root/contrib/cluster/stop.sh"
+python3 - "$out" "${topologies[@]}" <<'PY'
+import json, os, sys
+out, topos = sys.argv[1], sys.argv[2:]
+print("| cluster | jobs | one NVLink domain: stock | nvlplace | one leaf: stock | nvlplace |")
+print("|---|---|---|---|---|---|")
+pct = lambda v: "-" if v is None else f"{100 * v:.0f}%"
+for t in topos:
+    name = os.path.basename(t)[:-5]
+    r = {s: json.load(open(f"{out}/{name}-{s}.json"))["quality"] for s in ("cons_tres", "nvlplace")}
+    for cls in ("plain", "tp"):
+        a, b = r["cons_tres"].get(cls, {}), r["nvlplace"].get(cls, {})
+        print(f"| {name} | {cls} ({a.get('jobs', 0)} / {b.get('jobs', 0)}) | "
+              f"{pct(a.get('one_domain_share'))} | {pct(b.get('one_domain_share'))} | "
+              f"{pct(a.get('one_leaf_share'))} | {pct(b.get('one_leaf_share'))} |")
+PY
