@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 
@@ -18,10 +19,19 @@ int Fail(const absl::Status& status) {
     case absl::StatusCode::kNotFound:
     case absl::StatusCode::kFailedPrecondition:
     case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kResourceExhausted:
       return kExitBadInput;
     default:
       return kExitFailure;
   }
+}
+
+CLI::Option* AddMaxGpusOption(CLI::App* cmd, TopologyLimits* topology_limits) {
+  return cmd
+      ->add_option("--max-gpus", topology_limits->max_gpus,
+                   absl::StrCat("most GPUs the cluster file may describe (default ",
+                                limits::kDefaultMaxClusterGpus, ")"))
+      ->check(CLI::Range(int64_t{1}, int64_t{std::numeric_limits<int32_t>::max()}));
 }
 
 absl::Status WriteOutput(const std::string& path, absl::string_view text) {

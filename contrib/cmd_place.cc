@@ -1,18 +1,37 @@
 // The place subcommand of nvlplace: one placement decision, explained.
 #include "contrib/cmd_place.h"
 
+#include <cstdint>
 #include <iostream>
 #include <memory>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "contrib/cli_common.h"
 #include "placement/engine.h"
 #include "placement/explain.h"
+#include "placement/limits.h"
 #include "placement/topology_yaml.h"
 
 namespace nvlplace::cli {
 namespace {
 
 constexpr int kExitNotPlaced = 1;
+
+// A whole decimal number from lo to hi. The value is rewritten in plain decimal, so that
+// CLI11 (which reads "010" as octal) converts what was checked. Help shows "[lo..hi]".
+CLI::Validator WholeNumber(int64_t lo, int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        int64_t v;
+        if (!absl::SimpleAtoi(text, &v) || v < lo || v > hi) {
+          return absl::StrCat(QuoteUserText(text), " is not a whole number from ", lo, " to ", hi);
+        }
+        text = absl::StrCat(v);
+        return "";
+      },
+      absl::StrCat("[", lo, "..", hi, "]"));
+}
 
 struct PlaceArgs {
   std::string topology;
@@ -61,12 +80,18 @@ void AddPlaceCommand(CLI::App& app, std::function<int()>* run) {
   c->add_option("--topology", a->topology, "cluster YAML file")->required();
   c->add_option("--busy", a->busy,
                 "file of allocated GPUs: lines 'NODES' or 'NODES:INDEXES', e.g. node[0-3]:0-3");
-  c->add_option("--gpus", a->spec.gpus, "GPUs in all (or give --nodes and --gpus-per-node)");
-  c->add_option("--nodes", a->spec.nodes, "exactly this many nodes");
-  c->add_option("--gpus-per-node", a->spec.gpus_per_node, "GPUs on each node");
-  c->add_option("--tp", a->spec.tp, "tensor-parallel size (ranks innermost)");
-  c->add_option("--pp", a->spec.pp, "pipeline-parallel size (default 1)");
-  c->add_option("--dp", a->spec.dp, "data-parallel size (default GPUs / (TP x PP))");
+  c->add_option("--gpus", a->spec.gpus, "GPUs in all (or give --nodes and --gpus-per-node)")
+      ->transform(WholeNumber(1, limits::kMaxJobGpus));
+  c->add_option("--nodes", a->spec.nodes, "exactly this many nodes")
+      ->transform(WholeNumber(1, limits::kMaxJobNodes));
+  c->add_option("--gpus-per-node", a->spec.gpus_per_node, "GPUs on each node")
+      ->transform(WholeNumber(1, limits::kMaxGpusPerNode));
+  c->add_option("--tp", a->spec.tp, "tensor-parallel size (ranks innermost)")
+      ->transform(WholeNumber(1, limits::kMaxGroupSize));
+  c->add_option("--pp", a->spec.pp, "pipeline-parallel size (default 1)")
+      ->transform(WholeNumber(1, limits::kMaxGroupSize));
+  c->add_option("--dp", a->spec.dp, "data-parallel size (default GPUs / (TP x PP))")
+      ->transform(WholeNumber(1, limits::kMaxGroupSize));
   c->add_option("--nvl", a->nvl, "TP groups inside NVLink domains: strict, prefer or off")
       ->check(CLI::IsMember({"strict", "prefer", "off"}));
   c->add_option("--max-tier", a->spec.max_tier, "highest fabric tier the job may span");

@@ -4,22 +4,33 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "contrib/cli_common.h"
 #include "contrib/replay/report.h"
 #include "contrib/replay/simulator.h"
 #include "contrib/replay/trace.h"
+#include "placement/limits.h"
 #include "placement/topology_yaml.h"
 
 namespace nvlplace::cli {
 namespace {
+
+constexpr int kMaxThreads = 1024;
+// Policies in one replay: each keeps a record per trace job.
+constexpr size_t kMaxPolicies = 16;
 
 struct ReplayArgs {
   std::string topology;
@@ -35,6 +46,40 @@ struct ReplayArgs {
   bool skip_shared = false;
   int threads = 0;
 };
+
+// A finite number from lo to hi, not NaN, not inf; a nonzero value below 1e-300 (a denormal)
+// is refused even when lo is 0. Help shows "[lo..hi]".
+CLI::Validator FiniteNumber(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        double v;
+        if (!absl::SimpleAtod(text, &v) || !std::isfinite(v) || v < lo || v > hi ||
+            (v != 0 && std::fabs(v) < 1e-300)) {
+          return absl::StrCat(QuoteUserText(text), " is not a number from ", lo, " to ", hi);
+        }
+        text = absl::StrFormat("%.17g", v);  // exactly v, in a form CLI11 reads
+        return "";
+      },
+      absl::StrCat("[", lo, "..", hi, "]"));
+}
+
+// A whole decimal number from lo to hi, rewritten in plain decimal for CLI11 (which reads
+// "010" as octal and "-1" as 2^64 - 1 for an unsigned option).
+template <typename T>
+CLI::Validator WholeNumber(T lo, T hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        T v;
+        bool negative = text.find('-') != std::string::npos;
+        if ((negative && std::is_unsigned_v<T>) || !absl::SimpleAtoi(text, &v) || v < lo ||
+            v > hi) {
+          return absl::StrCat(QuoteUserText(text), " is not a whole number from ", lo, " to ", hi);
+        }
+        text = absl::StrCat(v);
+        return "";
+      },
+      absl::StrCat("[", lo, "..", hi, "]"));
+}
 
 // A progress bar with ETA on a terminal; nothing otherwise.
 class Progress {
@@ -69,12 +114,25 @@ class Progress {
 };
 
 int Replay(const ReplayArgs& a) {
+  // The options' ranges are checked when they are parsed; this is the same check once more,
+  // before anything is loaded.
+  replay::SimOptions options;
+  options.scheduler =
+      a.scheduler == "fifo" ? replay::Scheduler::kFifo : replay::Scheduler::kBackfill;
+  options.load_scale = a.load_scale;
+  options.comm_share = a.comm_share;
+  absl::Status valid = replay::CheckSimOptions(options);
+  if (!valid.ok()) return Fail(valid);
   absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(a.topology);
   if (!topo.ok()) return Fail(topo.status());
   absl::StatusOr<replay::TraceFormat> format = replay::ParseTraceFormat(a.format);
   if (!format.ok()) return Fail(format.status());
   std::vector<std::shared_ptr<const Policy>> policies;
   for (absl::string_view name : absl::StrSplit(a.policies, ',', absl::SkipEmpty())) {
+    if (policies.size() == kMaxPolicies) {
+      return Fail(absl::InvalidArgumentError(absl::StrCat(
+          "--policies names more than ", kMaxPolicies, " policies; replay fewer at once")));
+    }
     absl::StatusOr<std::shared_ptr<const Policy>> p = LoadPolicy(std::string(name));
     if (!p.ok()) return Fail(p.status());
     // --seed overrides the seed of seeded policies.
@@ -94,27 +152,21 @@ int Replay(const ReplayArgs& a) {
     }
   }
   if (policies.empty()) return Fail(absl::InvalidArgumentError("--policies names no policy"));
-  absl::StatusOr<std::string> text = ReadFileToString(a.trace);
-  if (!text.ok()) return Fail(text.status());
   replay::TraceOptions topts;
   topts.strict = a.strict;
   topts.skip_shared = a.skip_shared;
-  absl::StatusOr<replay::Trace> trace = replay::ReadTrace(*text, a.trace, *format, topts);
+  absl::StatusOr<replay::Trace> trace;
+  {
+    absl::StatusOr<std::string> text = ReadFileToString(a.trace, limits::kMaxTraceBytes);
+    if (!text.ok()) return Fail(text.status());
+    trace = replay::ReadTrace(*text, a.trace, *format, topts);
+  }  // the text is freed here: the replay keeps only the jobs
   if (!trace.ok()) return Fail(trace.status());
   for (const std::string& p : trace->problems) std::cerr << "nvlplace: " << p << "\n";
   if (trace->malformed > static_cast<int>(trace->problems.size())) {
     std::cerr << "nvlplace: ... " << trace->malformed - trace->problems.size()
               << " more malformed lines\n";
   }
-  if (!(a.load_scale > 0)) return Fail(absl::InvalidArgumentError("--load-scale must be > 0"));
-  if (a.comm_share < 0 || a.comm_share > 1) {
-    return Fail(absl::InvalidArgumentError("--comm-share must be between 0 and 1"));
-  }
-
-  replay::SimOptions options;
-  options.scheduler = a.scheduler == "fifo" ? replay::Scheduler::kFifo : replay::Scheduler::kBackfill;
-  options.load_scale = a.load_scale;
-  options.comm_share = a.comm_share;
   replay::ReplayRun run;
   run.topology_file = a.topology;
   run.trace_file = a.trace;
@@ -147,14 +199,16 @@ int Replay(const ReplayArgs& a) {
   for (std::thread& t : pool) t.join();
 
   nlohmann::json summary = replay::SummaryJson(run);
-  std::cout << "trace " << a.trace << " (" << replay::TraceFormatName(trace->format) << "): "
-            << trace->jobs.size() << " jobs, " << trace->malformed << " malformed lines";
+  std::cout << "trace " << a.trace << " (" << replay::TraceFormatName(trace->format)
+            << "): " << trace->jobs.size() << " jobs, " << trace->malformed << " malformed lines";
   for (const auto& [reason, n] : trace->skipped) std::cout << ", " << n << " skipped: " << reason;
   std::cout << "\n" << replay::SummaryText(summary);
   if (!a.out.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(a.out, ec);
-    if (ec) return Fail(absl::PermissionDeniedError(absl::StrCat("cannot create ", a.out, ": ", ec.message())));
+    if (ec)
+      return Fail(
+          absl::PermissionDeniedError(absl::StrCat("cannot create ", a.out, ": ", ec.message())));
     absl::Status s = WriteOutput(a.out + "/summary.json", summary.dump(2) + "\n");
     if (s.ok()) s = WriteOutput(a.out + "/jobs.csv", replay::JobsCsv(run));
     if (s.ok()) s = WriteOutput(a.out + "/report.html", replay::ReportHtml(run, summary));
@@ -173,15 +227,20 @@ void AddReplayCommand(CLI::App& app, std::function<int()>* run) {
   c->add_option("--trace", a->trace, "trace file")->required();
   c->add_option("--trace-format", a->format, "auto, native, sacct, openb, swf, helios, philly")
       ->check(CLI::IsMember({"auto", "native", "sacct", "openb", "swf", "helios", "philly"}));
-  c->add_option("--policies", a->policies, "comma-separated policy names or files");
+  c->add_option("--policies", a->policies,
+                absl::StrCat("comma-separated policy names or files, at most ", kMaxPolicies));
   c->add_option("--scheduler", a->scheduler, "fifo or backfill (EASY, run time as estimate)")
       ->check(CLI::IsMember({"fifo", "backfill"}));
-  c->add_option("--load-scale", a->load_scale, "divide submit times by this (2: twice the load)");
+  c->add_option("--load-scale", a->load_scale, "divide submit times by this (2: twice the load)")
+      ->transform(FiniteNumber(1 / limits::kMaxLoadScale, limits::kMaxLoadScale));
   c->add_option("--comm-share", a->comm_share,
-                "slowdown model: share of run time that is communication (0: off)");
+                "slowdown model: share of run time that is communication (0: off)")
+      ->transform(FiniteNumber(0, 1));
   c->add_option("--out", a->out, "directory for summary.json, jobs.csv, report.html");
-  c->add_option("--seed", a->seed, "seed of the random policy");
-  c->add_option("--threads", a->threads, "policies replayed at once (default: cores)");
+  c->add_option("--seed", a->seed, "seed of the random policy")
+      ->transform(WholeNumber<uint64_t>(0, std::numeric_limits<uint64_t>::max()));
+  c->add_option("--threads", a->threads, "policies replayed at once (0, the default: one per core)")
+      ->transform(WholeNumber<int>(0, kMaxThreads));
   c->add_flag("--strict", a->strict, "a malformed trace line is fatal");
   c->add_flag("--skip-shared", a->skip_shared,
               "openb: skip GPU-sharing pods (gpu_milli < 1000) instead of one GPU each");

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "contrib/cli_common.h"
+#include "placement/limits.h"
 #include "placement/nvidia_smi.h"
 #include "placement/slurm_io.h"
 #include "placement/topology_json.h"
@@ -17,10 +18,10 @@
 namespace nvlplace::cli {
 namespace {
 
-int Validate(const std::vector<std::string>& files) {
+int Validate(const std::vector<std::string>& files, const TopologyLimits& limits) {
   int rc = kExitOk;
   for (const std::string& file : files) {
-    absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file);
+    absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file, limits);
     if (!topo.ok()) {
       rc = std::max(rc, Fail(topo.status()));
       continue;
@@ -30,12 +31,14 @@ int Validate(const std::vector<std::string>& files) {
   return rc;
 }
 
-int Show(const std::string& file, const std::string& format) {
-  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file);
+int Show(const std::string& file, const std::string& format, const TopologyLimits& limits) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file, limits);
   if (!topo.ok()) return Fail(topo.status());
   std::string text;
   if (format == "json") {
-    text = TopologyToJson(**topo).dump(2) + "\n";
+    // Names are checked printable UTF-8 when read; replace stays a safety net against throwing.
+    text =
+        TopologyToJson(**topo).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } else if (format == "yaml") {
     text = WriteTopologyYaml(**topo);
   } else {
@@ -59,6 +62,7 @@ struct SlurmImportArgs {
   std::string topology_conf;
   std::string gres_conf;
   SlurmImportOptions options;
+  TopologyLimits limits;
   std::string out = "-";
 };
 
@@ -72,7 +76,7 @@ int ImportSlurmFiles(const SlurmImportArgs& args) {
     gres_text = *std::move(g);
   }
   return WriteImported(ImportSlurm(*topo_text, args.topology_conf, gres_text, args.gres_conf,
-                                   args.options),
+                                   args.options, args.limits),
                        args.out);
 }
 
@@ -80,21 +84,34 @@ struct SmiImportArgs {
   std::string file;
   std::string node;
   std::string model = "H100";
+  TopologyLimits limits;
   std::string out = "-";
 };
 
 int ImportSmi(const SmiImportArgs& args) {
   absl::StatusOr<std::string> text = ReadFileToString(args.file);
   if (!text.ok()) return Fail(text.status());
-  return WriteImported(ImportNvidiaSmi(*text, args.file, args.node, args.model), args.out);
+  return WriteImported(ImportNvidiaSmi(*text, args.file, args.node, args.model, args.limits),
+                       args.out);
 }
 
-int ExportSlurmFiles(const std::string& file, const std::string& dir) {
-  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file);
+int ExportSlurmFiles(const std::string& file, const std::string& dir,
+                     const TopologyLimits& limits) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file, limits);
   if (!topo.ok()) return Fail(topo.status());
+  size_t gres_bytes = ExportedGresBytes(**topo);
+  if (gres_bytes > limits::kMaxConfigBytes) {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat(file, ": its gres.conf would take ", gres_bytes,
+                     " bytes (a line per GPU, each listing its node's GPUs), more than the ",
+                     limits::kMaxConfigBytes >> 20,
+                     " MiB nvlplace reads back; describe fewer GPU shapes (islands) per model")));
+  }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return Fail(absl::PermissionDeniedError(absl::StrCat("cannot create ", dir, ": ", ec.message())));
+  if (ec)
+    return Fail(
+        absl::PermissionDeniedError(absl::StrCat("cannot create ", dir, ": ", ec.message())));
   SlurmFiles files = ExportSlurm(**topo);
   std::string topo_path = (std::filesystem::path(dir) / "topology.conf").string();
   std::string gres_path = (std::filesystem::path(dir) / "gres.conf").string();
@@ -109,20 +126,30 @@ int ExportSlurmFiles(const std::string& file, const std::string& dir) {
 
 void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
   auto files = std::make_shared<std::vector<std::string>>();
+  auto validate_limits = std::make_shared<TopologyLimits>();
   CLI::App* validate = app.add_subcommand(
       "validate", "Check cluster YAML files; errors read file:line:col: path: message");
   validate->add_option("files", *files, "cluster YAML files")->required();
-  validate->callback([run, files] { *run = [files] { return Validate(*files); }; });
+  AddMaxGpusOption(validate, validate_limits.get());
+  validate->callback([run, files, validate_limits] {
+    *run = [files, validate_limits] { return Validate(*files, *validate_limits); };
+  });
 
   auto show_file = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("text");
-  CLI::App* show = app.add_subcommand("show", "Describe a cluster: summary, JSON or canonical YAML");
+  auto show_limits = std::make_shared<TopologyLimits>();
+  CLI::App* show =
+      app.add_subcommand("show", "Describe a cluster: summary, JSON or canonical YAML");
   show->add_option("file", *show_file, "cluster YAML file")->required();
   show->add_option("--format", *format, "text (default), json (schema nvlplace.topology/1), yaml")
       ->check(CLI::IsMember({"text", "json", "yaml"}));
-  show->callback([run, show_file, format] { *run = [=] { return Show(*show_file, *format); }; });
+  AddMaxGpusOption(show, show_limits.get());
+  show->callback([run, show_file, format, show_limits] {
+    *run = [=] { return Show(*show_file, *format, *show_limits); };
+  });
 
-  CLI::App* import = app.add_subcommand("import", "Build a cluster YAML from Slurm or nvidia-smi files");
+  CLI::App* import =
+      app.add_subcommand("import", "Build a cluster YAML from Slurm or nvidia-smi files");
   import->require_subcommand(1);
   auto slurm = std::make_shared<SlurmImportArgs>();
   CLI::App* isl = import->add_subcommand("slurm", "Import topology.conf (and gres.conf Links=)");
@@ -134,6 +161,7 @@ void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
   isl->add_option("--gpu-model", slurm->options.gpu_model, "GPU model when gres.conf has no Type=");
   isl->add_option("--nvlink-gbps", slurm->options.nvlink_gbps, "NVLink GB/s per GPU of that model");
   isl->add_option("--name", slurm->options.name, "cluster name");
+  AddMaxGpusOption(isl, &slurm->limits);
   isl->add_option("-o,--out", slurm->out, "output YAML file (default: stdout)");
   isl->callback([run, slurm] { *run = [slurm] { return ImportSlurmFiles(*slurm); }; });
 
@@ -142,6 +170,7 @@ void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
   ism->add_option("file", smi->file, "saved output of nvidia-smi topo -m")->required();
   ism->add_option("--node", smi->node, "Slurm node name of that machine")->required();
   ism->add_option("--gpu-model", smi->model, "GPU model name");
+  AddMaxGpusOption(ism, &smi->limits);
   ism->add_option("-o,--out", smi->out, "output YAML file (default: stdout)");
   ism->callback([run, smi] { *run = [smi] { return ImportSmi(*smi); }; });
 
@@ -149,11 +178,13 @@ void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
   exp->require_subcommand(1);
   auto export_file = std::make_shared<std::string>();
   auto out_dir = std::make_shared<std::string>(".");
+  auto export_limits = std::make_shared<TopologyLimits>();
   CLI::App* esl = exp->add_subcommand("slurm", "Write topology.conf and gres.conf (File=, Links=)");
   esl->add_option("file", *export_file, "cluster YAML file")->required();
   esl->add_option("--out-dir", *out_dir, "directory for topology.conf and gres.conf");
-  esl->callback([run, export_file, out_dir] {
-    *run = [=] { return ExportSlurmFiles(*export_file, *out_dir); };
+  AddMaxGpusOption(esl, export_limits.get());
+  esl->callback([run, export_file, out_dir, export_limits] {
+    *run = [=] { return ExportSlurmFiles(*export_file, *out_dir, *export_limits); };
   });
 }
 

@@ -69,9 +69,12 @@ inline constexpr double kMaxSeconds = 1e9;
 // Absolute times in traces (a date, or seconds since 1970), before they are taken from the
 // trace start: 0 (1970-01-01) up to 9999-12-31T23:59:59 UTC.
 inline constexpr double kMaxTimestamp = 253402300799.0;
-// Jobs in one trace (replay keeps a record per job and policy), and fields on one line.
+// Jobs in one trace (replay keeps a record per job and policy), fields on one line, bytes
+// of a job id, and bytes of one JSON token (a string or number; the JSON parser buffers it).
 inline constexpr size_t kMaxTraceJobs = size_t{1} << 22;  // 4,194,304
 inline constexpr size_t kMaxTraceFields = 1024;
+inline constexpr size_t kMaxJobIdBytes = 256;
+inline constexpr size_t kMaxJsonTokenBytes = size_t{64} << 10;  // 64 KiB
 // replay --load-scale: from 1 / kMaxLoadScale to kMaxLoadScale.
 inline constexpr double kMaxLoadScale = 1e3;
 

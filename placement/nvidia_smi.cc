@@ -10,13 +10,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "placement/hostlist.h"
+#include "placement/limits.h"
 
 namespace nvlplace {
 namespace {
 
 absl::Status ErrorAt(const std::string& file, int line, absl::string_view row,
                      absl::string_view message) {
-  return absl::InvalidArgumentError(FormatAt(SourceLoc{file, line, 0, std::string(row)}, message));
+  return absl::InvalidArgumentError(FormatAt(SourceLoc{file, line, 0, Printable(row)}, message));
 }
 
 // Drops ANSI escape sequences ("\x1b[1m") that nvidia-smi prints on a terminal, and a '\r'.
@@ -78,9 +80,15 @@ absl::StatusOr<int> HeaderGpus(const std::vector<std::string>& header, int* devi
     int index = GpuIndex(token);
     if (index < 0) continue;
     if (index != gpus || *devices != gpus + 1) {
+      return ErrorAt(
+          file, line, "",
+          absl::StrCat("header column '", Printable(token), "' is out of order; expected GPU", gpus,
+                       " as column ", *devices));
+    }
+    if (gpus == limits::kMaxGpusPerNode) {
       return ErrorAt(file, line, "",
-                     absl::StrCat("header column '", token, "' is out of order; expected GPU", gpus,
-                                  " as column ", *devices));
+                     absl::StrCat("more than ", limits::kMaxGpusPerNode,
+                                  " GPU columns; a node has at most that many GPUs"));
     }
     ++gpus;
   }
@@ -105,14 +113,14 @@ absl::Status ParseRow(const std::vector<std::string>& tokens, int gpu, int gpus,
     absl::StatusOr<int> entry = ParseEntry(tokens[col + 1]);
     if (!entry.ok()) {
       return ErrorAt(file, line, label,
-                     absl::StrCat("unknown entry '", tokens[col + 1], "' in column ", col + 1,
-                                  "; expected X, NV#, PIX, PXB, PHB, NODE or SYS"));
+                     absl::StrCat("unknown entry '", Printable(tokens[col + 1]), "' in column ",
+                                  col + 1, "; expected X, NV#, PIX, PXB, PHB, NODE or SYS"));
     }
     if ((col == gpu) != (*entry == -1)) {
       return ErrorAt(file, line, label,
-                     col == gpu
-                         ? absl::StrCat("its own column holds '", tokens[col + 1], "'; expected X")
-                         : absl::StrCat("X in column ", col + 1, " is not its own"));
+                     col == gpu ? absl::StrCat("its own column holds '", Printable(tokens[col + 1]),
+                                               "'; expected X")
+                                : absl::StrCat("X in column ", col + 1, " is not its own"));
     }
     if (col < gpus) (*row)[col] = *entry;
   }
@@ -187,10 +195,21 @@ absl::StatusOr<std::vector<std::vector<int>>> ParseNvidiaSmiTopo(absl::string_vi
 }
 
 absl::StatusOr<TopologySpec> ImportNvidiaSmi(absl::string_view text, const std::string& file,
-                                             const std::string& node,
-                                             const std::string& gpu_model) {
+                                             const std::string& node, const std::string& gpu_model,
+                                             const TopologyLimits& topology_limits) {
+  absl::Status name_ok = CheckName(node, "node name");
+  if (name_ok.ok()) name_ok = CheckName(gpu_model, "GPU model name");
+  if (!name_ok.ok()) return name_ok;
   absl::StatusOr<std::vector<std::vector<int>>> islands = ParseNvidiaSmiTopo(text, file);
   if (!islands.ok()) return islands.status();
+  size_t gpus = 0;
+  for (const auto& island : *islands) gpus += island.size();
+  if (static_cast<int64_t>(gpus) > topology_limits.max_gpus) {
+    return absl::InvalidArgumentError(
+        FormatAt(SourceLoc{file, 0, 0, ""},
+                 absl::StrCat("the node has ", gpus, " GPUs, more than the limit of ",
+                              topology_limits.max_gpus, " GPUs")));
+  }
   TopologySpec spec;
   spec.loc.file = file;
   spec.name = node;

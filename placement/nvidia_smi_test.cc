@@ -167,5 +167,36 @@ TEST(ImportNvidiaSmiTest, PassesParseErrorsOn) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("bad.txt:3: GPU1")));
 }
 
+TEST(NvidiaSmiLimitTest, RefusesMoreGpusThanANodeHas) {
+  // 1,025 GPU columns: the matrix (and the island search over it) grows with their square.
+  std::string header;
+  for (int i = 0; i < 1025; ++i) header += " GPU" + std::to_string(i);
+  EXPECT_THAT(ParseNvidiaSmiTopo(header + "\n", "wide.txt"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "wide.txt:1: more than 1024 GPU columns; a node has at most that many "
+                       "GPUs"));
+}
+
+TEST(NvidiaSmiLimitTest, EscapesControlBytesAndChecksNames) {
+  std::string text = std::string("GPU0 GPU1\nGPU0 X NV\x01\nGPU1 NV1 X\n");
+  EXPECT_THAT(ParseNvidiaSmiTopo(text, "t"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("t:2: GPU0: unknown entry 'NV\\x01' in column 2")));
+  std::string good = Fixture("dgx-h100.txt");
+  EXPECT_THAT(ImportNvidiaSmi(good, "dgx",
+                              std::string("dgx\0"
+                                          "01",
+                                          6),
+                              "H100"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("node name 'dgx\\x0001': control character \\x00")));
+  EXPECT_THAT(ImportNvidiaSmi(good, "dgx", "dgx01", "H\xff"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("GPU model name 'H\\xff': byte \\xff is not valid UTF-8")));
+  EXPECT_THAT(ImportNvidiaSmi(good, "dgx", "dgx01", "H100", TopologyLimits{4}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "dgx: the node has 8 GPUs, more than the limit of 4 GPUs"));
+}
+
 }  // namespace
 }  // namespace nvlplace

@@ -2,6 +2,7 @@
 #ifndef NVLPLACE_PLACEMENT_SLURM_IO_H_
 #define NVLPLACE_PLACEMENT_SLURM_IO_H_
 
+#include <cstddef>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -50,11 +51,21 @@ struct SlurmImportOptions {
 //       -- nodes= and switches= add to what the SwitchName line lists; a switch annotation
 //       with no SwitchName line declares a switch that Slurm does not see (a rail leaf).
 // Where gres.conf and a "nodes" annotation both describe a node they must agree.
+//
+// Bounds (limits.h; each an error at the line): names are printable UTF-8 of at most
+// kMaxNameBytes bytes; numbers are finite and in range (bandwidths up to kMaxBandwidth,
+// latencies up to kMaxLatencyUs, oversubscription from 1 to kMaxOversubscription); Count=,
+// File= and gpus= give at most kMaxGpusPerNode GPUs per node; the hostlists of each file expand
+// to at most kMaxNamesPerFile names; the GPUs of the cluster are counted before names are
+// built for them and refused past topology_limits.max_gpus; a switch chain of more than
+// kMaxTiers levels is refused (naming it). An unterminated quote is an error at its line.
+// Never throws: an exception inside (std::bad_alloc) becomes a Status.
 absl::StatusOr<TopologySpec> ImportSlurm(absl::string_view topology_conf,
                                          const std::string& topology_file,
                                          absl::string_view gres_conf,  // may be empty
                                          const std::string& gres_file,
-                                         const SlurmImportOptions& options);
+                                         const SlurmImportOptions& options,
+                                         const TopologyLimits& topology_limits = {});
 
 struct SlurmFiles {
   std::string topology_conf;
@@ -84,6 +95,11 @@ struct SlurmFiles {
 // NVLink islands. Names (cluster, tiers, models, nodes, switches) must not contain ',' or
 // '"'; the YAML loader and Slurm's node names already exclude them in practice.
 SlurmFiles ExportSlurm(const Topology& topo);
+
+// The size of the gres.conf ExportSlurm writes, computed without writing it. It grows with
+// the square of the GPUs per node (each GPU's line has a Links= row over its node's GPUs), so
+// callers check it (against limits::kMaxConfigBytes, what the importer reads back) first.
+size_t ExportedGresBytes(const Topology& topo);
 
 }  // namespace nvlplace
 

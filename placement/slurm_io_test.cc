@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -554,6 +556,203 @@ TEST(ImportSlurmTest, ImportsIrregularCluster) {
   for (const Switch& sw : t.switches()) ++per_tier[sw.tier];
   EXPECT_THAT(per_tier, ElementsAre(leaves, spines, cores));
   ExpectRoundTrip(t, "irregular");
+}
+
+// ---------------------------------------------------------------------------------------
+// Bounds: no input crashes, hangs or exhausts memory, and each error names its line.
+
+TEST(ImportLimitTest, DeepSwitchChainIsRefusedNamingIt) {
+  // 40,000 levels in 1.3 MB: the recursive height computation overflowed the stack.
+  std::string conf = "SwitchName=s0 Nodes=n0\n";
+  for (int i = 1; i < 40000; ++i)
+    absl::StrAppend(&conf, "SwitchName=s", i, " Switches=s", i - 1, "\n");
+  EXPECT_THAT(ImportSlurm(conf, "chain.conf", "", "", Options(1)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "chain.conf:17: Switches: switch 's16' is 17 levels of switches high (s16 "
+                       "-> s15 -> s14 -> s13 -> s12 -> s11 -> s10 -> s9 -> s8 -> s7 -> s6 -> s5 "
+                       "-> s4 -> s3 -> s2 -> s1 -> s0); nvlplace models at most 16 tiers: is a "
+                       "Switches= list wrong?"));
+  // 16 levels are fine: tiers leaf, spine, core, tier3 ... tier15.
+  std::string sixteen = "SwitchName=s0 Nodes=n0\n";
+  for (int i = 1; i < 16; ++i)
+    absl::StrAppend(&sixteen, "SwitchName=s", i, " Switches=s", i - 1, "\n");
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Import(sixteen, "", Options(1));
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_EQ((*topo)->tiers().size(), 16u);
+  EXPECT_EQ(TierOf(**topo, "s15"), "tier15");
+}
+
+TEST(ImportLimitTest, MaxGpusIsCheckedBeforeNodesAreBuilt) {
+  // gres.conf: 2 nodes x 8 GPUs = 16 GPUs against a limit of 15.
+  EXPECT_THAT(
+      ImportSlurm("SwitchName=s0 Nodes=n[0-1]\n", "t.conf", "NodeName=n[0-1] Name=gpu Count=8\n",
+                  "g.conf", Options(0), TopologyLimits{15}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "g.conf:1: NodeName: these 2 nodes of 8 GPUs bring gres.conf to 16 GPUs, "
+               "more than the limit of 15 GPUs; raise it (--max-gpus) if the cluster is "
+               "really that large"));
+  // Nodes that only topology.conf names get the default count: 3 x 8 = 24 > 20.
+  EXPECT_THAT(
+      ImportSlurm("SwitchName=s0 Nodes=n[0-2]\n", "t.conf", "", "", Options(8), TopologyLimits{20}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "t.conf:1: Nodes: node 'n2' brings the cluster past 20 GPUs, the limit; "
+               "raise it (--max-gpus) if the cluster is really that large"));
+  // A nodes annotation: counted from its hostlist before it is expanded.
+  EXPECT_THAT(ImportSlurm("# nvlplace: nodes names=n[0000000-1048575] gpus=1024 model=H\n",
+                          "a.conf", "", "", Options(0)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("a.conf:1: names: these 1048576 nodes of 1024 GPUs bring the "
+                                 "cluster to 1073741824 GPUs, more than the limit of 4194304")));
+}
+
+struct BadText {
+  std::string name;
+  std::string topology;  // text of topology.conf
+  std::string gres;      // text of gres.conf
+  std::string message;   // the whole message
+};
+
+class BadTextTest : public ::testing::TestWithParam<BadText> {};
+
+TEST_P(BadTextTest, IsRefusedAtItsLine) {
+  const BadText& c = GetParam();
+  absl::StatusOr<TopologySpec> spec =
+      ImportSlurm(c.topology, "t.conf", c.gres, "g.conf", Options(8));
+  EXPECT_THAT(spec, StatusIs(absl::StatusCode::kInvalidArgument, c.message));
+  for (char ch : std::string(spec.status().message())) {
+    EXPECT_FALSE(static_cast<unsigned char>(ch) < 0x20) << "raw control byte in the message";
+  }
+}
+
+const char kBase[] = "SwitchName=s0 Nodes=n[0-1]\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    TopologyConf, BadTextTest,
+    ::testing::Values(
+        BadText{"UnterminatedQuote", "SwitchName=s0 Nodes=n0\nSwitchName=\"s1 Switches=s0\n", "",
+                "t.conf:2: a quote is opened but never closed: \"s1 Switches=s0; close it on "
+                "the same line"},
+        BadText{"UnterminatedQuoteInAnnotation",
+                "# nvlplace: cluster name=\"lab\n" + std::string(kBase), "",
+                "t.conf:1: a quote is opened but never closed: \"lab; close it on the same "
+                "line"},
+        BadText{"BadUtf8SwitchName", "SwitchName=s\xff Nodes=n0\nSwitchName=t Switches=s\xff\n", "",
+                "t.conf:1: SwitchName: switch name 's\\xff': byte \\xff is not valid UTF-8 (byte "
+                "2); names are printable UTF-8"},
+        BadText{"ControlInKey",
+                "SwitchName=s0 No\x01"
+                "des=n0\n",
+                "",
+                "t.conf:1: No\\x01des: unknown key; topology.conf keys are SwitchName, Switches, "
+                "Nodes, LinkSpeed"},
+        BadText{"HugeLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=1e7\n", "",
+                "t.conf:1: LinkSpeed: '1e7' is not a positive number of Gb/s up to 1000000 "
+                "(LinkSpeed is read as Gb/s)"},
+        BadText{"InfLinkGbps", "# nvlplace: cluster link_gbps=inf\n" + std::string(kBase), "",
+                "t.conf:1: link_gbps: 'inf' is not a number"},
+        BadText{"NanLatency", "# nvlplace: cluster nvlink_alpha_us=nan\n" + std::string(kBase), "",
+                "t.conf:1: nvlink_alpha_us: 'nan' is not a number"},
+        BadText{"NegativeLatency", "# nvlplace: cluster net_alpha_us=-1\n" + std::string(kBase), "",
+                "t.conf:1: net_alpha_us: '-1' is not a number of microseconds from 0 to 1000000"},
+        BadText{"HugeNvlink",
+                "# nvlplace: gpu_model name=H nvlink_gbps=1e300\n" + std::string(kBase), "",
+                "t.conf:1: nvlink_gbps: '1e300' is not a positive number of GB/s up to 1000000"},
+        BadText{"LowOversubscription",
+                "# nvlplace: switch name=s0 oversubscription=0.5\n" + std::string(kBase), "",
+                "t.conf:1: oversubscription: '0.5' is not a downlink:uplink ratio from 1 to 1000"},
+        BadText{"TooManyGpusPerNode",
+                "# nvlplace: nodes names=n[0-1] gpus=2000 model=H\n" + std::string(kBase), "",
+                "t.conf:1: gpus: '2000' is not a whole number from 1 to 1024"},
+        BadText{"NulInModel", std::string("# nvlplace: gpu_model name=H\0x\n", 31) + kBase, "",
+                "t.conf:1: name: GPU model name 'H\\x00x': control character \\x00 is not "
+                "allowed (byte 2); names are printable UTF-8"},
+        BadText{
+            "SeventeenTiers",
+            "# nvlplace: cluster tiers=a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q\n" + std::string(kBase),
+            "", "t.conf:1: tiers: 17 tiers; at most 16 are allowed"}),
+    [](const ::testing::TestParamInfo<BadText>& info) { return info.param.name; });
+
+INSTANTIATE_TEST_SUITE_P(
+    GresConf, BadTextTest,
+    ::testing::Values(
+        // 40 bytes that asked for 30,000,000 GPUs (7 GB), or 2,000,000,000 (std::bad_alloc).
+        BadText{"HugeCount", kBase, "NodeName=n0 Name=gpu Count=30000000\n",
+                "g.conf:1: Count: '30000000' is not a whole number from 1 to 1024"},
+        BadText{"HugerCount", kBase, "NodeName=n0 Name=gpu Count=2000000000\n",
+                "g.conf:1: Count: '2000000000' is not a whole number from 1 to 1024"},
+        BadText{"PlusInDevice", kBase, "NodeName=n0 Name=gpu File=/dev/nvidia+0\n",
+                "g.conf:1: File: '/dev/nvidia+0' is not /dev/nvidiaN (N a GPU number, or a "
+                "bracket range such as /dev/nvidia[0-7])"},
+        BadText{"HugeDeviceRange", kBase, "NodeName=n0 Name=gpu File=/dev/nvidia[0-99999999]\n",
+                "g.conf:1: File: bad hostlist \"/dev/nvidia[0-99999999]\" at character 13: "
+                "more than 1048576 hosts"},
+        BadText{"ManyDevices", kBase, "NodeName=n0 Name=gpu File=/dev/nvidia[0-2047]\n",
+                "g.conf:1: File: File= names 2048 devices; a node has at most 1024 GPUs"},
+        BadText{"DeviceTooHigh", kBase, "NodeName=n0 Name=gpu File=/dev/nvidia1024\n",
+                "g.conf:1: File: /dev/nvidia1024: a node has at most 1024 GPUs, numbered from 0"},
+        BadText{"TooManyGpusOnANode", kBase,
+                "NodeName=n0 Name=gpu Count=1000\nNodeName=n[0-1] Name=gpu Count=1000\n",
+                "g.conf:2: NodeName: node 'n0' has more than 1024 GPUs in gres.conf"},
+        BadText{"BadUtf8Type", kBase, "NodeName=n0 Name=gpu Type=H\xc3 Count=1\n",
+                "g.conf:1: Type: GPU type 'H\\xc3': byte \\xc3 is not valid UTF-8 (byte 2); "
+                "names are printable UTF-8"}),
+    [](const ::testing::TestParamInfo<BadText>& info) { return info.param.name; });
+
+TEST(ImportLimitTest, LongLinksRowIsRefused) {
+  std::string row = "-1";
+  for (int i = 0; i < 1100; ++i) row += ",1";
+  EXPECT_THAT(
+      ImportSlurm(kBase, "t.conf", "NodeName=n0 Name=gpu File=/dev/nvidia0 Links=" + row + "\n",
+                  "g.conf", Options(8)),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "g.conf:1: Links: more than 1024 entries; a node has at most that many "
+               "GPUs"));
+}
+
+TEST(ImportLimitTest, OptionsAreCheckedLikeFileValues) {
+  SlurmImportOptions options = Options(5000);
+  EXPECT_THAT(ImportSlurm(kBase, "t.conf", "", "", options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the default GPU count per node must be from 1 to 1024")));
+  options = Options(8);
+  options.nvlink_gbps = std::numeric_limits<double>::infinity();
+  EXPECT_THAT(ImportSlurm(kBase, "t.conf", "", "", options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the default NVLink bandwidth must be")));
+  options = Options(8);
+  options.gpu_model = "H\t100";
+  EXPECT_THAT(ImportSlurm(kBase, "t.conf", "", "", options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("control character \\x09")));
+}
+
+TEST(ExportLimitTest, GresSizeIsKnownBeforeWriting) {
+  for (const std::string& path : testing::ConfigFiles()) {
+    absl::StatusOr<std::shared_ptr<const Topology>> m = LoadTopologyFile(path);
+    ASSERT_THAT(m, IsOk()) << path;
+    EXPECT_EQ(ExportedGresBytes(**m), ExportSlurm(**m).gres_conf.size()) << path;
+  }
+  // 40 nodes of 1,024 GPUs, each with its own two islands: 40 shapes of 1,024 lines of about
+  // 2,100 bytes, 86 MB from a model of 40,960 GPUs; counted, not written.
+  TopologySpec spec;
+  spec.name = "wide";
+  spec.gpu_models.push_back(GpuModelSpec{"X", 900, {}});
+  SwitchSpec leaf;
+  leaf.name = "leaf";
+  leaf.tier = "leaf";
+  for (int k = 0; k < 40; ++k) {
+    NodeGroupSpec g;
+    g.names = {absl::StrCat("w", k)};
+    g.gpus = 1024;
+    g.model = "X";
+    g.islands.resize(2);
+    for (int i = 0; i < 1024; ++i) g.islands[i <= k ? 0 : 1].push_back(i);
+    spec.node_groups.push_back(g);
+    leaf.nodes.push_back(g.names[0]);
+  }
+  spec.switches.push_back(leaf);
+  absl::StatusOr<std::shared_ptr<const Topology>> wide = Topology::Create(spec);
+  ASSERT_THAT(wide, IsOk());
+  EXPECT_GT(ExportedGresBytes(**wide), size_t{64} << 20);
 }
 
 }  // namespace

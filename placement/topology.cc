@@ -2,15 +2,20 @@
 #include "placement/topology.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <map>
+#include <new>
 #include <set>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "placement/hostlist.h"
+#include "placement/limits.h"
+#include "placement/status_macros.h"
 
 namespace nvlplace {
 namespace {
@@ -31,12 +36,37 @@ std::string LineRef(const SourceLoc& loc) {
   return loc.line > 0 ? absl::StrCat(" (line ", loc.line, ")") : "";
 }
 
-// One switch's ancestors (itself included) with the best bottleneck bandwidth on the way up.
-struct Ancestor {
-  SwitchId id;
-  int tier;
-  double up_gbps;  // max over upward paths of the min link_gbps/oversubscription crossed
-};
+std::string FirstOn(const SourceLoc& loc) {
+  return loc.line > 0 ? absl::StrCat(" (first on line ", loc.line, ")") : "";
+}
+
+// Valid numbers (NaN fails every comparison).
+bool Bandwidth(double v) { return v > 0 && v <= limits::kMaxBandwidth; }
+bool Latency(double v) { return v >= 0 && v <= limits::kMaxLatencyUs; }
+
+// The shortest text of a limit ("1000000", not "1e+06").
+std::string LimitText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.15g", v);
+  return buf;
+}
+
+std::string BandwidthRule() { return absl::StrCat("up to ", LimitText(limits::kMaxBandwidth)); }
+
+std::string LatencyRule() {
+  return absl::StrCat("latencies must be numbers of microseconds from 0 to ",
+                      LimitText(limits::kMaxLatencyUs));
+}
+
+std::string OversubscriptionRule() {
+  return absl::StrCat("oversubscription is a downlink:uplink ratio and must be from 1 to ",
+                      LimitText(limits::kMaxOversubscription));
+}
+
+absl::Status CheckNameAt(const SourceLoc& loc, absl::string_view name, absl::string_view what) {
+  absl::Status ok = CheckName(name, what);
+  return ok.ok() ? ok : ErrorAt(loc, ok.message());
+}
 
 }  // namespace
 
@@ -57,23 +87,41 @@ std::string FormatAt(const SourceLoc& loc, absl::string_view message) {
   return out;
 }
 
-absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologySpec& spec) {
+absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologySpec& spec,
+                                                                 int max_table_leaf_groups) {
+  try {
+    return Build(spec, max_table_leaf_groups);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        FormatAt(spec.loc, "out of memory while building the model of the cluster"));
+  }
+}
+
+absl::StatusOr<std::shared_ptr<const Topology>> Topology::Build(const TopologySpec& spec,
+                                                                int max_table_leaf_groups) {
   std::shared_ptr<Topology> t(new Topology());
   t->name_ = spec.name;
   t->link_gbps_ = spec.link_gbps;
   t->nvlink_alpha_us_ = spec.nvlink_alpha_us;
   t->net_alpha_us_ = spec.net_alpha_us;
   if (spec.name.empty()) return ErrorAt(spec.loc, "the cluster needs a name");
-  if (!(spec.link_gbps > 0)) {
-    return ErrorAt(Sub(spec.loc, "link_gbps"), "link_gbps must be a positive number of Gb/s");
+  NVL_RETURN_IF_ERROR(CheckNameAt(spec.loc, spec.name, "cluster name"));
+  if (!Bandwidth(spec.link_gbps)) {
+    return ErrorAt(Sub(spec.loc, "link_gbps"),
+                   absl::StrCat("link_gbps must be a positive number of Gb/s ", BandwidthRule()));
   }
-  if (spec.nvlink_alpha_us < 0 || spec.net_alpha_us < 0) {
-    return ErrorAt(Sub(spec.loc, "latency"), "latencies must not be negative");
+  if (!Latency(spec.nvlink_alpha_us) || !Latency(spec.net_alpha_us)) {
+    return ErrorAt(Sub(spec.loc, "latency"), LatencyRule());
   }
 
   // Tiers.
   if (spec.tiers.empty()) return ErrorAt(Sub(spec.loc, "tiers"), "at least one tier is needed");
+  if (spec.tiers.size() > static_cast<size_t>(limits::kMaxTiers)) {
+    return ErrorAt(Sub(spec.loc, "tiers"), absl::StrCat(spec.tiers.size(), " tiers; at most ",
+                                                        limits::kMaxTiers, " are allowed"));
+  }
   for (const std::string& tier : spec.tiers) {
+    NVL_RETURN_IF_ERROR(CheckNameAt(Sub(spec.loc, "tiers"), tier, "tier name"));
     if (t->FindTier(tier) >= 0) {
       return ErrorAt(Sub(spec.loc, "tiers"), absl::StrCat("tier '", tier, "' is listed twice"));
     }
@@ -84,14 +132,16 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
   if (spec.gpu_models.empty()) {
     return ErrorAt(Sub(spec.loc, "gpu_models"), "at least one GPU model is needed");
   }
-  std::map<std::string, int> model_index;
+  absl::flat_hash_map<std::string, int> model_index;
   for (const GpuModelSpec& m : spec.gpu_models) {
     if (m.name.empty()) return ErrorAt(m.loc, "a GPU model needs a name");
+    NVL_RETURN_IF_ERROR(CheckNameAt(m.loc, m.name, "GPU model name"));
     if (!model_index.emplace(m.name, static_cast<int>(t->gpu_models_.size())).second) {
       return ErrorAt(m.loc, absl::StrCat("GPU model '", m.name, "' is declared twice"));
     }
-    if (!(m.nvlink_gbps > 0)) {
-      return ErrorAt(m.loc, "nvlink_gbps must be a positive number of GB/s");
+    if (!Bandwidth(m.nvlink_gbps)) {
+      return ErrorAt(
+          m.loc, absl::StrCat("nvlink_gbps must be a positive number of GB/s ", BandwidthRule()));
     }
     t->gpu_models_.push_back(m);
   }
@@ -102,21 +152,37 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
   };
 
   // Nodes.
-  std::vector<const NodeGroupSpec*> node_group;  // per node
-  std::vector<std::vector<std::vector<int>>> node_islands;
   if (spec.node_groups.empty()) return ErrorAt(Sub(spec.loc, "nodes"), "no nodes are declared");
+  int64_t total_gpus = 0;
   for (const NodeGroupSpec& g : spec.node_groups) {
+    total_gpus += static_cast<int64_t>(g.names.size()) * std::clamp(g.gpus, 0, 1 << 20);
+    if (total_gpus > std::numeric_limits<GpuId>::max()) {
+      return ErrorAt(g.loc, absl::StrCat("the cluster has more than ",
+                                         std::numeric_limits<GpuId>::max(), " GPUs"));
+    }
+  }
+  size_t total_nodes = 0;
+  for (const NodeGroupSpec& g : spec.node_groups) total_nodes += g.names.size();
+  t->nodes_.reserve(total_nodes);
+  t->node_index_.reserve(total_nodes);
+  std::vector<int> node_group;  // per node: index into spec.node_groups
+  node_group.reserve(total_nodes);
+  std::vector<std::vector<std::vector<int>>> group_islands(spec.node_groups.size());
+  for (size_t gi = 0; gi < spec.node_groups.size(); ++gi) {
+    const NodeGroupSpec& g = spec.node_groups[gi];
     if (g.names.empty()) return ErrorAt(g.loc, "a node group needs at least one node name");
-    if (g.gpus < 1 || g.gpus > 1024) {
-      return ErrorAt(g.loc, absl::StrCat("gpus must be between 1 and 1024, not ", g.gpus));
+    if (g.gpus < 1 || g.gpus > limits::kMaxGpusPerNode) {
+      return ErrorAt(g.loc, absl::StrCat("gpus must be between 1 and ", limits::kMaxGpusPerNode,
+                                         ", not ", g.gpus));
     }
     auto model = model_index.find(g.model);
     if (model == model_index.end()) {
-      return ErrorAt(g.loc, absl::StrCat("unknown GPU model '", g.model,
+      return ErrorAt(g.loc, absl::StrCat("unknown GPU model '", Printable(g.model),
                                          "'; declared models: ", model_names()));
     }
     // Islands: every index exactly once.
-    std::vector<std::vector<int>> islands = g.islands;
+    std::vector<std::vector<int>>& islands = group_islands[gi];
+    islands = g.islands;
     if (islands.empty()) {
       islands.emplace_back();
       for (int i = 0; i < g.gpus; ++i) islands.back().push_back(i);
@@ -127,9 +193,9 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
       if (island.empty()) return ErrorAt(g.loc, "an NVLink island must hold at least one GPU");
       for (int idx : island) {
         if (idx < 0 || idx >= g.gpus) {
-          return ErrorAt(g.loc, absl::StrCat("island GPU index ", idx, " is out of range: ",
-                                             "the nodes have ", g.gpus, " GPUs (0..",
-                                             g.gpus - 1, ")"));
+          return ErrorAt(
+              g.loc, absl::StrCat("island GPU index ", idx, " is out of range: ", "the nodes have ",
+                                  g.gpus, " GPUs (0..", g.gpus - 1, ")"));
         }
         if (seen[idx]++) {
           return ErrorAt(g.loc, absl::StrCat("GPU ", idx, " is in two NVLink islands"));
@@ -139,61 +205,65 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
       std::sort(island.begin(), island.end());
     }
     if (covered != g.gpus) {
-      return ErrorAt(g.loc, absl::StrCat("the islands cover ", covered,
-                                         " GPUs but the nodes have ", g.gpus,
-                                         "; list every GPU index once"));
+      return ErrorAt(g.loc, absl::StrCat("the islands cover ", covered, " GPUs but the nodes have ",
+                                         g.gpus, "; list every GPU index once"));
     }
     std::sort(islands.begin(), islands.end());
     for (const std::string& name : g.names) {
+      NVL_RETURN_IF_ERROR(CheckNameAt(g.loc, name, "node name"));
       NodeId id = t->num_nodes();
       auto [it, inserted] = t->node_index_.emplace(name, id);
       if (!inserted) {
-        return ErrorAt(g.loc, absl::StrCat("node '", name, "' is declared twice (first",
-                                           LineRef(node_group[it->second]->loc), ")"));
+        return ErrorAt(g.loc, absl::StrCat("node '", name, "' is declared twice",
+                                           FirstOn(spec.node_groups[node_group[it->second]].loc)));
       }
       Node node;
       node.name = name;
       node.model = model->second;
       t->nodes_.push_back(std::move(node));
-      node_group.push_back(&g);
-      node_islands.push_back(islands);
+      node_group.push_back(static_cast<int>(gi));
     }
   }
+  auto group_of = [&](NodeId n) -> const NodeGroupSpec& { return spec.node_groups[node_group[n]]; };
+  auto islands_of = [&](NodeId n) -> const std::vector<std::vector<int>>& {
+    return group_islands[node_group[n]];
+  };
 
   // Multi-node NVLink domains.
   std::vector<int> node_domain_spec(t->num_nodes(), -1);
+  absl::flat_hash_map<absl::string_view, size_t> domain_names;
   for (size_t d = 0; d < spec.domains.size(); ++d) {
     const DomainSpec& ds = spec.domains[d];
     if (ds.name.empty()) return ErrorAt(ds.loc, "an NVLink domain needs a name");
+    NVL_RETURN_IF_ERROR(CheckNameAt(ds.loc, ds.name, "NVLink domain name"));
     if (ds.nodes.empty()) return ErrorAt(ds.loc, "an NVLink domain needs at least one node");
-    for (size_t e = 0; e < d; ++e) {
-      if (spec.domains[e].name == ds.name) {
-        return ErrorAt(ds.loc, absl::StrCat("NVLink domain '", ds.name, "' is declared twice"));
-      }
+    if (!domain_names.emplace(ds.name, d).second) {
+      return ErrorAt(ds.loc, absl::StrCat("NVLink domain '", ds.name, "' is declared twice"));
     }
     if (t->FindNode(ds.name) >= 0) {
       return ErrorAt(ds.loc, absl::StrCat("NVLink domain '", ds.name,
                                           "' has the name of a node; pick another name"));
     }
-    int gpus = 0;
+    int64_t gpus = 0;
     for (const std::string& name : ds.nodes) {
       NodeId n = t->FindNode(name);
       if (n < 0) {
-        return ErrorAt(ds.loc, absl::StrCat("node '", name, "' is not declared under nodes"));
+        return ErrorAt(ds.loc,
+                       absl::StrCat("node '", Printable(name), "' is not declared under nodes"));
       }
       if (node_domain_spec[n] >= 0) {
         const DomainSpec& other = spec.domains[node_domain_spec[n]];
-        return ErrorAt(ds.loc, absl::StrCat("node '", name, "' is in two NVLink domains: '",
-                                            other.name, "'", LineRef(other.loc), " and '",
-                                            ds.name, "'"));
+        return ErrorAt(
+            ds.loc, absl::StrCat("node '", name, "' is in two NVLink domains: '", other.name, "'",
+                                 LineRef(other.loc), " and '", ds.name, "'"));
       }
-      if (node_islands[n].size() != 1) {
-        return ErrorAt(ds.loc, absl::StrCat("node '", name, "' has ", node_islands[n].size(),
+      if (islands_of(n).size() != 1) {
+        return ErrorAt(ds.loc, absl::StrCat("node '", name, "' has ", islands_of(n).size(),
                                             " NVLink islands; a node in a multi-node NVLink "
                                             "domain must have one"));
       }
       node_domain_spec[n] = static_cast<int>(d);
-      gpus += node_group[n]->gpus;
+      gpus += group_of(n).gpus;
     }
     if (ds.expected_gpus > 0 && ds.expected_gpus != gpus) {
       return ErrorAt(ds.loc, absl::StrCat("NVLink domain '", ds.name, "' declares ",
@@ -202,38 +272,47 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
   }
 
   // GPUs and domains: multi-node domains first (declaration order), then node islands.
+  t->gpus_.reserve(static_cast<size_t>(total_gpus));
+  t->domains_.reserve(spec.domains.size() + total_nodes);
+  t->domain_index_.reserve(spec.domains.size() + total_nodes);
   for (NodeId n = 0; n < t->num_nodes(); ++n) {
-    for (int i = 0; i < node_group[n]->gpus; ++i) {
+    t->nodes_[n].gpus.reserve(group_of(n).gpus);
+    for (int i = 0; i < group_of(n).gpus; ++i) {
       t->nodes_[n].gpus.push_back(t->num_gpus());
       t->gpus_.push_back(Gpu{n, i, -1});
     }
   }
-  for (size_t d = 0; d < spec.domains.size(); ++d) {
-    NvlDomain dom;
-    dom.name = spec.domains[d].name;
-    dom.multi_node = true;
-    dom.nvlink_gbps = kInf;
-    DomainId id = t->num_domains();
+  {
+    std::vector<std::vector<NodeId>> domain_nodes(spec.domains.size());  // ascending
     for (NodeId n = 0; n < t->num_nodes(); ++n) {
-      if (node_domain_spec[n] != static_cast<int>(d)) continue;
-      dom.nodes.push_back(n);
-      dom.nvlink_gbps = std::min(dom.nvlink_gbps, t->gpu_models_[t->nodes_[n].model].nvlink_gbps);
-      for (GpuId g : t->nodes_[n].gpus) {
-        dom.gpus.push_back(g);
-        t->gpus_[g].domain = id;
-      }
-      t->nodes_[n].domains.push_back(id);
+      if (node_domain_spec[n] >= 0) domain_nodes[node_domain_spec[n]].push_back(n);
     }
-    t->domain_index_.emplace(dom.name, id);
-    t->domains_.push_back(std::move(dom));
+    for (size_t d = 0; d < spec.domains.size(); ++d) {
+      NvlDomain dom;
+      dom.name = spec.domains[d].name;
+      dom.multi_node = true;
+      dom.nvlink_gbps = kInf;
+      DomainId id = t->num_domains();
+      for (NodeId n : domain_nodes[d]) {
+        dom.nodes.push_back(n);
+        dom.nvlink_gbps = std::min(dom.nvlink_gbps, t->gpu_models_[t->nodes_[n].model].nvlink_gbps);
+        for (GpuId g : t->nodes_[n].gpus) {
+          dom.gpus.push_back(g);
+          t->gpus_[g].domain = id;
+        }
+        t->nodes_[n].domains.push_back(id);
+      }
+      t->domain_index_.emplace(dom.name, id);
+      t->domains_.push_back(std::move(dom));
+    }
   }
   for (NodeId n = 0; n < t->num_nodes(); ++n) {
     if (node_domain_spec[n] >= 0) continue;
-    const auto& islands = node_islands[n];
+    const auto& islands = islands_of(n);
     for (size_t k = 0; k < islands.size(); ++k) {
       NvlDomain dom;
-      dom.name = islands.size() == 1 ? t->nodes_[n].name
-                                     : absl::StrCat(t->nodes_[n].name, ":nvl", k);
+      dom.name =
+          islands.size() == 1 ? t->nodes_[n].name : absl::StrCat(t->nodes_[n].name, ":nvl", k);
       dom.multi_node = false;
       dom.nvlink_gbps = t->gpu_models_[t->nodes_[n].model].nvlink_gbps;
       dom.nodes.push_back(n);
@@ -245,7 +324,7 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
       }
       t->nodes_[n].domains.push_back(id);
       if (!t->domain_index_.emplace(dom.name, id).second) {
-        return ErrorAt(node_group[n]->loc,
+        return ErrorAt(group_of(n).loc,
                        absl::StrCat("NVLink domain name '", dom.name, "' is used twice"));
       }
       t->domains_.push_back(std::move(dom));
@@ -254,35 +333,44 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
 
   // Switches.
   if (spec.switches.empty()) {
-    return ErrorAt(Sub(spec.loc, "switches"), "no switches are declared: every node must be "
-                                              "under a leaf switch");
+    return ErrorAt(Sub(spec.loc, "switches"),
+                   "no switches are declared: every node must be "
+                   "under a leaf switch");
+  }
+  if (spec.switches.size() > static_cast<size_t>(std::numeric_limits<SwitchId>::max())) {
+    return ErrorAt(Sub(spec.loc, "switches"), "too many switches");
   }
   for (const SwitchSpec& s : spec.switches) {
     if (s.name.empty()) return ErrorAt(s.loc, "a switch needs a name");
+    NVL_RETURN_IF_ERROR(CheckNameAt(s.loc, s.name, "switch name"));
     SwitchId id = t->num_switches();
     if (!t->switch_index_.emplace(s.name, id).second) {
-      return ErrorAt(s.loc, absl::StrCat("switch '", s.name, "' is declared twice (first",
-                                         LineRef(spec.switches[t->FindSwitch(s.name)].loc), ")"));
+      return ErrorAt(s.loc, absl::StrCat("switch '", s.name, "' is declared twice",
+                                         FirstOn(spec.switches[t->FindSwitch(s.name)].loc)));
     }
     Switch sw;
     sw.name = s.name;
-    sw.tier = t->FindTier(s.tier);
+    sw.tier = t->FindTier(s.tier);  // linear, over at most limits::kMaxTiers tiers
     if (sw.tier < 0) {
-      return ErrorAt(Sub(s.loc, "tier"), absl::StrCat("unknown tier '", s.tier, "'; tiers are ",
-                                                      absl::StrJoin(t->tiers_, ", ")));
+      return ErrorAt(Sub(s.loc, "tier"),
+                     absl::StrCat("unknown tier '", Printable(s.tier), "'; tiers are ",
+                                  absl::StrJoin(t->tiers_, ", ")));
     }
     if (!s.nodes.empty() && !s.switches.empty()) {
-      return ErrorAt(s.loc, absl::StrCat("switch '", s.name, "' lists both nodes and switches; a "
+      return ErrorAt(s.loc, absl::StrCat("switch '", s.name,
+                                         "' lists both nodes and switches; a "
                                          "leaf holds nodes, a higher switch holds switches"));
     }
     if (s.nodes.empty() && s.switches.empty()) {
       return ErrorAt(s.loc, absl::StrCat("switch '", s.name, "' has no nodes and no switches"));
     }
+    if (s.link_gbps != 0 && !Bandwidth(s.link_gbps)) {
+      return ErrorAt(Sub(s.loc, "link_gbps"),
+                     absl::StrCat("link_gbps must be a positive number of Gb/s ", BandwidthRule()));
+    }
     sw.link_gbps = s.link_gbps > 0 ? s.link_gbps : spec.link_gbps;
-    if (s.link_gbps < 0) return ErrorAt(Sub(s.loc, "link_gbps"), "link_gbps must be positive");
-    if (!(s.oversubscription >= 1.0)) {
-      return ErrorAt(Sub(s.loc, "oversubscription"),
-                     "oversubscription is a downlink:uplink ratio and must be at least 1");
+    if (!(s.oversubscription >= 1.0 && s.oversubscription <= limits::kMaxOversubscription)) {
+      return ErrorAt(Sub(s.loc, "oversubscription"), OversubscriptionRule());
     }
     sw.oversubscription = s.oversubscription;
     sw.rail = s.rail;
@@ -297,33 +385,33 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
   for (SwitchId id = 0; id < t->num_switches(); ++id) {
     const SwitchSpec& s = spec.switches[id];
     Switch& sw = t->switches_[id];
-    absl::flat_hash_set<absl::string_view> listed;
+    absl::flat_hash_set<NodeId> listed;
     for (const std::string& name : s.nodes) {
       NodeId n = t->FindNode(name);
       if (n < 0) {
         return ErrorAt(Sub(s.loc, "nodes"),
-                       absl::StrCat("node '", name, "' is not declared under nodes"));
+                       absl::StrCat("node '", Printable(name), "' is not declared under nodes"));
       }
-      if (!listed.insert(name).second) {
+      if (!listed.insert(n).second) {
         return ErrorAt(Sub(s.loc, "nodes"), absl::StrCat("node '", name, "' is listed twice"));
       }
-      if (s.rail >= node_group[n]->gpus) {
+      if (s.rail >= group_of(n).gpus) {
         return ErrorAt(Sub(s.loc, "rail"),
                        absl::StrCat("rail ", s.rail, " does not exist on node '", name,
-                                    "', which has ", node_group[n]->gpus, " GPUs"));
+                                    "', which has ", group_of(n).gpus, " GPUs"));
       }
       sw.nodes.push_back(n);
       attach[n].emplace_back(s.rail, id);
     }
+    absl::flat_hash_set<SwitchId> children;
     for (const std::string& name : s.switches) {
       SwitchId c = t->FindSwitch(name);
       if (c < 0) {
         return ErrorAt(Sub(s.loc, "switches"),
-                       absl::StrCat("switch '", name, "' is not declared"));
+                       absl::StrCat("switch '", Printable(name), "' is not declared"));
       }
-      if (std::find(sw.children.begin(), sw.children.end(), c) != sw.children.end()) {
-        return ErrorAt(Sub(s.loc, "switches"),
-                       absl::StrCat("switch '", name, "' is listed twice"));
+      if (!children.insert(c).second) {
+        return ErrorAt(Sub(s.loc, "switches"), absl::StrCat("switch '", name, "' is listed twice"));
       }
       sw.children.push_back(c);
       t->switches_[c].parents.push_back(id);
@@ -369,12 +457,12 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
   for (SwitchId id = 0; id < t->num_switches(); ++id) {
     for (SwitchId c : t->switches_[id].children) {
       if (t->switches_[c].tier >= t->switches_[id].tier) {
-        return ErrorAt(Sub(spec.switches[id].loc, "switches"),
-                       absl::StrCat("switch '", t->switches_[c].name, "' (tier ",
-                                    t->tiers_[t->switches_[c].tier], ") is below '",
-                                    t->switches_[id].name, "' (tier ",
-                                    t->tiers_[t->switches_[id].tier],
-                                    "); a child's tier must be lower than its parent's"));
+        return ErrorAt(
+            Sub(spec.switches[id].loc, "switches"),
+            absl::StrCat("switch '", t->switches_[c].name, "' (tier ",
+                         t->tiers_[t->switches_[c].tier], ") is below '", t->switches_[id].name,
+                         "' (tier ", t->tiers_[t->switches_[id].tier],
+                         "); a child's tier must be lower than its parent's"));
       }
     }
   }
@@ -382,7 +470,7 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
   for (NodeId n = 0; n < t->num_nodes(); ++n) {
     auto& a = attach[n];
     const Node& node = t->nodes_[n];
-    const SourceLoc& loc = node_group[n]->loc;
+    const SourceLoc& loc = group_of(n).loc;
     if (a.empty()) {
       return ErrorAt(loc, absl::StrCat("node '", node.name,
                                        "' is under no leaf switch; list it in the nodes of one "
@@ -391,19 +479,19 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
     std::sort(a.begin(), a.end());
     if (a[0].first < 0) {
       if (a.size() > 1) {
-        return ErrorAt(loc, absl::StrCat("node '", node.name, "' is under several leaf switches (",
-                                         t->switches_[a[0].second].name, ", ",
-                                         t->switches_[a[1].second].name,
-                                         "); only rail leaves (rail: r) may share a node"));
+        return ErrorAt(
+            loc, absl::StrCat("node '", node.name, "' is under several leaf switches (",
+                              t->switches_[a[0].second].name, ", ", t->switches_[a[1].second].name,
+                              "); only rail leaves (rail: r) may share a node"));
       }
     } else {
       for (size_t r = 0; r < a.size(); ++r) {
         if (a[r].first != static_cast<int>(r)) {
           return ErrorAt(loc, absl::StrCat("node '", node.name, "' has rail leaves for rails ",
-                                           absl::StrJoin(a, ",", [](std::string* out,
-                                                                    const auto& p) {
-                                             absl::StrAppend(out, p.first);
-                                           }),
+                                           absl::StrJoin(a, ",",
+                                                         [](std::string* out, const auto& p) {
+                                                           absl::StrAppend(out, p.first);
+                                                         }),
                                            "; every rail 0..R-1 needs exactly one leaf"));
         }
       }
@@ -411,18 +499,28 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
     for (const auto& [rail, leaf] : a) t->nodes_[n].leaves.push_back(leaf);
   }
 
-  // nodes_under, bottom-up by tier.
+  // nodes_under, bottom-up by tier; the pairs merged are counted against the limit.
+  std::vector<SwitchId> by_tier(t->num_switches());
+  for (SwitchId i = 0; i < t->num_switches(); ++i) by_tier[i] = i;
+  std::stable_sort(by_tier.begin(), by_tier.end(), [&](SwitchId a, SwitchId b) {
+    return t->switches_[a].tier < t->switches_[b].tier;
+  });
   {
-    std::vector<SwitchId> order(t->num_switches());
-    for (SwitchId i = 0; i < t->num_switches(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](SwitchId a, SwitchId b) {
-      return t->switches_[a].tier < t->switches_[b].tier;
-    });
-    for (SwitchId id : order) {
+    int64_t pairs = 0;
+    for (SwitchId id : by_tier) {
       Switch& sw = t->switches_[id];
       std::vector<NodeId> under = sw.nodes;
+      pairs += static_cast<int64_t>(under.size());
       for (SwitchId c : sw.children) {
         const auto& cu = t->switches_[c].nodes_under;
+        pairs += static_cast<int64_t>(cu.size());
+        if (pairs > limits::kMaxSwitchNodePairs) {
+          return ErrorAt(spec.switches[id].loc,
+                         absl::StrCat("the fabric is too densely connected to model: listing "
+                                      "the nodes under each switch passes ",
+                                      limits::kMaxSwitchNodePairs, " entries at switch '", sw.name,
+                                      "'; check the switches lists"));
+        }
         under.insert(under.end(), cu.begin(), cu.end());
       }
       std::sort(under.begin(), under.end());
@@ -431,107 +529,145 @@ absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologyS
     }
   }
 
-  // Ancestors of each switch with upward bottlenecks (top-down over tiers, highest first).
-  std::vector<std::vector<Ancestor>> anc(t->num_switches());
+  // Ancestors of each switch with upward bottlenecks, top-down (highest tier first). Sorted by
+  // id; a merge through a slot per switch, so linear in the pairs merged (which are bounded).
+  t->ancestors_.resize(t->num_switches());
   {
-    std::vector<SwitchId> order(t->num_switches());
-    for (SwitchId i = 0; i < t->num_switches(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](SwitchId a, SwitchId b) {
-      return t->switches_[a].tier > t->switches_[b].tier;
-    });
-    for (SwitchId id : order) {
+    int64_t pairs = 0;
+    std::vector<int> slot(t->num_switches(), -1);
+    std::vector<Ancestor> merged;
+    for (auto it = by_tier.rbegin(); it != by_tier.rend(); ++it) {
+      SwitchId id = *it;
       const Switch& sw = t->switches_[id];
-      std::map<SwitchId, Ancestor> merged;
-      merged[id] = Ancestor{id, sw.tier, kInf};
+      merged.clear();
+      merged.push_back(Ancestor{id, sw.tier, kInf});
+      slot[id] = 0;
       double up = sw.link_gbps / sw.oversubscription;
       for (SwitchId p : sw.parents) {
-        for (const Ancestor& pa : anc[p]) {
+        pairs += static_cast<int64_t>(t->ancestors_[p].size());
+        if (pairs > limits::kMaxSwitchAncestorPairs) {
+          for (const Ancestor& a : merged) slot[a.id] = -1;
+          return ErrorAt(spec.switches[id].loc,
+                         absl::StrCat("the fabric is too densely connected to model: listing "
+                                      "the switches above each switch passes ",
+                                      limits::kMaxSwitchAncestorPairs, " entries at switch '",
+                                      sw.name, "'; check the switches lists"));
+        }
+        for (const Ancestor& pa : t->ancestors_[p]) {
           double via = std::min(up, pa.up_gbps);
-          auto [it, inserted] = merged.emplace(pa.id, Ancestor{pa.id, pa.tier, via});
-          if (!inserted) it->second.up_gbps = std::max(it->second.up_gbps, via);
+          if (slot[pa.id] < 0) {
+            slot[pa.id] = static_cast<int>(merged.size());
+            merged.push_back(Ancestor{pa.id, pa.tier, via});
+          } else {
+            Ancestor& a = merged[slot[pa.id]];
+            a.up_gbps = std::max(a.up_gbps, via);
+          }
         }
       }
-      for (auto& [k, v] : merged) anc[id].push_back(v);  // sorted by id
+      for (const Ancestor& a : merged) slot[a.id] = -1;
+      std::sort(merged.begin(), merged.end(),
+                [](const Ancestor& a, const Ancestor& b) { return a.id < b.id; });
+      t->ancestors_[id] = merged;
     }
   }
-  // Lowest common ancestor tier and bottleneck of two switches.
-  auto lca = [&](SwitchId x, SwitchId y) -> std::pair<int, double> {
-    const auto& ax = anc[x];
-    const auto& ay = anc[y];
-    int best_tier = kDisconnected;
-    double best_gbps = 0;
-    size_t i = 0, j = 0;
-    while (i < ax.size() && j < ay.size()) {
-      if (ax[i].id < ay[j].id) {
-        ++i;
-      } else if (ay[j].id < ax[i].id) {
-        ++j;
-      } else {
-        const Switch& c = t->switches_[ax[i].id];
-        double gbps = std::min({ax[i].up_gbps, ay[j].up_gbps, c.link_gbps});
-        if (c.tier < best_tier || (c.tier == best_tier && gbps > best_gbps)) {
-          best_tier = c.tier;
-          best_gbps = gbps;
-        }
-        ++i;
-        ++j;
-      }
-    }
-    return {best_tier, best_gbps};
-  };
 
-  // Leaf groups and their tables.
+  // Leaf groups, and their tables when there are few enough of them.
   {
-    std::map<std::vector<SwitchId>, int> groups;
-    std::vector<const std::vector<SwitchId>*> group_leaves;
+    absl::flat_hash_map<std::vector<SwitchId>, int> groups;
     t->leaf_group_.resize(t->num_nodes());
     for (NodeId n = 0; n < t->num_nodes(); ++n) {
       auto [it, inserted] =
-          groups.emplace(t->nodes_[n].leaves, static_cast<int>(groups.size()));
-      if (inserted) group_leaves.push_back(&it->first);
+          groups.emplace(t->nodes_[n].leaves, static_cast<int>(t->group_leaves_.size()));
+      if (inserted) t->group_leaves_.push_back(t->nodes_[n].leaves);
       t->leaf_group_[n] = it->second;
     }
-    int g = t->num_leaf_groups_ = static_cast<int>(groups.size());
-    t->group_tier_.assign(static_cast<size_t>(g) * g, kDisconnected);
-    t->group_gbps_.assign(static_cast<size_t>(g) * g, 0.0);
-    for (int a = 0; a < g; ++a) {
-      for (int b = a; b < g; ++b) {
-        const auto& la = *group_leaves[a];
-        const auto& lb = *group_leaves[b];
-        int tier;
-        double gbps;
-        if (la.size() == lb.size()) {
-          // Rail by rail: the worst rail decides.
-          tier = -1;
-          gbps = kInf;
-          for (size_t r = 0; r < la.size(); ++r) {
-            auto [rt, rg] = lca(la[r], lb[r]);
-            tier = std::max(tier, rt);
-            gbps = std::min(gbps, rg);
-          }
-        } else {
-          // Mixed rail counts: the best pair of leaves.
-          tier = kDisconnected;
-          gbps = 0;
-          for (SwitchId x : la) {
-            for (SwitchId y : lb) {
-              auto [rt, rg] = lca(x, y);
-              if (rt < tier || (rt == tier && rg > gbps)) {
-                tier = rt;
-                gbps = rg;
-              }
-            }
-          }
+    int g = t->num_leaf_groups_ = static_cast<int>(t->group_leaves_.size());
+    // Each entry merges the two groups' ancestor lists: all of them take about g times the
+    // total length of those lists. Past kMaxTableWork steps the entries are left on demand.
+    int64_t work = 0;
+    if (g <= max_table_leaf_groups) {
+      for (const std::vector<SwitchId>& leaves : t->group_leaves_) {
+        for (SwitchId leaf : leaves) work += static_cast<int64_t>(t->ancestors_[leaf].size());
+      }
+      work *= g;
+    }
+    if (g <= max_table_leaf_groups && work <= kMaxTableWork) {
+      t->group_tier_.assign(static_cast<size_t>(g) * g, kDisconnected);
+      t->group_gbps_.assign(static_cast<size_t>(g) * g, 0.0);
+      for (int a = 0; a < g; ++a) {
+        for (int b = a; b < g; ++b) {
+          auto [tier, gbps] = t->ComputeGroupPath(a, b);
+          t->group_tier_[static_cast<size_t>(a) * g + b] = tier;
+          t->group_tier_[static_cast<size_t>(b) * g + a] = tier;
+          t->group_gbps_[static_cast<size_t>(a) * g + b] = gbps;
+          t->group_gbps_[static_cast<size_t>(b) * g + a] = gbps;
         }
-        if (tier >= kDisconnected) gbps = 0;
-        t->group_tier_[static_cast<size_t>(a) * g + b] = tier;
-        t->group_tier_[static_cast<size_t>(b) * g + a] = tier;
-        t->group_gbps_[static_cast<size_t>(a) * g + b] = gbps;
-        t->group_gbps_[static_cast<size_t>(b) * g + a] = gbps;
       }
     }
   }
   return std::shared_ptr<const Topology>(std::move(t));
+}
+
+std::pair<int, double> Topology::SwitchPath(SwitchId x, SwitchId y) const {
+  const auto& ax = ancestors_[x];
+  const auto& ay = ancestors_[y];
+  int best_tier = kDisconnected;
+  double best_gbps = 0;
+  size_t i = 0, j = 0;
+  while (i < ax.size() && j < ay.size()) {
+    if (ax[i].id < ay[j].id) {
+      ++i;
+    } else if (ay[j].id < ax[i].id) {
+      ++j;
+    } else {
+      const Switch& c = switches_[ax[i].id];
+      double gbps = std::min({ax[i].up_gbps, ay[j].up_gbps, c.link_gbps});
+      if (c.tier < best_tier || (c.tier == best_tier && gbps > best_gbps)) {
+        best_tier = c.tier;
+        best_gbps = gbps;
+      }
+      ++i;
+      ++j;
+    }
+  }
+  return {best_tier, best_gbps};
+}
+
+std::pair<int, double> Topology::ComputeGroupPath(int a, int b) const {
+  const auto& la = group_leaves_[a];
+  const auto& lb = group_leaves_[b];
+  int tier;
+  double gbps;
+  if (la.size() == lb.size()) {
+    // Rail by rail: the worst rail decides.
+    tier = -1;
+    gbps = kInf;
+    for (size_t r = 0; r < la.size(); ++r) {
+      auto [rt, rg] = SwitchPath(la[r], lb[r]);
+      tier = std::max(tier, rt);
+      gbps = std::min(gbps, rg);
+    }
+  } else {
+    // Mixed rail counts: the best pair of leaves.
+    tier = kDisconnected;
+    gbps = 0;
+    for (SwitchId x : la) {
+      for (SwitchId y : lb) {
+        auto [rt, rg] = SwitchPath(x, y);
+        if (rt < tier || (rt == tier && rg > gbps)) {
+          tier = rt;
+          gbps = rg;
+        }
+      }
+    }
+  }
+  if (tier >= kDisconnected) gbps = 0;
+  return {tier, gbps};
+}
+
+int Topology::GroupTier(int a, int b) const {
+  if (group_tier_.empty()) return ComputeGroupPath(a, b).first;
+  return group_tier_[static_cast<size_t>(a) * num_leaf_groups_ + b];
 }
 
 NodeId Topology::FindNode(absl::string_view name) const {
@@ -558,7 +694,7 @@ int Topology::FindTier(absl::string_view name) const {
 
 int Topology::CommonTier(NodeId a, NodeId b) const {
   if (a == b) return kSameNode;
-  return group_tier_[static_cast<size_t>(leaf_group_[a]) * num_leaf_groups_ + leaf_group_[b]];
+  return GroupTier(leaf_group_[a], leaf_group_[b]);
 }
 
 int Topology::CommonTier(const std::vector<NodeId>& nodes) const {
@@ -574,15 +710,13 @@ int Topology::CommonTier(const std::vector<NodeId>& nodes) const {
   std::sort(groups.begin(), groups.end());
   for (size_t i = 0; i < groups.size(); ++i) {
     if (i + 1 < groups.size() && groups[i] == groups[i + 1]) {
-      tier = std::max(tier, group_tier_[static_cast<size_t>(groups[i]) * num_leaf_groups_ +
-                                        groups[i]]);
+      tier = std::max(tier, GroupTier(groups[i], groups[i]));
     }
   }
   groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
   for (size_t i = 0; i < groups.size(); ++i) {
     for (size_t j = i + 1; j < groups.size(); ++j) {
-      tier = std::max(tier,
-                      group_tier_[static_cast<size_t>(groups[i]) * num_leaf_groups_ + groups[j]]);
+      tier = std::max(tier, GroupTier(groups[i], groups[j]));
     }
   }
   return tier;
@@ -597,7 +731,9 @@ int Topology::Hops(NodeId a, NodeId b) const {
 
 double Topology::PathGbps(NodeId a, NodeId b) const {
   if (a == b) return 0;
-  return group_gbps_[static_cast<size_t>(leaf_group_[a]) * num_leaf_groups_ + leaf_group_[b]];
+  int ga = leaf_group_[a], gb = leaf_group_[b];
+  if (group_gbps_.empty()) return ComputeGroupPath(ga, gb).second;
+  return group_gbps_[static_cast<size_t>(ga) * num_leaf_groups_ + gb];
 }
 
 std::vector<GpuId> Topology::GpusUnder(SwitchId sw) const {
@@ -685,23 +821,21 @@ std::vector<std::string> SortedSwitchNames(const Topology& t, const std::vector<
   return out;
 }
 
-std::string Brief(const std::vector<std::string>& names) {
-  return CompressHostlist(names);
-}
+std::string Brief(const std::vector<std::string>& names) { return CompressHostlist(names); }
 
 }  // namespace
 
 absl::Status CompareTopologies(const Topology& a, const Topology& b) {
   auto differ = [](absl::string_view what, absl::string_view x, absl::string_view y) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(what, " differs: '", x, "' vs '", y, "'"));
+    return absl::FailedPreconditionError(absl::StrCat(what, " differs: '", x, "' vs '", y, "'"));
   };
   if (a.name() != b.name()) return differ("cluster name", a.name(), b.name());
   if (a.tiers() != b.tiers()) {
     return differ("tiers", absl::StrJoin(a.tiers(), ","), absl::StrJoin(b.tiers(), ","));
   }
   auto num = [](double v) { return absl::StrCat(v); };
-  if (a.link_gbps() != b.link_gbps()) return differ("link_gbps", num(a.link_gbps()), num(b.link_gbps()));
+  if (a.link_gbps() != b.link_gbps())
+    return differ("link_gbps", num(a.link_gbps()), num(b.link_gbps()));
   if (a.nvlink_alpha_us() != b.nvlink_alpha_us() || a.net_alpha_us() != b.net_alpha_us()) {
     return differ("latency", num(a.nvlink_alpha_us()) + "/" + num(a.net_alpha_us()),
                   num(b.nvlink_alpha_us()) + "/" + num(b.net_alpha_us()));

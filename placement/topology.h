@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "placement/limits.h"
 
 namespace nvlplace {
 
@@ -28,6 +30,12 @@ struct SourceLoc {
 
 // Formats "file:line:col: path: message", leaving out the parts that are unknown.
 std::string FormatAt(const SourceLoc& loc, absl::string_view message);
+
+// What a caller lets one cluster file describe (the CLI's --max-gpus, nvlplace.yaml's
+// max_gpus). A file past it is refused before anything is built for it.
+struct TopologyLimits {
+  int64_t max_gpus = limits::kDefaultMaxClusterGpus;  // GPUs in the whole cluster
+};
 
 // ---------------------------------------------------------------------------------------
 // The spec: a plain description as read from YAML or imported from Slurm files. Names are
@@ -71,9 +79,9 @@ struct SwitchSpec {
 struct TopologySpec {
   std::string name;
   std::vector<std::string> tiers = {"leaf", "spine", "core"};  // lowest first
-  double link_gbps = 400.0;          // default fabric port speed, Gb/s (NDR)
-  double nvlink_alpha_us = 0.6;      // per-step latency over NVLink (NCCL ring, LL)
-  double net_alpha_us = 2.7;         // per-step latency over the network (NCCL ring, LL)
+  double link_gbps = 400.0;      // default fabric port speed, Gb/s (NDR)
+  double nvlink_alpha_us = 0.6;  // per-step latency over NVLink (NCCL ring, LL)
+  double net_alpha_us = 2.7;     // per-step latency over the network (NCCL ring, LL)
   std::vector<GpuModelSpec> gpu_models;
   std::vector<NodeGroupSpec> node_groups;
   std::vector<DomainSpec> domains;
@@ -110,12 +118,12 @@ struct NvlDomain {
 
 struct Switch {
   std::string name;
-  int tier;                        // index into Topology::tiers()
-  std::vector<SwitchId> parents;   // several in a multi-rooted tree
-  std::vector<SwitchId> children;  // in declaration order
-  std::vector<NodeId> nodes;       // directly attached nodes (leaf switches)
-  std::vector<NodeId> nodes_under; // every node below, ascending
-  int rail;                        // -1 or the rail this leaf carries
+  int tier;                         // index into Topology::tiers()
+  std::vector<SwitchId> parents;    // several in a multi-rooted tree
+  std::vector<SwitchId> children;   // in declaration order
+  std::vector<NodeId> nodes;        // directly attached nodes (leaf switches)
+  std::vector<NodeId> nodes_under;  // every node below, ascending
+  int rail;                         // -1 or the rail this leaf carries
   double link_gbps;
   double oversubscription;
 };
@@ -127,11 +135,28 @@ class Topology {
   // Common "tier" of a node with itself.
   static constexpr int kSameNode = -1;
 
+  // Leaf groups up to which CommonTier and PathGbps are answered from tables built once
+  // (2,048^2 x 12 bytes = 48 MiB), and the most steps building them may take (each entry
+  // merges two lists of ancestors); past either they are computed on demand from each
+  // switch's ancestors, with the same results.
+  static constexpr int kMaxTableLeafGroups = 2048;
+  static constexpr int64_t kMaxTableWork = int64_t{1} << 28;
+
   // Validates the spec and builds the model. Errors are InvalidArgument with the message
   // "file:line:col: path: message" of the offending element: unknown tier or GPU model, a
   // node declared twice or in two NVLink domains, a switch cycle, a node under no leaf,
-  // a GPU count that does not match, a name that is not found, a bad rail.
-  static absl::StatusOr<std::shared_ptr<const Topology>> Create(const TopologySpec& spec);
+  // a GPU count that does not match, a name that is not found, a bad rail, a name that is not
+  // printable UTF-8 (hostlist.h CheckName), a bandwidth, latency or oversubscription that is
+  // not finite or out of range (limits.h), more than limits::kMaxTiers tiers, more GPUs than a
+  // GpuId holds, a fabric so densely connected that its lists of nodes under each switch or
+  // ancestors of each switch would pass limits::kMaxSwitchNodePairs or
+  // limits::kMaxSwitchAncestorPairs. Work and memory are linear in the spec and those lists.
+  static absl::StatusOr<std::shared_ptr<const Topology>> Create(const TopologySpec& spec) {
+    return Create(spec, kMaxTableLeafGroups);
+  }
+  // The same, with tables only up to `max_table_leaf_groups` leaf groups (tests compare both).
+  static absl::StatusOr<std::shared_ptr<const Topology>> Create(const TopologySpec& spec,
+                                                                int max_table_leaf_groups);
 
   const std::string& name() const { return name_; }
   const std::vector<std::string>& tiers() const { return tiers_; }
@@ -159,7 +184,8 @@ class Topology {
   // Lowest tier index holding a switch above both nodes: kSameNode for a == b, 0 when they
   // share a leaf, kDisconnected when no switch is common. Rail-optimized nodes are compared
   // rail by rail (NCCL keeps traffic on matching rails) and the highest tier needed wins.
-  // O(1): a table over groups of nodes with the same leaves.
+  // O(1) from a table over groups of nodes with the same leaves (up to kMaxTableLeafGroups
+  // groups); above it, from the two leaves' ancestor lists (a merge of two sorted lists).
   int CommonTier(NodeId a, NodeId b) const;
 
   // Switch hops on the path between two nodes: 0 for the same node, 2 through one leaf,
@@ -181,13 +207,30 @@ class Topology {
   // The nodes' leaf-group id: nodes with identical leaves share one; used to index tables.
   int LeafGroup(NodeId n) const { return leaf_group_[n]; }
   int num_leaf_groups() const { return num_leaf_groups_; }
+  // Whether CommonTier and PathGbps read tables (false: computed on demand).
+  bool has_group_tables() const { return !group_tier_.empty(); }
 
   // The spec that reproduces this model (canonical: node groups merged by shape, names in
   // hostlist order). Create(ToSpec()) yields an equal model.
   TopologySpec ToSpec() const;
 
  private:
+  // One switch's ancestors (itself included) with the best bottleneck bandwidth on the way up.
+  struct Ancestor {
+    SwitchId id;
+    int tier;
+    double up_gbps;  // max over upward paths of the min link_gbps/oversubscription crossed
+  };
+
   Topology() = default;
+  // Create's work; Create turns std::bad_alloc into ResourceExhausted.
+  static absl::StatusOr<std::shared_ptr<const Topology>> Build(const TopologySpec& spec,
+                                                               int max_table_leaf_groups);
+  // Lowest common ancestor tier of two switches and the bottleneck Gb/s through it.
+  std::pair<int, double> SwitchPath(SwitchId x, SwitchId y) const;
+  // The same for two leaf groups (rail by rail when they have as many leaves), computed.
+  std::pair<int, double> ComputeGroupPath(int a, int b) const;
+  int GroupTier(int a, int b) const;
 
   std::string name_;
   std::vector<std::string> tiers_;
@@ -203,10 +246,12 @@ class Topology {
   absl::flat_hash_map<std::string, SwitchId> switch_index_;
   absl::flat_hash_map<std::string, DomainId> domain_index_;
 
-  std::vector<int> leaf_group_;      // per node
+  std::vector<int> leaf_group_;  // per node
   int num_leaf_groups_ = 0;
-  std::vector<int> group_tier_;      // num_leaf_groups_^2 common tiers
-  std::vector<double> group_gbps_;   // num_leaf_groups_^2 bottleneck bandwidths
+  std::vector<std::vector<SwitchId>> group_leaves_;  // per leaf group: its nodes' leaves
+  std::vector<std::vector<Ancestor>> ancestors_;     // per switch, sorted by id
+  std::vector<int> group_tier_;                      // num_leaf_groups_^2 common tiers, or empty
+  std::vector<double> group_gbps_;  // num_leaf_groups_^2 bottleneck bandwidths, or empty
 };
 
 // Structural equality of two models (same names, tiers, nodes, GPUs, domains, switches,

@@ -1,6 +1,12 @@
 // Tests for the topology model: validation and the fast queries.
 #include "placement/topology.h"
 
+#include <ctime>
+#include <limits>
+#include <random>
+#include <set>
+
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "placement/topology_yaml.h"
@@ -48,8 +54,8 @@ TEST(TopologyTest, CountsAndDomains) {
   auto topo = Build(kTree);
   ASSERT_NE(topo, nullptr);
   EXPECT_EQ(topo->num_nodes(), 8);
-  EXPECT_EQ(topo->num_gpus(), 64);     // 8 nodes x 8 GPUs
-  EXPECT_EQ(topo->num_domains(), 8);   // one NVLink domain per HGX node
+  EXPECT_EQ(topo->num_gpus(), 64);    // 8 nodes x 8 GPUs
+  EXPECT_EQ(topo->num_domains(), 8);  // one NVLink domain per HGX node
   EXPECT_EQ(topo->num_switches(), 7);
   NodeId n3 = topo->FindNode("n3");
   ASSERT_EQ(n3, 3);
@@ -78,13 +84,12 @@ TEST_P(CommonTierTest, TierAndHops) {
   EXPECT_EQ(topo->Hops(a, b), GetParam().hops);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Tree, CommonTierTest,
-    ::testing::Values(PairCase{"n0", "n0", Topology::kSameNode, 0},
-                      PairCase{"n0", "n1", 0, 2},   // node-leaf-node
-                      PairCase{"n0", "n3", 1, 4},   // up to the spine: 2*(1+1)
-                      PairCase{"n0", "n7", 2, 6},   // up to the core: 2*(2+1)
-                      PairCase{"n4", "n6", 1, 4}));
+INSTANTIATE_TEST_SUITE_P(Tree, CommonTierTest,
+                         ::testing::Values(PairCase{"n0", "n0", Topology::kSameNode, 0},
+                                           PairCase{"n0", "n1", 0, 2},  // node-leaf-node
+                                           PairCase{"n0", "n3", 1, 4},  // up to the spine: 2*(1+1)
+                                           PairCase{"n0", "n7", 2, 6},  // up to the core: 2*(2+1)
+                                           PairCase{"n4", "n6", 1, 4}));
 
 TEST(TopologyTest, GroupTierAndGpusUnder) {
   auto topo = Build(kTree);
@@ -205,8 +210,8 @@ TEST(TopologyTest, CompareFindsADifference) {
   auto b = Build(changed);
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
-  EXPECT_THAT(CompareTopologies(*a, *b), StatusIs(absl::StatusCode::kFailedPrecondition,
-                                                  HasSubstr("leaf2")));
+  EXPECT_THAT(CompareTopologies(*a, *b),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("leaf2")));
 }
 
 struct ErrorCase {
@@ -222,44 +227,252 @@ TEST_P(CreateErrorTest, Rejects) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(GetParam().message)));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Validation, CreateErrorTest,
-    ::testing::Values(
-        ErrorCase{"NodeTwice", R"(name: x
+INSTANTIATE_TEST_SUITE_P(Validation, CreateErrorTest,
+                         ::testing::Values(ErrorCase{"NodeTwice", R"(name: x
 gpu_models: [{name: H100}]
 nodes:
   - {names: "n[0-1]", gpus: 8, model: H100}
   - {names: "n1", gpus: 8, model: H100}
 switches: [{name: l, tier: leaf, nodes: "n[0-1]"}]
-)", "node 'n1' is declared twice"},
-        ErrorCase{"RailGap", R"(name: x
+)",
+                                                     "node 'n1' is declared twice"},
+                                           ErrorCase{"RailGap", R"(name: x
 gpu_models: [{name: H100}]
 nodes: [{names: "n[0-1]", gpus: 4, model: H100}]
 switches:
   - {name: r0, tier: leaf, nodes: "n[0-1]", rail: 0}
   - {name: r2, tier: leaf, nodes: "n[0-1]", rail: 2}
-)", "rails"},
-        ErrorCase{"ParentTierNotHigher", R"(name: x
+)",
+                                                     "rails"},
+                                           ErrorCase{"ParentTierNotHigher", R"(name: x
 gpu_models: [{name: H100}]
 nodes: [{names: "n[0-1]", gpus: 4, model: H100}]
 switches:
   - {name: l0, tier: leaf, nodes: "n[0-1]"}
   - {name: l1, tier: leaf, switches: l0}
-)", "#/switches/1/switches"},
-        ErrorCase{"NodesAndSwitches", R"(name: x
+)",
+                                                     "#/switches/1/switches"},
+                                           ErrorCase{"NodesAndSwitches", R"(name: x
 gpu_models: [{name: H100}]
 nodes: [{names: "n[0-1]", gpus: 4, model: H100}]
 switches:
   - {name: l0, tier: leaf, nodes: "n[0-1]"}
   - {name: s0, tier: spine, nodes: n0, switches: l0}
-)", "both nodes and switches"},
-        ErrorCase{"DomainNodeWithIslands", R"(name: x
+)",
+                                                     "both nodes and switches"},
+                                           ErrorCase{"DomainNodeWithIslands", R"(name: x
 gpu_models: [{name: H100}]
 nodes: [{names: "n[0-1]", gpus: 4, model: H100, islands: [[0, 1], [2, 3]]}]
 nvlink_domains: [{name: d, nodes: "n[0-1]"}]
 switches: [{name: l0, tier: leaf, nodes: "n[0-1]"}]
-)", "islands"}),
-    [](const ::testing::TestParamInfo<ErrorCase>& info) { return info.param.name; });
+)",
+                                                     "islands"}),
+                         [](const ::testing::TestParamInfo<ErrorCase>& info) {
+                           return info.param.name;
+                         });
+
+// ---------------------------------------------------------------------------------------
+// Tables of leaf groups, or the same answers computed on demand.
+
+// 600 nodes of 4 GPUs: 300 under 150 plain leaves, 300 rail-optimized in 30 units of 10 nodes
+// with one leaf per rail (120 rail leaves); 40 spines over random leaves (multi-rooted,
+// random speeds and oversubscription, some leaves under no spine), 6 cores over random spines.
+TopologySpec ManyLeaves() {
+  std::mt19937 rng(7);
+  TopologySpec spec;
+  spec.name = "many";
+  spec.gpu_models.push_back(GpuModelSpec{"H100", 900, {}});
+  NodeGroupSpec plain, railed;
+  for (int i = 0; i < 300; ++i) plain.names.push_back(absl::StrCat("p", i));
+  for (int i = 0; i < 300; ++i) railed.names.push_back(absl::StrCat("r", i));
+  plain.gpus = railed.gpus = 4;
+  plain.model = railed.model = "H100";
+  spec.node_groups = {plain, railed};
+  std::vector<std::string> leaves;
+  for (int l = 0; l < 150; ++l) {
+    SwitchSpec s;
+    s.name = absl::StrCat("leaf", l);
+    s.tier = "leaf";
+    s.nodes = {plain.names[2 * l], plain.names[2 * l + 1]};
+    s.link_gbps = 100.0 * (1 + rng() % 4);
+    spec.switches.push_back(s);
+    leaves.push_back(s.name);
+  }
+  for (int unit = 0; unit < 30; ++unit) {
+    for (int rail = 0; rail < 4; ++rail) {
+      SwitchSpec s;
+      s.name = absl::StrCat("u", unit, "rail", rail);
+      s.tier = "leaf";
+      s.rail = rail;
+      for (int k = 0; k < 10; ++k) s.nodes.push_back(railed.names[unit * 10 + k]);
+      spec.switches.push_back(s);
+      leaves.push_back(s.name);
+    }
+  }
+  std::vector<std::string> spines;
+  for (int i = 0; i < 40; ++i) {
+    SwitchSpec s;
+    s.name = absl::StrCat("spine", i);
+    s.tier = "spine";
+    for (const std::string& leaf : leaves) {
+      if (rng() % 8 == 0) s.switches.push_back(leaf);
+    }
+    if (s.switches.empty()) s.switches.push_back(leaves[i]);
+    s.oversubscription = 1 + rng() % 3;
+    spec.switches.push_back(s);
+    spines.push_back(s.name);
+  }
+  for (int i = 0; i < 6; ++i) {
+    SwitchSpec s;
+    s.name = absl::StrCat("core", i);
+    s.tier = "core";
+    for (const std::string& spine : spines) {
+      if (rng() % 3 == 0) s.switches.push_back(spine);
+    }
+    if (s.switches.empty()) s.switches.push_back(spines[i]);
+    s.link_gbps = 800;
+    spec.switches.push_back(s);
+  }
+  return spec;
+}
+
+TEST(LeafGroupTest, OnDemandAnswersEqualTheTables) {
+  TopologySpec spec = ManyLeaves();
+  absl::StatusOr<std::shared_ptr<const Topology>> tables = Topology::Create(spec);
+  absl::StatusOr<std::shared_ptr<const Topology>> on_demand = Topology::Create(spec, 0);
+  ASSERT_THAT(tables, IsOk());
+  ASSERT_THAT(on_demand, IsOk());
+  const Topology& a = **tables;
+  const Topology& b = **on_demand;
+  EXPECT_TRUE(a.has_group_tables());
+  EXPECT_FALSE(b.has_group_tables());
+  EXPECT_EQ(a.num_leaf_groups(), 180);  // 150 plain leaves + 30 rail units
+  std::set<int> tiers;
+  for (NodeId x = 0; x < a.num_nodes(); ++x) {
+    for (NodeId y = 0; y < a.num_nodes(); ++y) {
+      ASSERT_EQ(a.CommonTier(x, y), b.CommonTier(x, y)) << x << " " << y;
+      ASSERT_EQ(a.PathGbps(x, y), b.PathGbps(x, y)) << x << " " << y;
+      tiers.insert(a.CommonTier(x, y));
+    }
+  }
+  // Every kind of answer occurs: the same node, a leaf, a spine, a core, no common switch.
+  EXPECT_THAT(tiers, ElementsAre(Topology::kSameNode, 0, 1, 2, Topology::kDisconnected));
+  std::mt19937 rng(3);
+  for (int round = 0; round < 500; ++round) {
+    std::vector<NodeId> nodes(1 + rng() % 12);
+    for (NodeId& n : nodes) n = static_cast<NodeId>(rng() % a.num_nodes());
+    ASSERT_EQ(a.CommonTier(nodes), b.CommonTier(nodes));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Validation of specs that do not come from the YAML reader (imports, callers).
+
+TEST(CreateLimitTest, RefusesWhatNoReaderWouldPass) {
+  auto tiny = [] {
+    TopologySpec spec;
+    spec.name = "tiny";
+    spec.loc = SourceLoc{"spec", 0, 0, "#"};
+    spec.gpu_models.push_back(GpuModelSpec{"H100", 900, {}});
+    NodeGroupSpec g;
+    g.names = {"n0", "n1"};
+    g.gpus = 8;
+    g.model = "H100";
+    spec.node_groups.push_back(g);
+    SwitchSpec s;
+    s.name = "leaf0";
+    s.tier = "leaf";
+    s.nodes = {"n0", "n1"};
+    spec.switches.push_back(s);
+    return spec;
+  };
+  ASSERT_THAT(Topology::Create(tiny()), IsOk());
+  TopologySpec spec = tiny();
+  spec.tiers.clear();
+  for (int i = 0; i < 17; ++i) spec.tiers.push_back(absl::StrCat("t", i));
+  EXPECT_THAT(Topology::Create(spec), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               "spec: #/tiers: 17 tiers; at most 16 are allowed"));
+  spec = tiny();
+  spec.link_gbps = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THAT(Topology::Create(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "spec: #/link_gbps: link_gbps must be a positive number of Gb/s up to "
+                       "1000000"));
+  spec = tiny();
+  spec.net_alpha_us = std::numeric_limits<double>::infinity();
+  EXPECT_THAT(Topology::Create(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("#/latency: latencies")));
+  spec = tiny();
+  spec.gpu_models[0].nvlink_gbps = std::numeric_limits<double>::infinity();
+  EXPECT_THAT(Topology::Create(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("nvlink_gbps must be")));
+  spec = tiny();
+  spec.switches[0].oversubscription = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THAT(Topology::Create(spec), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               HasSubstr("oversubscription is a downlink")));
+  spec = tiny();
+  spec.switches[0].name = std::string("leaf\0x", 6);
+  absl::Status nul = Topology::Create(spec).status();
+  EXPECT_THAT(nul, StatusIs(absl::StatusCode::kInvalidArgument,
+                            "switch name 'leaf\\x00x': control character \\x00 is not allowed "
+                            "(byte 5); names are printable UTF-8"));
+  spec = tiny();
+  spec.node_groups[0].names[1] = "n\xff";
+  spec.switches[0].nodes[1] = "n\xff";
+  EXPECT_THAT(Topology::Create(spec), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               HasSubstr("node name 'n\\xff': byte \\xff")));
+  spec = tiny();
+  spec.switches[0].tier = "le\naf";
+  EXPECT_THAT(Topology::Create(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown tier 'le\\x0aaf'")));
+}
+
+TEST(CreateLimitTest, ManyDomainsAreCheckedInLinearTime) {
+  // 50,000 NVLink domains of one node each: the duplicate check compared every pair (16 s),
+  // and every domain went over every node.
+  TopologySpec spec;
+  spec.name = "domains";
+  spec.gpu_models.push_back(GpuModelSpec{"GB200", 1800, {}});
+  NodeGroupSpec g;
+  g.gpus = 4;
+  g.model = "GB200";
+  SwitchSpec leaf;
+  leaf.name = "leaf";
+  leaf.tier = "leaf";
+  for (int i = 0; i < 50000; ++i) {
+    g.names.push_back(absl::StrCat("gb", i));
+    DomainSpec d;
+    d.name = absl::StrCat("rack", i);
+    d.nodes = {g.names.back()};
+    spec.domains.push_back(d);
+  }
+  leaf.nodes = g.names;
+  spec.node_groups.push_back(g);
+  spec.switches.push_back(leaf);
+  std::clock_t start = std::clock();
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(spec);
+  double seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_EQ((*topo)->num_domains(), 50000);
+  EXPECT_LT(seconds, 3.0);
+  // A duplicate is still found, and named.
+  spec.domains.back().name = "rack7";
+  EXPECT_THAT(Topology::Create(spec), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               HasSubstr("NVLink domain 'rack7' is declared "
+                                                         "twice")));
+}
+
+TEST(CreateLimitTest, NodeDeclaredTwiceNamesTheFirstLine) {
+  EXPECT_THAT(BuildError(R"(name: x
+gpu_models: [{name: H100}]
+nodes:
+  - {names: "n[0-1]", gpus: 8, model: H100}
+  - {names: "n1", gpus: 8, model: H100}
+switches: [{name: l, tier: leaf, nodes: "n[0-1]"}]
+)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "test.yaml:5:5: #/nodes/1: node 'n1' is declared twice (first on line 4)"));
+}
 
 }  // namespace
 }  // namespace nvlplace

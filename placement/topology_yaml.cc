@@ -1,17 +1,25 @@
 // Reads and writes the cluster YAML format, with file:line:col errors for every mistake.
 #include "placement/topology_yaml.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <exception>
+#include <new>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "placement/hostlist.h"
+#include "placement/limits.h"
 #include "placement/status_macros.h"
 #include "placement/yaml_reader.h"
 #include "yaml-cpp/yaml.h"
@@ -19,31 +27,60 @@
 namespace nvlplace {
 namespace {
 
-// The shortest decimal that reads back as exactly `v` ("0.6", not "0.59999999999999998").
+// The shortest decimal that reads back as exactly `v` ("0.6", not "0.59999999999999998"). Safe
+// for any double: whole numbers below 1e15 print as integers, the rest (NaN and infinities
+// included, which the model never holds) through %g.
 std::string Num(double v) {
   char buf[32];
-  if (v == static_cast<double>(static_cast<long long>(v)) && v < 1e15 && v > -1e15) {
-    std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(v));
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof(buf), "%.0f", v);
     return buf;
   }
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
+    if (!std::isfinite(v) || std::strtod(buf, nullptr) == v) break;
   }
   return buf;
 }
 
+using yaml::Budget;
 using yaml::ForEach;
+using yaml::LoadYaml;
 using yaml::MapReader;
 using yaml::ReadInt;
-using yaml::ReadNumber;
+using yaml::ReadNumberIn;
 using yaml::ReadString;
 using yaml::ReadStringList;
 using yaml::Where;
-using yaml::LoadYaml;
 
-absl::StatusOr<std::vector<std::string>> ReadHostlist(const Where& w) noexcept {
+// What the reader keeps while it goes through one file: the caller's limits and the budgets.
+struct Reading {
+  TopologyLimits limits;
+  Budget budget;
+  int64_t gpus = 0;  // GPUs of the node groups read so far
+};
+
+std::string BandwidthRule() { return absl::StrCat("up to ", Num(limits::kMaxBandwidth)); }
+
+// A name (cluster, GPU model, tier, switch, NVLink domain, or a reference to one).
+absl::StatusOr<std::string> ReadName(const Where& w, absl::string_view what) {
+  NVL_ASSIGN_OR_RETURN(std::string name, ReadString(w));
+  absl::Status ok = CheckName(name, what);
+  if (!ok.ok()) return w.Error(ok.message());
+  return name;
+}
+
+// A hostlist, counted against the file's budget of names before it is expanded.
+absl::StatusOr<std::vector<std::string>> ReadHostlist(const Where& w, Reading& r) {
   NVL_ASSIGN_OR_RETURN(std::string expr, ReadString(w));
+  absl::StatusOr<size_t> count = CountHostlist(expr);
+  if (!count.ok()) return w.Error(count.status().message());
+  if (*count > limits::kMaxNamesPerFile - r.budget.names) {
+    return w.Error(absl::StrCat("the hostlists of this file expand to more than ",
+                                limits::kMaxNamesPerFile, " names (this one to ", *count,
+                                "); aliases (*name) count each time they are used"));
+  }
+  r.budget.names += *count;
   auto hosts = ExpandHostlist(expr);
   if (!hosts.ok()) return w.Error(hosts.status().message());
   if (hosts->empty()) return w.Error("the hostlist is empty");
@@ -55,28 +92,53 @@ absl::Status ReadGpuModel(const Where& w, TopologySpec& spec) {
   GpuModelSpec model;
   model.loc = w.Loc();
   NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("name"));
-  NVL_ASSIGN_OR_RETURN(model.name, ReadString(*name));
+  NVL_ASSIGN_OR_RETURN(model.name, ReadName(*name, "GPU model name"));
   if (const Where* bw = m.Find("nvlink_gbps")) {
-    NVL_ASSIGN_OR_RETURN(model.nvlink_gbps, ReadNumber(*bw));
+    NVL_ASSIGN_OR_RETURN(model.nvlink_gbps,
+                         ReadNumberIn(*bw, 0, true, limits::kMaxBandwidth,
+                                      absl::StrCat("nvlink_gbps must be a positive number of "
+                                                   "GB/s ",
+                                                   BandwidthRule())));
   }
   spec.gpu_models.push_back(std::move(model));
   return absl::OkStatus();
 }
 
-absl::Status ReadNodeGroup(const Where& w, TopologySpec& spec) {
+absl::Status ReadNodeGroup(const Where& w, TopologySpec& spec, Reading& r) {
   NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(w, {"names", "gpus", "model", "islands"}));
   NodeGroupSpec g;
   g.loc = w.Loc();
   NVL_ASSIGN_OR_RETURN(const Where* names, m.Require("names"));
-  NVL_ASSIGN_OR_RETURN(g.names, ReadHostlist(*names));
   NVL_ASSIGN_OR_RETURN(const Where* gpus, m.Require("gpus"));
   NVL_ASSIGN_OR_RETURN(g.gpus, ReadInt(*gpus));
+  if (g.gpus < 1 || g.gpus > limits::kMaxGpusPerNode) {
+    return gpus->Error(
+        absl::StrCat("gpus must be between 1 and ", limits::kMaxGpusPerNode, ", not ", g.gpus));
+  }
+  // The GPUs this group adds, known from the size of its hostlist before any name is built.
+  NVL_ASSIGN_OR_RETURN(std::string expr, ReadString(*names));
+  absl::StatusOr<size_t> count = CountHostlist(expr);
+  if (!count.ok()) return names->Error(count.status().message());
+  int64_t adds = static_cast<int64_t>(*count) * g.gpus;  // <= 2^20 x 2^10: no overflow
+  if (adds > r.limits.max_gpus - r.gpus) {
+    return names->Error(absl::StrCat(
+        "these ", *count, " nodes of ", g.gpus, " GPUs bring the cluster to ", r.gpus + adds,
+        " GPUs, more than the limit of ", r.limits.max_gpus,
+        " GPUs per cluster file; raise it (--max-gpus) if the cluster is really that large"));
+  }
+  r.gpus += adds;
+  NVL_ASSIGN_OR_RETURN(g.names, ReadHostlist(*names, r));
   NVL_ASSIGN_OR_RETURN(const Where* model, m.Require("model"));
-  NVL_ASSIGN_OR_RETURN(g.model, ReadString(*model));
+  NVL_ASSIGN_OR_RETURN(g.model, ReadName(*model, "GPU model name"));
   if (const Where* islands = m.Find("islands")) {
+    size_t indexes = 0;
     NVL_RETURN_IF_ERROR(ForEach(*islands, [&](const Where& island) -> absl::Status {
       g.islands.emplace_back();
       return ForEach(island, [&](const Where& idx) -> absl::Status {
+        if (++indexes > static_cast<size_t>(limits::kMaxGpusPerNode)) {
+          return idx.Error(absl::StrCat("the islands list more than ", limits::kMaxGpusPerNode,
+                                        " GPU indexes; list every GPU index of the node once"));
+        }
         NVL_ASSIGN_OR_RETURN(int i, ReadInt(idx));
         g.islands.back().push_back(i);
         return absl::OkStatus();
@@ -88,14 +150,14 @@ absl::Status ReadNodeGroup(const Where& w, TopologySpec& spec) {
   return absl::OkStatus();
 }
 
-absl::Status ReadDomain(const Where& w, TopologySpec& spec) {
+absl::Status ReadDomain(const Where& w, TopologySpec& spec, Reading& r) {
   NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(w, {"name", "nodes", "gpus"}));
   DomainSpec d;
   d.loc = w.Loc();
   NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("name"));
-  NVL_ASSIGN_OR_RETURN(d.name, ReadString(*name));
+  NVL_ASSIGN_OR_RETURN(d.name, ReadName(*name, "NVLink domain name"));
   NVL_ASSIGN_OR_RETURN(const Where* nodes, m.Require("nodes"));
-  NVL_ASSIGN_OR_RETURN(d.nodes, ReadHostlist(*nodes));
+  NVL_ASSIGN_OR_RETURN(d.nodes, ReadHostlist(*nodes, r));
   if (const Where* gpus = m.Find("gpus")) {
     NVL_ASSIGN_OR_RETURN(d.expected_gpus, ReadInt(*gpus));
     if (d.expected_gpus < 1) return gpus->Error("gpus must be positive");
@@ -104,86 +166,100 @@ absl::Status ReadDomain(const Where& w, TopologySpec& spec) {
   return absl::OkStatus();
 }
 
-absl::Status ReadSwitch(const Where& w, TopologySpec& spec) {
-  NVL_ASSIGN_OR_RETURN(MapReader m,
-                       MapReader::Make(w, {"name", "tier", "nodes", "switches", "rail",
-                                           "link_gbps", "oversubscription"}));
+absl::Status ReadSwitch(const Where& w, TopologySpec& spec, Reading& r) {
+  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(w, {"name", "tier", "nodes", "switches", "rail",
+                                                        "link_gbps", "oversubscription"}));
   SwitchSpec s;
   s.loc = w.Loc();
   NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("name"));
-  NVL_ASSIGN_OR_RETURN(s.name, ReadString(*name));
+  NVL_ASSIGN_OR_RETURN(s.name, ReadName(*name, "switch name"));
   NVL_ASSIGN_OR_RETURN(const Where* tier, m.Require("tier"));
-  NVL_ASSIGN_OR_RETURN(s.tier, ReadString(*tier));
+  NVL_ASSIGN_OR_RETURN(s.tier, ReadName(*tier, "tier name"));
   if (const Where* nodes = m.Find("nodes")) {
-    NVL_ASSIGN_OR_RETURN(s.nodes, ReadHostlist(*nodes));
+    NVL_ASSIGN_OR_RETURN(s.nodes, ReadHostlist(*nodes, r));
   }
   if (const Where* sw = m.Find("switches")) {
-    NVL_ASSIGN_OR_RETURN(s.switches, ReadHostlist(*sw));
+    NVL_ASSIGN_OR_RETURN(s.switches, ReadHostlist(*sw, r));
   }
   if (const Where* rail = m.Find("rail")) {
     NVL_ASSIGN_OR_RETURN(s.rail, ReadInt(*rail));
     if (s.rail < 0) return rail->Error("rail must be 0 or more");
   }
   if (const Where* bw = m.Find("link_gbps")) {
-    NVL_ASSIGN_OR_RETURN(s.link_gbps, ReadNumber(*bw));
-    if (!(s.link_gbps > 0)) return bw->Error("link_gbps must be a positive number of Gb/s");
+    NVL_ASSIGN_OR_RETURN(s.link_gbps,
+                         ReadNumberIn(*bw, 0, true, limits::kMaxBandwidth,
+                                      absl::StrCat("link_gbps must be a positive number of Gb/s ",
+                                                   BandwidthRule())));
   }
   if (const Where* ov = m.Find("oversubscription")) {
-    NVL_ASSIGN_OR_RETURN(s.oversubscription, ReadNumber(*ov));
+    NVL_ASSIGN_OR_RETURN(
+        s.oversubscription,
+        ReadNumberIn(*ov, 1, false, limits::kMaxOversubscription,
+                     absl::StrCat("oversubscription is a downlink:uplink ratio and must be from 1 "
+                                  "to ",
+                                  Num(limits::kMaxOversubscription))));
   }
   spec.switches.push_back(std::move(s));
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::StatusOr<TopologySpec> ParseTopologyYaml(absl::string_view text,
-                                               const std::string& file) {
+absl::StatusOr<TopologySpec> Parse(absl::string_view text, const std::string& file, Reading& r) {
   NVL_ASSIGN_OR_RETURN(YAML::Node root, LoadYaml(text, file));
-  Where top{&file, root, "#"};
+  Where top{&file, root, "#", &r.budget};
   if (root.IsNull()) {
     return absl::InvalidArgumentError(
         FormatAt(SourceLoc{file, 1, 1, "#"},
                  "the file is empty; a cluster needs name, gpu_models, nodes and switches"));
   }
   NVL_ASSIGN_OR_RETURN(MapReader m,
-                       MapReader::Make(top, {"name", "tiers", "link_gbps", "latency",
-                                             "gpu_models", "nodes", "nvlink_domains",
-                                             "switches"}));
+                       MapReader::Make(top, {"name", "tiers", "link_gbps", "latency", "gpu_models",
+                                             "nodes", "nvlink_domains", "switches"}));
   TopologySpec spec;
   spec.loc = top.Loc();
   spec.loc.line = 0;  // errors about the file as a whole carry no position
   spec.loc.col = 0;
   NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("name"));
-  NVL_ASSIGN_OR_RETURN(spec.name, ReadString(*name));
+  NVL_ASSIGN_OR_RETURN(spec.name, ReadName(*name, "cluster name"));
   if (const Where* tiers = m.Find("tiers")) {
     NVL_ASSIGN_OR_RETURN(spec.tiers, ReadStringList(*tiers));
     if (spec.tiers.empty()) return tiers->Error("at least one tier is needed");
+    if (spec.tiers.size() > static_cast<size_t>(limits::kMaxTiers)) {
+      return tiers->Error(
+          absl::StrCat(spec.tiers.size(), " tiers; at most ", limits::kMaxTiers, " are allowed"));
+    }
+    for (size_t i = 0; i < spec.tiers.size(); ++i) {
+      absl::Status ok = CheckName(spec.tiers[i], "tier name");
+      if (!ok.ok()) return tiers->Error(ok.message());
+    }
   }
   if (const Where* bw = m.Find("link_gbps")) {
-    NVL_ASSIGN_OR_RETURN(spec.link_gbps, ReadNumber(*bw));
-    if (!(spec.link_gbps > 0)) return bw->Error("link_gbps must be a positive number of Gb/s");
+    NVL_ASSIGN_OR_RETURN(spec.link_gbps,
+                         ReadNumberIn(*bw, 0, true, limits::kMaxBandwidth,
+                                      absl::StrCat("link_gbps must be a positive number of Gb/s ",
+                                                   BandwidthRule())));
   }
   if (const Where* lat = m.Find("latency")) {
     NVL_ASSIGN_OR_RETURN(MapReader l, MapReader::Make(*lat, {"nvlink_alpha_us", "net_alpha_us"}));
+    std::string rule = absl::StrCat("a latency must be a number of microseconds from 0 to ",
+                                    Num(limits::kMaxLatencyUs));
     if (const Where* a = l.Find("nvlink_alpha_us")) {
-      NVL_ASSIGN_OR_RETURN(spec.nvlink_alpha_us, ReadNumber(*a));
-      if (spec.nvlink_alpha_us < 0) return a->Error("a latency cannot be negative");
+      NVL_ASSIGN_OR_RETURN(spec.nvlink_alpha_us,
+                           ReadNumberIn(*a, 0, false, limits::kMaxLatencyUs, rule));
     }
     if (const Where* a = l.Find("net_alpha_us")) {
-      NVL_ASSIGN_OR_RETURN(spec.net_alpha_us, ReadNumber(*a));
-      if (spec.net_alpha_us < 0) return a->Error("a latency cannot be negative");
+      NVL_ASSIGN_OR_RETURN(spec.net_alpha_us,
+                           ReadNumberIn(*a, 0, false, limits::kMaxLatencyUs, rule));
     }
   }
   NVL_ASSIGN_OR_RETURN(const Where* models, m.Require("gpu_models"));
   NVL_RETURN_IF_ERROR(ForEach(*models, [&](const Where& w) { return ReadGpuModel(w, spec); }));
   NVL_ASSIGN_OR_RETURN(const Where* nodes, m.Require("nodes"));
-  NVL_RETURN_IF_ERROR(ForEach(*nodes, [&](const Where& w) { return ReadNodeGroup(w, spec); }));
+  NVL_RETURN_IF_ERROR(ForEach(*nodes, [&](const Where& w) { return ReadNodeGroup(w, spec, r); }));
   if (const Where* domains = m.Find("nvlink_domains")) {
-    NVL_RETURN_IF_ERROR(ForEach(*domains, [&](const Where& w) { return ReadDomain(w, spec); }));
+    NVL_RETURN_IF_ERROR(ForEach(*domains, [&](const Where& w) { return ReadDomain(w, spec, r); }));
   }
   NVL_ASSIGN_OR_RETURN(const Where* switches, m.Require("switches"));
-  NVL_RETURN_IF_ERROR(ForEach(*switches, [&](const Where& w) { return ReadSwitch(w, spec); }));
+  NVL_RETURN_IF_ERROR(ForEach(*switches, [&](const Where& w) { return ReadSwitch(w, spec, r); }));
   // Where lists were given but empty, say so at the list.
   if (spec.gpu_models.empty()) return models->Error("at least one GPU model is needed");
   if (spec.node_groups.empty()) return nodes->Error("no nodes are declared");
@@ -191,21 +267,102 @@ absl::StatusOr<TopologySpec> ParseTopologyYaml(absl::string_view text,
   return spec;
 }
 
-absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open the file (",
-                                            std::strerror(errno), ")"));
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
-  return buf.str();
+std::string ByteSize(size_t bytes) {
+  if (bytes % (size_t{1} << 20) == 0) return absl::StrCat(bytes >> 20, " MiB");
+  return absl::StrCat(bytes, " bytes");
 }
 
-absl::StatusOr<std::shared_ptr<const Topology>> LoadTopologyFile(const std::string& path) {
+absl::Status FileError(const std::string& path, int err) {
+  return absl::NotFoundError(
+      absl::StrCat(path, ": cannot open the file (", std::strerror(err), ")"));
+}
+
+// What a file that is not a regular file is, for the message.
+const char* FileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
+}
+
+absl::Status NotRegular(const std::string& path, mode_t mode) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      path, ": ", FileKind(mode), ", not a regular file; ",
+      S_ISDIR(mode) ? "give the path of a file" : "save what it gives to a file and read that"));
+}
+
+}  // namespace
+
+absl::StatusOr<TopologySpec> ParseTopologyYaml(absl::string_view text, const std::string& file,
+                                               const TopologyLimits& topology_limits) {
+  Reading r;
+  r.limits = topology_limits;
+  try {
+    return Parse(text, file, r);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat(file, ": out of memory while reading"));
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ": cannot read: ", e.what()));
+  }
+}
+
+namespace {
+
+absl::StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked right after.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    int err = errno;
+    struct stat st;
+    if (err == ENXIO && ::stat(path.c_str(), &st) == 0) return NotRegular(path, st.st_mode);
+    return FileError(path, err);
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return FileError(path, errno);
+  if (!S_ISREG(st.st_mode)) return NotRegular(path, st.st_mode);
+  auto too_big = [&] {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": file is larger than ", ByteSize(max_bytes),
+                     "; nvlplace reads files up to that size: is this the right file?"));
+  };
+  if (st.st_size > 0 && static_cast<uint64_t>(st.st_size) > max_bytes) return too_big();
+  std::string text;
+  text.reserve(static_cast<size_t>(std::max<off_t>(st.st_size, 0)));
+  // The size may change while reading (or be 0, as in /proc): read to the end, bounded.
+  char buf[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return absl::DataLossError(absl::StrCat(path, ": read error (", std::strerror(errno), ")"));
+    }
+    if (n == 0) break;
+    if (static_cast<size_t>(n) > max_bytes - text.size()) return too_big();
+    text.append(buf, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path, size_t max_bytes) {
+  try {
+    return ReadFile(path, max_bytes);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat(path, ": out of memory while reading"));
+  }
+}
+
+absl::StatusOr<std::shared_ptr<const Topology>> LoadTopologyFile(
+    const std::string& path, const TopologyLimits& topology_limits) {
   NVL_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-  NVL_ASSIGN_OR_RETURN(TopologySpec spec, ParseTopologyYaml(text, path));
+  NVL_ASSIGN_OR_RETURN(TopologySpec spec, ParseTopologyYaml(text, path, topology_limits));
   return Topology::Create(spec);
 }
 

@@ -2,19 +2,40 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Writes a synthetic native trace of multi-node training jobs (deterministic for a seed).
 
-Usage: gen_synthetic_trace.py JOBS [SEED] > trace.csv. Sizes follow a heavy-tailed mix: many
-8-64 GPU jobs, some 128-1024 GPU jobs, TP in {4, 8}, PP in {1, 2, 4}; arrivals are Poisson
-with a mean gap of 180 s, about 90% of a 16,384-GPU cluster; run times are log-uniform from
-10 minutes to 2 days.
+Usage: gen_synthetic_trace.py JOBS [SEED] > trace.csv. JOBS is 1 to 1,000,000 (the trace then
+spans about 1.8e8 s, within replay's 1e9 s), SEED 0 to 2^64 - 1. Sizes follow a heavy-tailed
+mix: many 8-64 GPU jobs, some 128-1024 GPU jobs, TP in {4, 8}, PP in {1, 2, 4}; arrivals are
+Poisson with a mean gap of 180 s, about 90% of a 16,384-GPU cluster; run times are log-uniform
+from 10 minutes to 2 days. Bad arguments: a message on stderr and exit 2.
 """
 import math
 import random
 import sys
 
+MAX_JOBS = 1_000_000
+MAX_SEED = 2**64 - 1
+
+
+def fail(message):
+    """Prints the message and the usage on stderr; exit 2 (bad input)."""
+    print(f"gen_synthetic_trace.py: {message}\n"
+          "usage: gen_synthetic_trace.py JOBS [SEED] > trace.csv", file=sys.stderr)
+    sys.exit(2)
+
+
+def whole_number(text, name, lo, hi):
+    """The decimal whole number `text`, from lo to hi; else fail()."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 20 and lo <= int(text) <= hi):
+        fail(f"{name} {text!r} is not a whole number from {lo} to {hi}")
+    return int(text)
+
 
 def main():
-    jobs = int(sys.argv[1])
-    rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 7)
+    if not 2 <= len(sys.argv) <= 3:
+        fail("give JOBS, and optionally SEED")
+    jobs = whole_number(sys.argv[1], "JOBS", 1, MAX_JOBS)
+    seed = whole_number(sys.argv[2], "SEED", 0, MAX_SEED) if len(sys.argv) > 2 else 7
+    rng = random.Random(seed)
     sizes = [8, 16, 32, 64, 128, 256, 512, 1024]
     weights = [30, 20, 15, 12, 10, 7, 4, 2]
     print("id,submit,duration,gpus,tp,pp,dp,nvl")

@@ -9,6 +9,7 @@
 #include <queue>
 
 #include "absl/strings/str_cat.h"
+#include "placement/limits.h"
 
 namespace nvlplace::replay {
 namespace {
@@ -17,17 +18,15 @@ constexpr int kBackfillDepth = 100;  // pending jobs tried per cycle, like bf_ma
 
 struct Shape {
   absl::StatusOr<Request> request;
-  std::string never;      // non-empty: not placeable even on the empty cluster
-  double best_comm = 0;   // on the empty cluster
+  std::string never;     // non-empty: not placeable even on the empty cluster
+  double best_comm = 0;  // on the empty cluster
 };
 
+// GPUs and nodes as the trace gives them: ResolveRequest checks that nodes divide GPUs.
 RequestSpec SpecOf(const TraceJob& j) {
   RequestSpec s;
   s.gpus = j.gpus;
-  if (j.nodes > 0 && j.gpus % j.nodes == 0) {
-    s.nodes = j.nodes;
-    s.gpus_per_node = j.gpus / j.nodes;
-  }
+  s.nodes = j.nodes;
   s.tp = j.tp;
   s.pp = j.pp;
   s.dp = j.dp;
@@ -42,30 +41,59 @@ std::string ShapeKey(const TraceJob& j) {
 
 class Sim {
  public:
+  // `options` passed CheckSimOptions.
   Sim(const Engine& engine, const std::vector<TraceJob>& jobs, const SimOptions& options)
-      : engine_(engine), topo_(engine.topology()), jobs_(jobs), options_(options),
-        state_(engine.topology_ptr()), empty_(engine.topology_ptr()) {
+      : engine_(engine),
+        topo_(engine.topology()),
+        jobs_(jobs),
+        options_(options),
+        state_(engine.topology_ptr()),
+        empty_(engine.topology_ptr()) {
     result_.policy = engine.policy().name;
     result_.jobs.resize(jobs.size());
     for (size_t i = 0; i < jobs.size(); ++i) result_.jobs[i].job = &jobs[i];
   }
 
   SimResult Run(const std::function<void(size_t, size_t)>& progress) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    // Only valid jobs enter the event loop: their submit and end times are finite.
+    std::vector<int> arrivals;
+    size_t finished = 0;
     double horizon = 0;
-    for (const TraceJob& j : jobs_) horizon = std::max(horizon, Submit(j) + j.duration);
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      absl::Status valid = CheckTraceJob(jobs_[i]);
+      if (!valid.ok()) {
+        result_.jobs[i].rejected = true;
+        result_.jobs[i].reason = absl::StrCat("not a valid trace job: ", valid.message());
+        ++finished;
+        continue;
+      }
+      arrivals.push_back(static_cast<int>(i));
+      horizon = std::max(horizon, Submit(jobs_[i]) + jobs_[i].duration);
+    }
     double every = options_.sample_every > 0 ? options_.sample_every : std::max(1.0, horizon / 400);
     double next_sample = 0;
-    size_t next_arrival = 0, finished = 0;
+    size_t next_arrival = 0;
     while (true) {
-      double t_arrival = next_arrival < jobs_.size() ? Submit(jobs_[next_arrival])
-                                                     : std::numeric_limits<double>::infinity();
-      double t_done = running_.empty() ? std::numeric_limits<double>::infinity()
-                                       : running_.top().first;
+      double t_arrival =
+          next_arrival < arrivals.size() ? Submit(jobs_[arrivals[next_arrival]]) : kInf;
+      double t_done = running_.empty() ? kInf : running_.top().first;
       double t = std::min(t_arrival, t_done);
-      if (std::isinf(t)) break;
+      // Every event time is finite by construction; a NaN or inf here would never advance.
+      if (!(t < kInf)) break;
       while (next_sample <= t) {
         Record(next_sample);
         next_sample += every;
+        if (result_.samples.size() >= kMaxSamples) {
+          // Keep samples 0, 2, 4, ...: the grid of twice the interval, and next_sample on it.
+          size_t kept = 0;
+          for (size_t i = 0; i < result_.samples.size(); i += 2) {
+            result_.samples[kept++] = result_.samples[i];
+          }
+          result_.samples.resize(kept);
+          every *= 2;
+          next_sample = result_.samples.back().time + every;
+        }
       }
       while (!running_.empty() && running_.top().first <= t) {
         int idx = running_.top().second;
@@ -73,8 +101,8 @@ class Sim {
         (void)state_.Release(result_.jobs[idx].ranks);
         ++finished;
       }
-      while (next_arrival < jobs_.size() && Submit(jobs_[next_arrival]) <= t) {
-        Arrive(static_cast<int>(next_arrival++), &finished);
+      while (next_arrival < arrivals.size() && Submit(jobs_[arrivals[next_arrival]]) <= t) {
+        Arrive(arrivals[next_arrival++], &finished);
       }
       Schedule(t);
       if (progress && (next_arrival & 1023) == 0) progress(finished, jobs_.size());
@@ -137,7 +165,8 @@ class Sim {
     // Without TP sizes the job is one group: inside one domain means all of it.
     rec.tp_in_domain = r.tp_groups_split == 0;
     if (j.tp == 0) {
-      for (GpuId g : rec.ranks) rec.tp_in_domain &= topo_.DomainOf(g) == topo_.DomainOf(rec.ranks[0]);
+      for (GpuId g : rec.ranks)
+        rec.tp_in_domain &= topo_.DomainOf(g) == topo_.DomainOf(rec.ranks[0]);
     }
     rec.relaxations = static_cast<int>(r.relaxations.size());
     rec.comm_s = r.comm.total();
@@ -219,9 +248,38 @@ class Sim {
 
 }  // namespace
 
+absl::Status CheckSimOptions(const SimOptions& o) {
+  if (!(o.load_scale >= 1 / limits::kMaxLoadScale && o.load_scale <= limits::kMaxLoadScale)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("load scale ", o.load_scale, " is not a number from ",
+                     1 / limits::kMaxLoadScale, " to ", limits::kMaxLoadScale));
+  }
+  if (!(o.comm_share >= 0 && o.comm_share <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("communication share ", o.comm_share, " is not a number from 0 to 1"));
+  }
+  if (o.sample_every != 0 && !(o.sample_every >= 1 && o.sample_every <= limits::kMaxSeconds)) {
+    return absl::InvalidArgumentError(absl::StrCat("sample interval ", o.sample_every,
+                                                   " is not 0 (automatic) or seconds from 1 to ",
+                                                   static_cast<int64_t>(limits::kMaxSeconds)));
+  }
+  return absl::OkStatus();
+}
+
 SimResult Simulate(const Engine& engine, const std::vector<TraceJob>& jobs,
-                   const SimOptions& options,
-                   const std::function<void(size_t, size_t)>& progress) {
+                   const SimOptions& options, const std::function<void(size_t, size_t)>& progress) {
+  absl::Status valid = CheckSimOptions(options);
+  if (!valid.ok()) {
+    SimResult refused;
+    refused.policy = engine.policy().name;
+    refused.jobs.resize(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      refused.jobs[i].job = &jobs[i];
+      refused.jobs[i].rejected = true;
+      refused.jobs[i].reason = absl::StrCat("not replayed: ", valid.message());
+    }
+    return refused;
+  }
   Sim sim(engine, jobs, options);
   return sim.Run(progress);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "contrib/replay/trace.h"
 #include "placement/engine.h"
 
@@ -16,16 +17,27 @@ namespace nvlplace::replay {
 
 enum class Scheduler { kFifo, kBackfill };
 
+// CheckSimOptions bounds each field.
 struct SimOptions {
   Scheduler scheduler = Scheduler::kBackfill;
-  double load_scale = 1.0;  // submit times are divided by this (2: twice the arrival rate)
+  // Submit times are divided by this (2: twice the arrival rate); finite, from
+  // 1 / limits::kMaxLoadScale to limits::kMaxLoadScale.
+  double load_scale = 1.0;
   // Slowdown model: the recorded run time is taken as achieved on the best placement the
   // empty cluster allows; a job whose placement's estimated communication time is C against
   // that best B runs duration x ((1 - share) + share x C / B), C / B capped at 10. share = 0
   // turns the model off.
-  double comm_share = 0.0;
-  double sample_every = 0;  // seconds between time-series samples; 0: about 400 samples
+  double comm_share = 0.0;  // finite, in [0, 1]
+  // Seconds between time-series samples: 0 (about 400 over the trace), or 1 to
+  // limits::kMaxSeconds. Past kMaxSamples samples the interval doubles and every other
+  // sample is dropped, so a long replay keeps between kMaxSamples / 2 and kMaxSamples.
+  double sample_every = 0;
 };
+
+inline constexpr size_t kMaxSamples = 8192;
+
+// InvalidArgument naming the field out of range (NaN, inf, negative, too small or large).
+absl::Status CheckSimOptions(const SimOptions& options);
 
 struct JobRecord {
   const TraceJob* job = nullptr;
@@ -57,7 +69,11 @@ struct SimResult {
 };
 
 // Replays the jobs (sorted by submit) through `engine`. `progress(done, total)` is called
-// now and then when set. Deterministic for a given input.
+// now and then when set. Deterministic for a given input. Total: a job that CheckTraceJob
+// refuses (a non-finite time, say) is rejected with the reason and never enters the event
+// loop, so every event time is finite and the replay ends; with options that
+// CheckSimOptions refuses (check them first) nothing is replayed and every job is rejected
+// with that reason.
 SimResult Simulate(const Engine& engine, const std::vector<TraceJob>& jobs,
                    const SimOptions& options,
                    const std::function<void(size_t, size_t)>& progress = nullptr);

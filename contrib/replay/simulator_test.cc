@@ -1,6 +1,8 @@
 // Tests for the replay simulator: queueing, backfill, rejection, determinism.
 #include "contrib/replay/simulator.h"
 
+#include <limits>
+
 #include "contrib/replay/report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -11,6 +13,7 @@ namespace nvlplace::replay {
 namespace {
 
 using ::nvlplace::testing::IsOk;
+using ::nvlplace::testing::StatusIs;
 using ::testing::HasSubstr;
 
 class SimulatorTest : public ::testing::Test {
@@ -125,7 +128,8 @@ switches:
   - {name: leaf0, tier: leaf, nodes: "node[0-3]", oversubscription: 2}
   - {name: leaf1, tier: leaf, nodes: "node[4-7]", oversubscription: 2}
   - {name: spine0, tier: spine, switches: "leaf[0-1]"}
-)", "test.yaml");
+)",
+                                "test.yaml");
   ASSERT_THAT(spec, IsOk());
   auto topo = Topology::Create(*spec);
   ASSERT_THAT(topo, IsOk());
@@ -144,6 +148,87 @@ switches:
   // With the model off, the recorded duration stands.
   SimResult off = Simulate(engine, jobs, SimOptions{});
   EXPECT_DOUBLE_EQ(off.jobs[2].stretch, 1.0);
+}
+
+TEST_F(SimulatorTest, InvalidJobsAreRejectedAndTheReplayEnds) {
+  // A NaN submit time made the event loop spin for ever (t never advanced); TP x PP =
+  // 65536 x 65536 wrapped to 0 and trapped (SIGFPE) in ResolveRequest.
+  constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<TraceJob> jobs = {
+      Job("ok", 0, 10, 8, 8),    Job("nan", kNan, 10, 8), Job("inf", kInf, 10, 8),
+      Job("ninf", -kInf, 10, 8), Job("dnan", 1, kNan, 8), Job("dinf", 1, kInf, 8),
+      Job("neg", 1, 10, -8),     Job("late", 2e9, 10, 8), Job("ok2", 3, 10, 8)};
+  jobs.push_back(Job("huge", 4, 10, 8, 65536));
+  jobs.back().pp = 65536;
+  for (Scheduler scheduler : {Scheduler::kFifo, Scheduler::kBackfill}) {
+    SimOptions options;
+    options.scheduler = scheduler;
+    SimResult r = Simulate(*engine_, jobs, options);
+    EXPECT_DOUBLE_EQ(r.jobs[0].start, 0);
+    EXPECT_DOUBLE_EQ(r.jobs[8].start, 3);
+    for (int i : {1, 2, 3, 4, 5, 6, 7, 9}) {
+      EXPECT_TRUE(r.jobs[i].rejected) << jobs[i].id;
+      EXPECT_THAT(r.jobs[i].reason, HasSubstr("not a valid trace job")) << jobs[i].id;
+    }
+    EXPECT_THAT(r.jobs[1].reason, HasSubstr("submit nan"));
+    EXPECT_THAT(r.jobs[9].reason, HasSubstr("lower tp or pp"));
+    EXPECT_DOUBLE_EQ(r.makespan, 13);
+  }
+}
+
+TEST_F(SimulatorTest, OptionsOutOfRangeAreRefused) {
+  std::vector<TraceJob> jobs = {Job("a", 0, 10, 8)};
+  auto refused = [&](const SimOptions& o, const std::string& what) {
+    EXPECT_THAT(CheckSimOptions(o), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(what)));
+    // Simulate itself replays nothing: a NaN load scale made every submit time NaN.
+    SimResult r = Simulate(*engine_, jobs, o);
+    ASSERT_EQ(r.jobs.size(), 1u);
+    EXPECT_TRUE(r.jobs[0].rejected);
+    EXPECT_THAT(r.jobs[0].reason, HasSubstr(what));
+  };
+  for (double scale : {0.0, -1.0, 1e-320, 1e-4, 1e4, std::numeric_limits<double>::quiet_NaN(),
+                       std::numeric_limits<double>::infinity()}) {
+    SimOptions o;
+    o.load_scale = scale;
+    refused(o, "load scale");
+  }
+  for (double share : {-0.1, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    SimOptions o;
+    o.comm_share = share;
+    refused(o, "communication share");
+  }
+  for (double every : {1e-300, 0.5, -1.0, 2e9, std::numeric_limits<double>::quiet_NaN()}) {
+    SimOptions o;
+    o.sample_every = every;
+    refused(o, "sample interval");
+  }
+  SimOptions edge;
+  edge.load_scale = 1e-3;  // 1 / limits::kMaxLoadScale
+  edge.comm_share = 1;
+  edge.sample_every = 1;
+  EXPECT_THAT(CheckSimOptions(edge), IsOk());
+  EXPECT_DOUBLE_EQ(Simulate(*engine_, jobs, edge).jobs[0].start, 0);
+}
+
+TEST_F(SimulatorTest, SamplesStayBoundedOnALongReplay) {
+  // 300 jobs of the whole cluster, 1e9 s each, one after another: the makespan is 3e11 s,
+  // 300 times the horizon the sample interval is taken from (1e9 / 400 = 2.5e6 s), so
+  // 120,000 samples without a bound.
+  std::vector<TraceJob> jobs;
+  for (int i = 0; i < 300; ++i) jobs.push_back(Job("j" + std::to_string(i), 0, 1e9, 64));
+  SimResult r = Simulate(*engine_, jobs, SimOptions{});
+  EXPECT_DOUBLE_EQ(r.makespan, 3e11);
+  EXPECT_LE(r.samples.size(), kMaxSamples);
+  EXPECT_GE(r.samples.size(), kMaxSamples / 4);
+  // Still a regular grid from 0 that covers the replay.
+  ASSERT_GE(r.samples.size(), 3u);
+  double step = r.samples[1].time - r.samples[0].time;
+  EXPECT_DOUBLE_EQ(r.samples[0].time, 0);
+  EXPECT_DOUBLE_EQ(r.samples[2].time - r.samples[1].time, step);
+  EXPECT_GE(r.samples.back().time, 3e11);
+  // The cluster is full all along (the first sample is taken before the first arrival).
+  for (size_t i = 1; i + 1 < r.samples.size(); ++i) EXPECT_EQ(r.samples[i].busy_gpus, 64);
 }
 
 }  // namespace

@@ -9,20 +9,26 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "placement/limits.h"
 #include "placement/request.h"
 
 namespace nvlplace::replay {
 
+// One job of a trace. ReadTrace returns only jobs that pass CheckTraceJob.
 struct TraceJob {
-  std::string id;
-  double submit = 0;    // seconds from the trace start
-  double duration = 0;  // recorded run time, seconds
-  int gpus = 0;
-  int nodes = 0;        // 0: any
+  std::string id;              // control bytes escaped (\n, \x00)
+  double submit = 0;           // seconds from the trace start, in [0, limits::kMaxSeconds]
+  double duration = 0;         // recorded run time, seconds, in [0, limits::kMaxSeconds]
+  int gpus = 0;                // 1 .. limits::kMaxJobGpus
+  int nodes = 0;               // 0: any
   int tp = 0, pp = 0, dp = 0;  // 0: not given
   NvlMode nvl = NvlMode::kStrict;
-  int line = 0;         // where it came from
+  int line = 0;  // where it came from (Philly: the line of the job's '{')
 };
+
+// What a job must be for Simulate: submit and duration finite and in [0, kMaxSeconds], GPUs
+// in 1 .. kMaxJobGpus, sizes that CheckRequestSizes accepts. InvalidArgument otherwise.
+absl::Status CheckTraceJob(const TraceJob& job);
 
 enum class TraceFormat { kAuto, kNative, kSacct, kOpenb, kSwf, kHelios, kPhilly };
 
@@ -30,16 +36,17 @@ absl::StatusOr<TraceFormat> ParseTraceFormat(absl::string_view name);
 const char* TraceFormatName(TraceFormat f);
 
 struct TraceOptions {
-  bool strict = false;        // a malformed line is fatal
-  bool skip_shared = false;   // openb: skip pods with gpu_milli < 1000 instead of 1 GPU
+  bool strict = false;       // a malformed line is fatal
+  bool skip_shared = false;  // openb: skip pods with gpu_milli < 1000 instead of 1 GPU
+  size_t max_jobs = limits::kMaxTraceJobs;  // more jobs is bad input (lower it in tests)
 };
 
 struct Trace {
   TraceFormat format = TraceFormat::kNative;
-  std::vector<TraceJob> jobs;  // sorted by submit time, then line
-  int malformed = 0;           // lines that could not be read
-  std::vector<std::string> problems;           // "file:line: message", first 20
-  std::map<std::string, int> skipped;          // reason -> jobs skipped on purpose
+  std::vector<TraceJob> jobs;          // sorted by submit time, then line
+  int malformed = 0;                   // lines that could not be read
+  std::vector<std::string> problems;   // "file:line: message", first 20
+  std::map<std::string, int> skipped;  // reason -> jobs skipped on purpose
 };
 
 // Detects the format from the first lines: a header naming the columns, ';' SWF comments,
@@ -49,8 +56,18 @@ TraceFormat DetectTraceFormat(absl::string_view text);
 // Reads a whole trace. Malformed lines are counted and reported with file:line (fatal with
 // options.strict); lines skipped on purpose (no GPU, a failed job with no run time) are
 // counted by reason. Nothing is dropped silently.
-absl::StatusOr<Trace> ReadTrace(absl::string_view text, const std::string& file,
-                                TraceFormat format, const TraceOptions& options);
+// Every number is checked: times are dates (UTC) or seconds in [0, limits::kMaxTimestamp],
+// finite; durations finite in [0, limits::kMaxSeconds] (End before Start is malformed);
+// GPU counts whole numbers in [0, limits::kMaxJobGpus] (0: skipped, "no GPU"); TP, PP and DP
+// in [0, limits::kMaxGroupSize], nodes in [0, limits::kMaxJobNodes], and sizes that agree
+// (CheckRequestSizes). The trace starts at its earliest submit time, so no job is submitted
+// before it; a job submitted more than limits::kMaxSeconds after it is malformed. More than
+// limits::kMaxTraceJobs jobs, or a line of more than limits::kMaxTraceFields fields in a
+// header, is bad input. Text from the trace is escaped in messages. The caller bounds the
+// text's size (limits::kMaxTraceBytes); the Philly reader streams the JSON (SAX), holding
+// one job at a time.
+absl::StatusOr<Trace> ReadTrace(absl::string_view text, const std::string& file, TraceFormat format,
+                                const TraceOptions& options);
 
 }  // namespace nvlplace::replay
 

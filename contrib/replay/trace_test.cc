@@ -1,8 +1,11 @@
 // Tests for the trace readers: one fixture per format, format detection, malformed lines.
 #include "contrib/replay/trace.h"
 
+#include <limits>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "placement/limits.h"
 #include "placement/topology_yaml.h"
 #include "tests/status_matchers.h"
 
@@ -42,9 +45,11 @@ TEST(TraceTest, MalformedLinesAreCountedAndNamed) {
   EXPECT_EQ(t.jobs.size(), 2u);
   EXPECT_EQ(t.malformed, 3);
   ASSERT_EQ(t.problems.size(), 3u);
-  EXPECT_EQ(t.problems[0], "tests/fixtures/traces/bad-native.csv:3: duration is not a number of seconds >= 0");
+  EXPECT_EQ(t.problems[0],
+            "tests/fixtures/traces/bad-native.csv:3: duration 'abc' is not a number of seconds "
+            "from 0 to 1000000000");
   EXPECT_THAT(t.problems[1], HasSubstr("bad-native.csv:4: 4 fields, the header has 5"));
-  EXPECT_THAT(t.problems[2], HasSubstr(":5: tp is not a count"));
+  EXPECT_THAT(t.problems[2], HasSubstr(":5: tp 'eight' is not a whole number from 0 to 65536"));
 }
 
 TEST(TraceTest, StrictMakesMalformedFatal) {
@@ -115,9 +120,280 @@ TEST(TraceTest, MissingColumnIsBadInput) {
                        HasSubstr("t.csv:1: the native header has no column 'duration'")));
 }
 
+// ---- every numeric field is checked: a bad row is a malformed line, never a job ----------
+
+// Reads `text` as `format`; not strict.
+Trace ReadText(const std::string& text, TraceFormat format, TraceOptions options = {}) {
+  absl::StatusOr<Trace> t = ReadTrace(text, "t", format, options);
+  EXPECT_THAT(t, IsOk());
+  return t.ok() ? *t : Trace{};
+}
+
+struct BadRows {
+  const char* name;
+  TraceFormat format;
+  std::string text;                   // one good job, then the bad rows
+  int bad;                            // how many rows are malformed
+  std::vector<std::string> messages;  // in problems, in order
+};
+
+class TraceRowTest : public ::testing::TestWithParam<BadRows> {};
+
+TEST_P(TraceRowTest, BadRowsAreMalformedLines) {
+  const BadRows& c = GetParam();
+  Trace t = ReadText(c.text, c.format);
+  EXPECT_EQ(t.jobs.size(), 1u) << "only the good row is a job";
+  EXPECT_EQ(t.malformed, c.bad);
+  ASSERT_EQ(t.problems.size(), c.messages.size());
+  for (size_t i = 0; i < c.messages.size(); ++i) {
+    EXPECT_THAT(t.problems[i], HasSubstr(c.messages[i]));
+  }
+  for (const TraceJob& j : t.jobs) EXPECT_THAT(CheckTraceJob(j), IsOk());
+  // Fatal with --strict, at the first bad line.
+  TraceOptions strict;
+  strict.strict = true;
+  EXPECT_THAT(ReadTrace(c.text, "t", c.format, strict),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(c.messages[0])));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Formats, TraceRowTest,
+    ::testing::Values(
+        BadRows{"native_times",
+                TraceFormat::kNative,
+                "id,submit,duration,gpus\n"
+                "ok,0,10,8\n"
+                "a,nan,10,8\nb,inf,10,8\nc,-inf,10,8\nd,-5,10,8\n"
+                "e,0,nan,8\nf,0,inf,8\ng,0,-1,8\nh,0,1e10,8\n",
+                8,
+                {"t:3: submit 'nan' is not a time", "t:4: submit 'inf'", "t:5: submit '-inf'",
+                 "t:6: submit '-5'", "t:7: duration 'nan' is not a number of seconds",
+                 "t:8: duration 'inf'", "t:9: duration '-1'", "t:10: duration '1e10'"}},
+        BadRows{"native_counts",
+                TraceFormat::kNative,
+                "id,submit,duration,gpus,nodes,tp,pp,dp\n"
+                "ok,0,10,8,,,,\n"
+                "a,0,10,-8,,,,\n"
+                "b,0,10,8,,65536,65536,\n"  // 65536 x 65536 wrapped to 0: SIGFPE in replay
+                "c,0,10,16777217,,,,\n"
+                "d,0,10,8,,65537,,\n"
+                "e,0,10,8,,8.5,,\n"
+                "f,0,10,8,3,,,\n"  // 8 GPUs on 3 nodes: the nodes were dropped silently
+                "g,0,10,8,,2147483647,2,\n",
+                7,
+                {"t:3: gpus '-8' is not a whole number from 0 to 16777216",
+                 "t:4: TP x PP = 65536 x 65536 = 4294967296 does not divide 8 GPUs; it is more",
+                 "t:5: gpus '16777217'", "t:6: tp '65537' is not a whole number from 0 to 65536",
+                 "t:7: tp '8.5'", "t:8: 8 GPUs do not split evenly over 3 nodes",
+                 "t:9: tp '2147483647'"}},
+        BadRows{"sacct",
+                TraceFormat::kSacct,
+                "JobID|Submit|Start|End|AllocTRES\n"
+                "1|0|0|100|gres/gpu=8\n"
+                "2|nan|0|100|gres/gpu=8\n3|inf|0|100|gres/gpu=8\n4|-inf|0|100|gres/gpu=8\n"
+                "5|0|nan|100|gres/gpu=8\n6|0|0|inf|gres/gpu=8\n"
+                "7|0|100|50|gres/gpu=8\n"  // End before Start: was a silent zero-length job
+                "8|0|0|100|gres/gpu=-8\n"
+                "9|2026-01-01T00:00:00x|0|100|gres/gpu=8\n",
+                8,
+                {"t:3: Submit 'nan' is not a time", "t:4: Submit 'inf'", "t:5: Submit '-inf'",
+                 "t:6: Start 'nan'", "t:7: End 'inf'", "t:8: End is before Start (-50 s)",
+                 "t:9: AllocTRES 'gres/gpu=-8' has no GPU count",
+                 "t:10: Submit '2026-01-01T00:00:00x'"}},
+        BadRows{
+            "openb",
+            TraceFormat::kOpenb,
+            "name,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\n"
+            "ok,1,1000,0,100,0\n"
+            "a,1,1000,nan,100,0\nb,1,1000,inf,100,0\nc,1,1000,-inf,100,0\n"
+            "d,1,1000,0,nan,0\ne,1,1000,0,100,inf\n"
+            "f,1,1000,0,50,100\n"  // deleted before scheduled
+            "g,-1,1000,0,100,0\nh,1,1001,0,100,0\n",
+            8,
+            {"t:3: creation_time 'nan' is not a time", "t:4: creation_time 'inf'",
+             "t:5: creation_time '-inf'", "t:6: deletion_time 'nan'", "t:7: scheduled_time 'inf'",
+             "t:8: deletion_time is before scheduled_time", "t:9: num_gpu '-1'",
+             "t:10: gpu_milli '1001' is not a whole number from 0 to 1000"}},
+        BadRows{"swf",
+                TraceFormat::kSwf,
+                "; SWF\n"
+                "1 0 0 100 8 -1 -1 8 -1 -1 1 1 1 -1 1 -1 -1 -1\n"
+                "2 nan 0 100 8 -1 -1 8 -1 -1 1 1 1 -1 1 -1 -1 -1\n"
+                "3 inf 0 100 8 -1 -1 8 -1 -1 1 1 1 -1 1 -1 -1 -1\n"
+                "4 -inf 0 100 8 -1 -1 8 -1 -1 1 1 1 -1 1 -1 -1 -1\n"
+                "5 0 0 nan 8 -1 -1 8 -1 -1 1 1 1 -1 1 -1 -1 -1\n"
+                "6 0 0 -7 8 -1 -1 8 -1 -1 1 1 1 -1 1 -1 -1 -1\n"
+                "7 0 0 100 -8 -1 -1 8 -1 -1 1 1 1 -1 1 -1 -1 -1\n",
+                6,
+                {"t:3: submit time (field 2) 'nan' is not a time",
+                 "t:4: submit time (field 2) 'inf'", "t:5: submit time (field 2) '-inf'",
+                 "t:6: run time (field 4) 'nan'", "t:7: run time (field 4) '-7'",
+                 "t:8: allocated processors (field 5) '-8' is not a whole number from -1"}},
+        BadRows{"helios",
+                TraceFormat::kHelios,
+                "job_id,gpu_num,submit_time,duration\n"
+                "ok,8,0,100\n"
+                "a,8,nan,100\nb,8,inf,100\nc,8,-inf,100\n"
+                "d,8,0,nan\ne,8,0,-inf\nf,8,0,-100\ng,-8,0,100\n",
+                7,
+                {"t:3: submit_time 'nan' is not a time", "t:4: submit_time 'inf'",
+                 "t:5: submit_time '-inf'", "t:6: duration 'nan'", "t:7: duration '-inf'",
+                 "t:8: duration '-100' is not a number of seconds from 0", "t:9: gpu_num '-8'"}},
+        BadRows{
+            "philly",
+            TraceFormat::kPhilly,
+            "[\n"
+            R"({"jobid": "ok", "submitted_time": "0", "attempts": [{"start_time": "0",
+                    "end_time": "100", "detail": [{"ip": "m1", "gpus": ["g0"]}]}]},)"
+            "\n"
+            R"({"jobid": "a", "submitted_time": "nan", "attempts": []},)"
+            "\n"
+            R"({"jobid": "b", "submitted_time": "inf", "attempts": []},)"
+            "\n"
+            R"({"jobid": "c", "submitted_time": "-inf", "attempts": []},)"
+            "\n"
+            R"({"jobid": "d", "submitted_time": "0", "attempts": [{"start_time": "nan",
+                    "end_time": "100", "detail": [{"ip": "m1", "gpus": ["g0"]}]}]},)"
+            "\n"
+            R"({"jobid": "e", "submitted_time": "0", "attempts": [{"start_time": "100",
+                    "end_time": "50", "detail": [{"ip": "m1", "gpus": ["g0"]}]}]},)"
+            "\n"
+            R"({"jobid": "f", "submitted_time": 5, "attempts": []})"
+            "\n]\n",
+            6,
+            // The line of the job's '{', and its index in the array.
+            {"t:4: job 2: submitted_time 'nan' is not a time", "t:5: job 3: submitted_time 'inf'",
+             "t:6: job 4: submitted_time '-inf'", "t:7: job 5: start_time 'nan'",
+             "t:9: job 6: attempt 1: end_time is before start_time",
+             "t:11: job 7: submitted_time is not a string"}}),
+    [](const ::testing::TestParamInfo<BadRows>& info) { return std::string(info.param.name); });
+
+TEST(TraceTest, ControlBytesAreEscapedInMessagesAndIds) {
+  std::string nul(1, '\0');
+  std::string text =
+      "id,submit,duration,gpus,nvl\na\x1b[2J,0,10,8,strict\nb,0,10,8,st" + nul + "rict\x07\n";
+  Trace t = ReadText(text, TraceFormat::kNative);
+  ASSERT_EQ(t.jobs.size(), 1u);
+  EXPECT_EQ(t.jobs[0].id, "a\\x1b[2J");
+  ASSERT_EQ(t.problems.size(), 1u);
+  EXPECT_EQ(t.problems[0], "t:3: NVLink mode 'st\\x00rict\\x07' is not one of strict, prefer, off");
+  // Long fields are cut in messages.
+  Trace l = ReadText("id,submit,duration,gpus\na,0," + std::string(5000, '9') + ",8\nb,0,1,1\n",
+                     TraceFormat::kNative);
+  ASSERT_EQ(l.problems.size(), 1u);
+  EXPECT_THAT(l.problems[0], HasSubstr("... (5000 bytes) is not a number of seconds"));
+  EXPECT_LT(l.problems[0].size(), 200u);
+}
+
+TEST(TraceTest, PhillyNamesTheRealLine) {
+  // The Philly reader used to give the job's index as a line number.
+  Trace t = Read("tests/fixtures/traces/philly-lines.json");
+  EXPECT_EQ(t.jobs.size(), 2u);
+  ASSERT_EQ(t.problems.size(), 2u);
+  EXPECT_EQ(t.problems[0],
+            "tests/fixtures/traces/philly-lines.json:9: job 2: detail is not an array");
+  EXPECT_EQ(t.problems[1], "tests/fixtures/traces/philly-lines.json:14: job 3: no attempts");
+  EXPECT_EQ(t.jobs[1].line, 16);
+}
+
+TEST(TraceTest, PhillyBadJsonIsBadInput) {
+  EXPECT_THAT(ReadTrace("[\n{\"jobid\": \"a\",\n  \"submitted_time\": nul}]", "p.json",
+                        TraceFormat::kPhilly, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("p.json:3: not valid JSON")));
+  EXPECT_THAT(ReadTrace("{\"jobid\": 1}", "p.json", TraceFormat::kPhilly, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("p.json:1: not a JSON array of Philly jobs")));
+  // Deep nesting is refused, not followed (the reader keeps one frame per level).
+  EXPECT_THAT(ReadTrace(std::string(100000, '[') + std::string(100000, ']'), "p.json",
+                        TraceFormat::kPhilly, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("nested deeper than 64")));
+  // A huge array of GPUs is counted, never stored; more than kMaxJobGpus is malformed.
+  std::string many = R"([{"jobid": "x", "submitted_time": "0", "attempts": [{"start_time": "0",
+      "end_time": "1", "detail": [{"ip": "m", "gpus": [)";
+  for (int i = 0; i < 100000; ++i) many += "0,";
+  many += R"(0]}]}]}, {"jobid": "y", "submitted_time": "0", "attempts": []}])";
+  Trace t = ReadText(many, TraceFormat::kPhilly);
+  ASSERT_EQ(t.jobs.size(), 1u);
+  EXPECT_EQ(t.jobs[0].gpus, 100001);
+}
+
+TEST(TraceTest, LongTokensAndIdsAreRefused) {
+  // nlohmann buffers a whole string token: a 500 MB string used 2 GB. Refused before parsing.
+  std::string big = "[\n{\"jobid\": \"" + std::string(limits::kMaxJsonTokenBytes + 1, 'A') + "\"}]";
+  EXPECT_THAT(ReadTrace(big, "p.json", TraceFormat::kPhilly, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("p.json:2: a JSON string longer than 65536 bytes")));
+  std::string number = "[\n\n" + std::string(limits::kMaxJsonTokenBytes + 1, '1') + "]";
+  EXPECT_THAT(ReadTrace(number, "p.json", TraceFormat::kPhilly, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("p.json:3: a JSON value longer than 65536 bytes")));
+  // An id of more than kMaxJobIdBytes makes its line malformed.
+  Trace t = ReadText("id,submit,duration,gpus\n" + std::string(257, 'x') + ",0,1,1\nok,0,1,1\n",
+                     TraceFormat::kNative);
+  EXPECT_EQ(t.jobs.size(), 1u);
+  ASSERT_EQ(t.problems.size(), 1u);
+  EXPECT_EQ(t.problems[0], "t:2: the job id is 257 bytes long; at most 256");
+}
+
+TEST(TraceTest, TheTraceSpansAtMostMaxSeconds) {
+  // The start is the earliest submit, 5 (line 3): 1e9 s after it is the last time allowed
+  // (line 2); line 4 comes 1e9 + 1 s after it. No job is ever before the start.
+  Trace t = ReadText(
+      "id,submit,duration,gpus\nlast,1000000005,10,8\nfirst,5,10,8\n"
+      "late,1000000006,10,8\n",
+      TraceFormat::kNative);
+  ASSERT_EQ(t.jobs.size(), 2u);
+  ASSERT_EQ(t.problems.size(), 1u);
+  EXPECT_EQ(t.problems[0],
+            "t:4: submitted 1000000001 s after the trace start (line 3); a trace spans at most "
+            "1000000000 s");
+  EXPECT_EQ(t.jobs[0].id, "first");
+  EXPECT_DOUBLE_EQ(t.jobs[0].submit, 0);
+  EXPECT_DOUBLE_EQ(t.jobs[1].submit, 1e9);
+}
+
+TEST(TraceTest, TooManyJobsOrFieldsIsBadInput) {
+  TraceOptions two;
+  two.max_jobs = 2;
+  EXPECT_THAT(ReadTrace("id,submit,duration,gpus\na,0,1,1\nb,0,1,1\nc,0,1,1\n", "t",
+                        TraceFormat::kNative, two),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("t:4: more than 2 jobs in one trace; split the trace")));
+  EXPECT_THAT(ReadTrace("submit,duration,gpus" + std::string(2000, ',') + "\n", "t",
+                        TraceFormat::kNative, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("t:1: the native header has 2003 fields; at most 1024")));
+  // A row of many fields is counted, not split.
+  Trace t = ReadText("submit,duration,gpus\n0,1,1\n" + std::string(1 << 20, ',') + "\n",
+                     TraceFormat::kNative);
+  ASSERT_EQ(t.problems.size(), 1u);
+  EXPECT_EQ(t.problems[0], "t:3: 1048577 fields, the header has 3");
+  EXPECT_THAT(ReadTrace("submit,gpus,Submit,duration\n", "t", TraceFormat::kNative, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("t:1: the native header names column 'submit' twice")));
+}
+
+TEST(TraceTest, CheckTraceJob) {
+  TraceJob j;
+  j.gpus = 8;
+  EXPECT_THAT(CheckTraceJob(j), IsOk());
+  j.submit = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THAT(CheckTraceJob(j),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("submit nan")));
+  j.submit = 0;
+  j.duration = -std::numeric_limits<double>::infinity();
+  EXPECT_THAT(CheckTraceJob(j),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("duration -inf")));
+  j.duration = 0;
+  j.tp = 65536;
+  j.pp = 65536;
+  EXPECT_THAT(CheckTraceJob(j),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("lower tp or pp")));
+}
+
 TEST(TraceTest, FormatNames) {
-  EXPECT_THAT(ParseTraceFormat("slurm"), StatusIs(absl::StatusCode::kInvalidArgument,
-                                                  HasSubstr("auto, native, sacct")));
+  EXPECT_THAT(ParseTraceFormat("slurm"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("auto, native, sacct")));
   EXPECT_EQ(*ParseTraceFormat("swf"), TraceFormat::kSwf);
 }
 

@@ -1,0 +1,27 @@
+// Fuzzes LoadBusyList on lab-islands: an error leaves the state unchanged, success only marks.
+#include <memory>
+
+#include "placement/cluster_state.h"
+#include "tests/fuzz/fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace nvlplace;
+  static const std::shared_ptr<const Topology> topo = fuzz::LabIslands();
+  ClusterState state(topo);
+  absl::Status s = LoadBusyList(fuzz::AsText(data, size), "fuzz.busy", &state);
+  int free_now = 0;
+  for (GpuId g = 0; g < topo->num_gpus(); ++g) free_now += state.busy(g) ? 0 : 1;
+  FUZZ_CHECK(free_now == state.num_free(), "num_free %d but %d GPUs free", state.num_free(),
+             free_now);
+  if (!s.ok()) {
+    FUZZ_CHECK(state.num_free() == topo->num_gpus(), "error changed the state: %s",
+               fuzz::Message(s).c_str());
+  }
+  for (NodeId n = 0; n < topo->num_nodes(); ++n) {
+    int node_free = 0;
+    for (GpuId g : topo->nodes()[n].gpus) node_free += state.busy(g) ? 0 : 1;
+    FUZZ_CHECK(node_free == state.free_on_node(n), "node %d: %d free, counted %d", n,
+               state.free_on_node(n), node_free);
+  }
+  return 0;
+}
