@@ -1,12 +1,21 @@
 #!/bin/sh
 # Configures and builds nvlplace into build/ (or $NVLPLACE_BUILD_DIR). Set NVLPLACE_SANITIZE=1
-# for an ASan+UBSan build. Builds hold a lock so that two never share the machine's cores.
+# for an ASan+UBSan build. A full build (no arguments) then builds the libFuzzer targets into
+# $BUILD/fuzz, a clang tree (tests/fuzz/), when clang is installed and not for NVLPLACE_SANITIZE.
+# Builds hold a lock so that two never share the machine's cores.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${NVLPLACE_BUILD_DIR:-$ROOT/build}
 JOBS=${NVLPLACE_JOBS:-$(nproc)}
 SANITIZE=OFF
 if [ "${NVLPLACE_SANITIZE:-0}" = 1 ]; then SANITIZE=ON; fi
+FUZZ=true
+if [ $# = 0 ] && [ $SANITIZE = OFF ] && command -v clang >/dev/null && command -v clang++ >/dev/null; then
+  FUZZ="CC=clang CXX=clang++ cmake -S '$ROOT' -B '$BUILD/fuzz' -DNVLPLACE_FUZZ=ON \
+    -DNVLPLACE_BUILD_TESTS=OFF -DNVLPLACE_BUILD_BENCH=OFF -DNVLPLACE_BUILD_PLUGIN=OFF >/dev/null &&
+    cmake --build '$BUILD/fuzz' -j$JOBS --target nvl_fuzz"
+fi
 flock /tmp/nvlplace-build.lock sh -c "
   cmake -S '$ROOT' -B '$BUILD' -DNVLPLACE_SANITIZE=$SANITIZE >/dev/null &&
-  cmake --build '$BUILD' -j$JOBS $*"
+  cmake --build '$BUILD' -j$JOBS $* &&
+  $FUZZ"

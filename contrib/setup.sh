@@ -8,7 +8,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PACKAGES="build-essential cmake pkg-config python3 \
   libyaml-cpp-dev libabsl-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev \
-  libcli11-dev nlohmann-json3-dev clang-format \
+  libcli11-dev nlohmann-json3-dev clang-format clang libclang-rt-14-dev \
   slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-basic-plugins slurm-wlm-basic-plugins-dev \
   dpkg-dev chromium"
 

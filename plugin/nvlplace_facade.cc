@@ -38,10 +38,15 @@ void CopyMessage(const std::string& text, char* buf, size_t len) {
 }
 
 // The nodes as plain structs, copied. A NULL name is a node nvlplace does not know; a free
-// list that is NULL while num_free > 0 is the caller's bug: *bad says which node.
+// list that is NULL while num_free > 0, a negative count or a NULL array with a positive one
+// are the caller's bugs: *bad says which.
 std::vector<LiveNode> LiveNodes(const nvl_node_t* nodes, int num_nodes, std::string* bad) {
   std::vector<LiveNode> out;
-  if (nodes == nullptr || num_nodes <= 0) return out;
+  if (num_nodes < 0 || (nodes == nullptr && num_nodes > 0)) {
+    *bad = absl::StrCat(num_nodes, " nodes at ", nodes == nullptr ? "NULL" : "an array");
+    return out;
+  }
+  if (nodes == nullptr || num_nodes == 0) return out;
   out.reserve(num_nodes);
   for (int i = 0; i < num_nodes; ++i) {
     LiveNode n;
