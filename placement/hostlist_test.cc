@@ -1,15 +1,69 @@
 // Tests for Slurm hostlist parsing and printing.
 #include "placement/hostlist.h"
 
+#include <atomic>
+#include <cstdlib>
+#include <ctime>
+#include <new>
 #include <random>
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/status_matchers.h"
 
+// Peak heap use of this test binary, for the tests that bound memory: every operator new goes
+// through here (a size header in front of each block keeps the count exact).
+namespace {
+std::atomic<size_t> g_heap_now{0};
+std::atomic<size_t> g_heap_peak{0};
+
+void* CountedAlloc(size_t n) {
+  void* p = std::malloc(n + 16);
+  if (p == nullptr) throw std::bad_alloc();
+  *static_cast<size_t*>(p) = n;
+  size_t now = g_heap_now += n;
+  size_t peak = g_heap_peak.load();
+  while (now > peak && !g_heap_peak.compare_exchange_weak(peak, now)) {
+  }
+  return static_cast<char*>(p) + 16;
+}
+
+void CountedFree(void* p) {
+  if (p == nullptr) return;
+  char* block = static_cast<char*>(p) - 16;
+  g_heap_now -= *reinterpret_cast<size_t*>(block);
+  std::free(block);
+}
+}  // namespace
+
+void* operator new(size_t n) { return CountedAlloc(n); }
+void* operator new[](size_t n) { return CountedAlloc(n); }
+void operator delete(void* p) noexcept { CountedFree(p); }
+void operator delete[](void* p) noexcept { CountedFree(p); }
+void operator delete(void* p, size_t) noexcept { CountedFree(p); }
+void operator delete[](void* p, size_t) noexcept { CountedFree(p); }
+
 namespace nvlplace {
 namespace {
+
+// Heap bytes allocated at the peak while `f` runs, above what was in use before.
+template <typename F>
+size_t PeakHeapOf(F f) {
+  size_t before = g_heap_now.load();
+  g_heap_peak = before;
+  f();
+  return g_heap_peak.load() - before;
+}
+
+// Processor seconds `f` takes (not wall time: the test machine may be busy).
+template <typename F>
+double CpuSecondsOf(F f) {
+  std::clock_t start = std::clock();
+  f();
+  return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+}
 
 using ::nvlplace::testing::StatusIs;
 using ::testing::ElementsAre;
@@ -31,16 +85,12 @@ TEST_P(ExpandTest, Expands) {
 INSTANTIATE_TEST_SUITE_P(
     Syntax, ExpandTest,
     ::testing::Values(
-        ExpandCase{"node0", {"node0"}},
-        ExpandCase{"gpu[001-003]", {"gpu001", "gpu002", "gpu003"}},
-        ExpandCase{"n[1-2,5]", {"n1", "n2", "n5"}},
-        ExpandCase{"n1, n[3-4]", {"n1", "n3", "n4"}},
+        ExpandCase{"node0", {"node0"}}, ExpandCase{"gpu[001-003]", {"gpu001", "gpu002", "gpu003"}},
+        ExpandCase{"n[1-2,5]", {"n1", "n2", "n5"}}, ExpandCase{"n1, n[3-4]", {"n1", "n3", "n4"}},
         // Several brackets: the leftmost is outermost, 2 x 2 = 4 names.
         ExpandCase{"r[1-2]n[01-02]", {"r1n01", "r1n02", "r2n01", "r2n02"}},
-        ExpandCase{"a[9-10]", {"a9", "a10"}},
-        ExpandCase{"a[098-100]", {"a098", "a099", "a100"}},
-        ExpandCase{"su[01-02]-spine", {"su01-spine", "su02-spine"}},
-        ExpandCase{"x[7]", {"x7"}}));
+        ExpandCase{"a[9-10]", {"a9", "a10"}}, ExpandCase{"a[098-100]", {"a098", "a099", "a100"}},
+        ExpandCase{"su[01-02]-spine", {"su01-spine", "su02-spine"}}, ExpandCase{"x[7]", {"x7"}}));
 
 struct BadCase {
   std::string expr;
@@ -57,20 +107,132 @@ TEST_P(ExpandErrorTest, Rejects) {
 INSTANTIATE_TEST_SUITE_P(
     Syntax, ExpandErrorTest,
     ::testing::Values(BadCase{"", "empty"}, BadCase{"n[1-3", "without a matching ']'"},
-                      BadCase{"n1-3]", "without a matching '['"},
-                      BadCase{"n[1-[2]]", "nested"}, BadCase{"n[3-1]", "ends before it starts"},
-                      BadCase{"n[a-b]", "not a number"}, BadCase{"n1,,n2", "empty host name"},
-                      BadCase{"n[1,]", "empty range"}, BadCase{"n 1", "space inside"},
-                      BadCase{"n[0-99999999]", "more than"}));
+                      BadCase{"n1-3]", "without a matching '['"}, BadCase{"n[1-[2]]", "nested"},
+                      BadCase{"n[3-1]", "ends before it starts"}, BadCase{"n[a-b]", "not a number"},
+                      BadCase{"n1,,n2", "empty host name"}, BadCase{"n[1,]", "empty range"},
+                      BadCase{"n 1", "space inside"}, BadCase{"n[0-99999999]", "more than"}));
 
 TEST(ExpandErrorTest, NamesThePosition) {
   // "n[3-1]": the range starts at the third character.
-  EXPECT_THAT(ExpandHostlist("n[3-1]"), StatusIs(absl::StatusCode::kInvalidArgument,
-                                                 HasSubstr("at character 3")));
+  EXPECT_THAT(ExpandHostlist("n[3-1]"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at character 3")));
   // An unclosed bracket is reported where it opens, not at the end.
   EXPECT_THAT(ExpandHostlist("gpu[01-04,n5"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("at character 4: '[' without a matching ']'")));
+}
+
+TEST(CountTest, CountsWithoutExpanding) {
+  for (const char* expr : {"node0", "gpu[001-003]", "n[1-2,5]", "r[1-2]n[01-02],x", "a[9-10]"}) {
+    absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(expr);
+    ASSERT_THAT(names, ::nvlplace::testing::IsOk());
+    EXPECT_EQ(CountHostlist(expr).value_or(0), names->size()) << expr;
+  }
+  // 2 x 3 x 4 = 24 names from three brackets; 1,048,576 exactly is allowed, one more is not.
+  EXPECT_EQ(CountHostlist("a[1-2]b[1-3]c[1-4]").value_or(0), 24u);
+  EXPECT_EQ(CountHostlist("n[0000000-1048575]").value_or(0), kMaxHosts);
+  EXPECT_THAT(CountHostlist("n[0000000-1048575],x"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("more than 1048576 hosts")));
+  // 2^64 would wrap a 64-bit product to 0: the product is checked bracket by bracket.
+  std::string wraps = "n";
+  for (int i = 0; i < 64; ++i) wraps += "[0-1]";
+  EXPECT_THAT(CountHostlist(wraps),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("more than 1048576 hosts")));
+}
+
+TEST(ExpandLimitTest, ManyTermsTakeLinearTime) {
+  // 300,000 terms "n0,n1,...": each term used to search the rest of the expression for a
+  // bracket (80,000 terms took 7.5 s; 300,000 about 100 s).
+  std::string expr;
+  for (int i = 0; i < 300000; ++i) absl::StrAppend(&expr, i ? "," : "", "n", i);
+  absl::StatusOr<std::vector<std::string>> names;
+  double seconds = CpuSecondsOf([&] { names = ExpandHostlist(expr); });
+  ASSERT_THAT(names, ::nvlplace::testing::IsOk());
+  EXPECT_EQ(names->size(), 300000u);
+  EXPECT_EQ(names->back(), "n299999");
+  EXPECT_LT(seconds, 3.0);
+}
+
+TEST(ExpandLimitTest, ProductIsCheckedBeforeAnyBracketIsExpanded) {
+  // 100 brackets of 100,000 numbers in 1.3 KB: 100,000^100 names. Expanding each bracket
+  // before multiplying took 10,000,000 strings (320 MB); the count alone needs a few KB.
+  std::string expr = "n";
+  for (int i = 0; i < 100; ++i) expr += "[00000-99999]";
+  absl::StatusOr<std::vector<std::string>> names;
+  size_t peak = PeakHeapOf([&] { names = ExpandHostlist(expr); });
+  EXPECT_THAT(names,
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("more than 1048576 hosts")));
+  EXPECT_LT(peak, size_t{1} << 20) << "bytes allocated";
+}
+
+TEST(ExpandLimitTest, ManyBracketsInOneNameAreLinear) {
+  // "n[1][1]...[1]" is one name; past 64 bytes it is refused as soon as the name is too long,
+  // so 300,000 brackets cost no more than reading them.
+  std::string ok = "n";
+  for (int i = 0; i < 63; ++i) ok += "[1]";
+  EXPECT_EQ(ExpandHostlist(ok).value_or(std::vector<std::string>{}),
+            std::vector<std::string>{std::string("n") + std::string(63, '1')});
+  std::string long_name = "n";
+  for (int i = 0; i < 300000; ++i) long_name += "[1]";
+  absl::StatusOr<std::vector<std::string>> names;
+  double seconds = CpuSecondsOf([&] { names = ExpandHostlist(long_name); });
+  EXPECT_THAT(names, StatusIs(absl::StatusCode::kInvalidArgument,
+                              HasSubstr("host names longer than 64 bytes")));
+  EXPECT_LT(seconds, 1.0);
+  // A literal name past 64 bytes, and a padded range whose numbers take it past 64.
+  EXPECT_THAT(ExpandHostlist(std::string(65, 'a')),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("longer than 64 bytes")));
+  EXPECT_THAT(ExpandHostlist(std::string(60, 'a') + "[00001-00002]"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("longer than 64 bytes")));
+}
+
+TEST(ExpandLimitTest, ControlCharactersAndBadUtf8AreRefusedAndEscaped) {
+  // The message shows the byte as \x00, never raw.
+  absl::StatusOr<std::vector<std::string>> nul = ExpandHostlist(std::string("n\0[1-2]", 7));
+  EXPECT_THAT(nul, StatusIs(absl::StatusCode::kInvalidArgument,
+                            HasSubstr("bad hostlist \"n\\x00[1-2]\" at character 2: control "
+                                      "character \\x00 is not allowed")));
+  EXPECT_EQ(std::string(nul.status().message()).find('\0'), std::string::npos);
+  EXPECT_THAT(ExpandHostlist("n\x01"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("control character \\x01")));
+  EXPECT_THAT(
+      ExpandHostlist("n\xff"
+                     "1"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("byte \\xff is not valid UTF-8")));
+  EXPECT_THAT(ExpandHostlist("n\xc3"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not valid UTF-8")));
+  // Valid UTF-8 is a name like any other.
+  EXPECT_EQ(ExpandHostlist("n\xc5\x93ud[1-2]").value_or(std::vector<std::string>{}),
+            (std::vector<std::string>{"n\xc5\x93ud1", "n\xc5\x93ud2"}));
+}
+
+TEST(NameTest, ChecksUtf8ControlsAndLength) {
+  EXPECT_THAT(CheckName("leaf-01"), ::nvlplace::testing::IsOk());
+  EXPECT_THAT(CheckName("odd cluster"), ::nvlplace::testing::IsOk());
+  EXPECT_THAT(CheckName("r\xc3\xa9seau"), ::nvlplace::testing::IsOk());  // "réseau"
+  EXPECT_THAT(CheckName(std::string(64, 'x')), ::nvlplace::testing::IsOk());
+  EXPECT_THAT(CheckName(std::string(65, 'x'), "switch name"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is longer than 64 bytes")));
+  EXPECT_THAT(CheckName(std::string("a\0b", 3), "switch name"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "switch name 'a\\x00b': control character \\x00 is not allowed (byte 2); "
+                       "names are printable UTF-8"));
+  EXPECT_THAT(CheckName("a\tb"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("control character \\x09")));
+  EXPECT_THAT(CheckName("a\x7f"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("control character \\x7f")));
+  EXPECT_THAT(CheckName("a\xc2\x85"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               HasSubstr("control character \\xc2")));  // C1
+  EXPECT_THAT(CheckName("\xed\xa0\x80"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                  HasSubstr("not valid UTF-8")));  // surrogate
+  EXPECT_THAT(CheckName("\xc0\xaf"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                              HasSubstr("not valid UTF-8")));  // overlong
+}
+
+TEST(NameTest, PrintableEscapesAndShortens) {
+  EXPECT_EQ(Printable("plain"), "plain");
+  EXPECT_EQ(Printable(std::string("a\0\n\xff\xc3\xa9", 6)), "a\\x00\\x0a\\xff\xc3\xa9");
+  EXPECT_EQ(Printable(std::string(100, 'x'), 10), "xxxxxxxxxx... (100 bytes)");
 }
 
 TEST(CompressTest, MergesRuns) {
