@@ -469,10 +469,14 @@ class Burst:
             "wall_seconds": round(self.wall, 1),
             "submit_seconds": round(self.submitted_s, 1),
         }
-        ok = (not unaccounted and summary["slurmctld_up"] and not silent and not strict_split
-              and not self.double and not self.submit_errors and started > 0
-              and not states.get("FAILED"))
-        summary["ok"] = ok
+        problems = [what for what, bad in [
+            ("jobs unaccounted for", unaccounted), ("slurmctld down", not summary["slurmctld_up"]),
+            ("allocations differing silently from the decision", silent),
+            ("strict TP groups split", strict_split), ("GPUs held twice", self.double),
+            ("submissions failed", self.submit_errors), ("no job started", started == 0),
+            ("jobs FAILED", states.get("FAILED"))] if bad]
+        summary["problems"] = problems
+        summary["ok"] = not problems
         return summary
 
 
