@@ -102,6 +102,10 @@ def cases(d):
     out.append(("busy-300000-terms", ["place", "--topology", CONFIG, "--gpus", "8", "--busy",
                                       write(f"{d}/terms.busy", "node[" + ",".join(
                                           ["7"] * 300000) + "]:0\n")], 0, "placed"))
+    # One busy line: 1,000 nodes x an index list of 50,000 items (parsed again per node before).
+    out.append(("busy-long-index-list", ["place", "--topology", CONFIG, "--gpus", "8", "--busy",
+                                         write(f"{d}/idx.busy", "node[0-7]:" + ",".join(
+                                             ["0"] * 50000) + "\n")], 0, "placed"))
     # Native trace: TP x PP overflowing int (SIGFPE before).
     out.append(("replay-tp-pp-overflow", ["replay", "--topology", CONFIG, "--policies", "topo",
                                           "--trace", write(f"{d}/t.csv", "id,submit,duration,"
