@@ -28,7 +28,7 @@ for topo in "${topologies[@]}"; do
     # Only the quality figures are used here; the burst's own checks are reported.
     python3 "$root/contrib/cluster/burst.py" --jobs "$jobs" --seed 7 --quality \
       --report "$out/$(basename "$topo" .yaml)-$select.json" >"$out/burst.log" 2>&1 ||
-      echo "quality.sh: $(basename "$topo") $select: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("problems"))' "$out/$(basename "$topo" .yaml)-$select.json" 2>&1)" >&2
+      echo "quality.sh: $(basename "$topo") $select: $(python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r.get("problems"), r.get("submit_errors", [])[:3])' "$out/$(basename "$topo" .yaml)-$select.json" 2>&1)" >&2
   done
 done
 "$root/contrib/cluster/stop.sh"
