@@ -12,13 +12,10 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "config.h"
-#include "slurm/slurm.h"
-#include "slurm/slurm_errno.h"
+#include "nvl_slurm_compat.h"
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
-#include "src/slurmctld/slurmctld.h"
 
 const char plugin_name[] = "nvlplace submit-time checks";
 const char plugin_type[] = "job_submit/nvlplace";
@@ -72,8 +69,9 @@ extern int job_submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_
 }
 
 /* Updates are checked by slurmctld's select plugin when the job is next tested (a job
- * whose new options cannot be honoured is held there, with the reason). */
-extern int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+ * whose new options cannot be honoured is held there, with the reason). From 23.02 Slurm
+ * also passes err_msg, unused here. */
+extern int job_modify(NVL_JOB_MODIFY_PARAMS) {
   (void)job_desc;
   (void)job_ptr;
   (void)submit_uid;

@@ -13,21 +13,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
+#include "nvl_slurm_compat.h"
 #include "nvlplace_facade.h"
-#include "slurm/slurm.h"
-#include "slurm/slurm_errno.h"
-#include "src/common/bitstring.h"
-#include "src/common/gres.h"
-#include "src/common/hostlist.h"
 #include "src/common/job_resources.h"
-#include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
-#include "src/common/select.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
-#include "src/slurmctld/slurmctld.h"
 
 /* The loaded configuration; NULL: behave exactly as cons_tres. Swapped on reconfigure;
  * each job_test holds its own reference, so the lock is never held across cons_tres. */
@@ -54,7 +46,7 @@ static char* _config_path(void) {
  * without a hard constraint that it cannot place goes to cons_tres, which may use them; a
  * strict job never runs there). Logged once per load, as a hostlist. */
 static void _check_nodes(const nvl_facade_t* f, const char* path) {
-  hostlist_t missing = hostlist_create(NULL);
+  nvl_hostlist_t missing = hostlist_create(NULL);
   node_record_t* node_ptr;
   int total = 0, unknown;
 
@@ -180,7 +172,7 @@ static const nvl_facade_t* nvl_indexless_reported = NULL;
 
 static void _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s) {
   node_record_t* node_ptr;
-  hostlist_t indexless = NULL;
+  nvl_hostlist_t indexless = NULL;
 
   s->count = node_record_count;
   s->nodes = xcalloc(s->count, sizeof(nvl_node_t));
@@ -217,9 +209,9 @@ static void _snapshot_free(nvl_snapshot_t* s) {
  * task and node counts, -w, and the SPANK environment holding the nvlplace options. */
 static void _job_of(job_record_t* job_ptr, uint32_t min_nodes, uint32_t max_nodes,
                     uint16_t mode, nvl_job_t* job) {
-  struct job_details* details = job_ptr->details;
+  nvl_job_details_t* details = job_ptr->details;
   gres_state_t* gs;
-  ListIterator it;
+  nvl_list_itr_t it;
 
   memset(job, 0, sizeof(*job));
   job->job_id = job_ptr->job_id;
@@ -346,7 +338,7 @@ static void _selected(job_record_t* job_ptr, bitstr_t* bitmap, nvl_got_t* got) {
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
     bitstr_t* sel = NULL;
     gres_state_t* gs;
-    ListIterator it;
+    nvl_list_itr_t it;
 
     if (!bit_test(bitmap, i)) continue;
     got->nodes[n] = i;
@@ -445,14 +437,14 @@ typedef struct {
   job_record_t* job_ptr;
   uint32_t min_nodes, max_nodes, req_nodes;
   uint16_t mode;
-  List preemptee_candidates;
-  List* preemptee_job_list;
-  bitstr_t* exc_core_bitmap;
+  nvl_list_t preemptee_candidates;
+  nvl_list_t* preemptee_job_list;
+  nvl_job_test_tail_t tail; /* the release's last arguments, for cons_tres only */
 } nvl_call_t;
 
 static int _forward(const nvl_call_t* c, bitstr_t* bitmap) {
   return c->fn(c->job_ptr, bitmap, c->min_nodes, c->max_nodes, c->req_nodes, c->mode,
-               c->preemptee_candidates, c->preemptee_job_list, c->exc_core_bitmap);
+               c->preemptee_candidates, c->preemptee_job_list, NVL_JOB_TEST_TAIL_ARGS(c->tail));
 }
 
 /* cons_tres's work for a node set it accepted but the decision rejects. */
@@ -530,8 +522,8 @@ static int _try_all(const nvl_call_t* c, nvl_decision_t* d, bitstr_t* bitmap) {
 
 extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, bitstr_t* bitmap,
                              uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes,
-                             uint16_t mode, List preemptee_candidates, List* preemptee_job_list,
-                             bitstr_t* exc_core_bitmap) {
+                             uint16_t mode, nvl_list_t preemptee_candidates,
+                             nvl_list_t* preemptee_job_list, nvl_job_test_tail_t tail) {
   nvl_call_t c = {cons_tres,
                   job_ptr,
                   min_nodes,
@@ -540,7 +532,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
                   mode,
                   preemptee_candidates,
                   preemptee_job_list,
-                  exc_core_bitmap};
+                  tail};
   nvl_facade_t* f;
   nvl_decision_t* d;
   nvl_snapshot_t snap;
@@ -648,7 +640,7 @@ extern int nvl_ctld_submit_check(job_desc_msg_t* desc, char** err_msg) {
   job.max_nodes = desc->max_nodes == NO_VAL ? job.min_nodes : desc->max_nodes;
   job.whole_node = desc->shared == 0;
   if (desc->req_nodes && desc->req_nodes[0]) {
-    hostlist_t hl = hostlist_create(desc->req_nodes);
+    nvl_hostlist_t hl = hostlist_create(desc->req_nodes);
     job.required_nodes = hl ? hostlist_count(hl) : 0;
     if (hl) hostlist_destroy(hl);
     if ((uint32_t)job.required_nodes > job.min_nodes) job.min_nodes = job.required_nodes;

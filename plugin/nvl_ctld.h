@@ -6,31 +6,26 @@
 
 #include <stdint.h>
 
-#include "config.h"
-#include "src/common/bitstring.h"
-#include "src/common/list.h"
-#include "src/slurmctld/slurmctld.h"
+#include "nvl_slurm_compat.h"
 
-/* cons_tres's select_p_job_test. */
-typedef int (*nvl_job_test_fn)(job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_nodes,
-                               uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-                               List preemptee_candidates, List* preemptee_job_list,
-                               bitstr_t* exc_core_bitmap);
+/* cons_tres's select_p_job_test (this release's signature). */
+typedef int (*nvl_job_test_fn)(NVL_JOB_TEST_PARAMS);
 
 /* (Re)reads nvlplace.yaml beside slurm.conf. On failure logs one error (file:line) and
  * leaves the plugin behaving exactly as cons_tres until the next successful read. */
 void nvl_ctld_load_config(void);
 void nvl_ctld_fini(void);
 
-/* select_p_job_test with nvlplace's node choice (arguments as in select_p_job_test):
+/* select_p_job_test with nvlplace's node choice (arguments as in select_p_job_test, the
+ * release's tail in one struct handed back to cons_tres unread):
  * asks the engine for node sets from the live state and hands cons_tres each narrowed
  * bitmap in turn, then the full one. Waits (returns SLURM_ERROR in RUN_NOW mode) only for
  * a hard constraint the engine cannot meet now: strict NVLink TP groups or a max tier.
  * RET cons_tres's result. */
 int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, bitstr_t* bitmap,
                       uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-                      List preemptee_candidates, List* preemptee_job_list,
-                      bitstr_t* exc_core_bitmap);
+                      nvl_list_t preemptee_candidates, nvl_list_t* preemptee_job_list,
+                      nvl_job_test_tail_t tail);
 
 /* The submit-time check of job_submit/nvlplace: the decision nvlplace would make at
  * submission (test_only, every node as if free) on the job description. RET SLURM_SUCCESS,
