@@ -113,6 +113,20 @@ std::string WhyLost(const Policy& policy, const Scored& winner, const Scored& lo
   return out;
 }
 
+// How local a candidate is, lower is better: inside one NVLink domain first, then the
+// highest fabric tier its nodes cross.
+std::pair<int, int> Locality(const CandidateFacts& f) {
+  return {f.domains.size() > 1 ? 1 : 0, f.job_tier};
+}
+
+std::string LocalityText(const Topology& topo, const CandidateFacts& f) {
+  std::string within = f.job_tier == Topology::kSameNode
+                           ? "on one node"
+                           : absl::StrCat("under one ", TierName(topo, f.job_tier));
+  return absl::StrCat(f.domains.size(), f.domains.size() == 1 ? " NVLink domain " : " NVLink domains ",
+                      within);
+}
+
 std::vector<ScoreLine> Lines(const Policy& policy, const std::vector<double>& scores) {
   std::vector<ScoreLine> out;
   for (size_t i = 0; i < policy.scorers.size(); ++i) {
@@ -253,6 +267,19 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
   if (result.tp_groups_split > 0 && r.nvl == NvlMode::kPrefer && r.tp > 1) {
     result.relaxations.push_back(absl::StrFormat("%d of %d TP groups span NVLink domains",
                                                  result.tp_groups_split, r.num_groups()));
+  }
+  // Locality traded: the most local candidate allowed, when it is more local than the choice.
+  int local = best;
+  for (size_t i = 0; i < scored.size(); ++i) {
+    if (any_tier_ok && !scored[i].tier_ok) continue;
+    if (Locality(scored[i].facts) < Locality(scored[local].facts)) local = static_cast<int>(i);
+  }
+  if (local != best) {
+    const Scored& near = scored[local];
+    result.locality_traded = absl::StrFormat(
+        "%s would be %s, the choice is %s; it scored %.1f against %.1f: %s",
+        near.candidate.origin, LocalityText(topo, near.facts), LocalityText(topo, win.facts),
+        near.total, win.total, WhyLost(*policy_, win, near));
   }
   // The best rejected alternative: the runner-up with a different GPU set.
   std::vector<GpuId> mine = win.candidate.ranks;

@@ -49,6 +49,11 @@ struct PlacementResult {
   int tp_groups_split = 0;
   int candidates = 0;  // candidates scored
   std::optional<Alternative> best_rejected;
+  // Set when another candidate (within the tier limit) was more local than the chosen one
+  // (inside one NVLink domain where the choice spans several, or under a lower switch) and
+  // the policy preferred the choice for other reasons, e.g. less fragmentation: what was
+  // traded and why, never silently. Empty when the choice is as local as any candidate.
+  std::string locality_traded;
 };
 
 class Engine {

@@ -14,7 +14,9 @@ namespace nvlplace {
 namespace {
 
 using ::nvlplace::testing::IsOk;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kRacks[] = R"(name: racks
 tiers: [leaf, spine]
@@ -127,6 +129,35 @@ TEST(EngineTest, BestFitLeavesWholeNodesFree) {
   PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 4, .tp = 4}));
   ASSERT_TRUE(r.placed);
   EXPECT_EQ(Nodes(r, *topo), (std::set<std::string>{"node3"}));
+}
+
+TEST(EngineTest, SaysWhenItTradesLocality) {
+  // node0 and node1 have 2 free GPUs each, every other node 8. A 4-GPU job fits one node
+  // (the hierarchical generator's candidates); a policy that weighs only first fit takes
+  // node0:6-7 + node1:6-7 (the firstfit generator's) and must say what it gave up.
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node[0-1]:0-5\n");
+  auto lowest_first = ParsePolicyYaml(
+      "name: lowest-first\ngenerators: [hierarchical, firstfit]\nweights: {firstfit: 1}\n",
+      "lowest-first.yaml");
+  ASSERT_THAT(lowest_first, IsOk());
+  PlacementResult far = Engine(topo, *lowest_first).Place(state, Req(*topo, {.gpus = 4}));
+  ASSERT_TRUE(far.placed);
+  EXPECT_EQ(Nodes(far, *topo), (std::set<std::string>{"node0", "node1"}));
+  EXPECT_THAT(far.locality_traded,
+              AllOf(HasSubstr("would be 1 NVLink domain on one node, the choice is 2 NVLink "
+                              "domains under one leaf"),
+                    HasSubstr("lower firstfit")));
+  EXPECT_THAT(PlacementText(far, *topo), HasSubstr("\nlocality traded: best fit under node"));
+  EXPECT_TRUE(PlacementToJson(far, *topo).contains("locality_traded"));
+  // The default policy, with the same generators, keeps the job on one node: nothing said.
+  PlacementResult near = Engine(topo, Pol("topo")).Place(state, Req(*topo, {.gpus = 4}));
+  ASSERT_TRUE(near.placed);
+  EXPECT_EQ(Nodes(near, *topo).size(), 1u);
+  EXPECT_EQ(near.locality_traded, "");
+  EXPECT_THAT(PlacementText(near, *topo), Not(HasSubstr("locality traded")));
+  EXPECT_FALSE(PlacementToJson(near, *topo).contains("locality_traded"));
 }
 
 TEST(EngineTest, FirstFitTakesLowestIndexes) {

@@ -97,6 +97,7 @@ nlohmann::json PlacementToJson(const PlacementResult& r, const Topology& topo) {
   out["tp_groups_split"] = r.tp_groups_split;
   out["origin"] = r.origin;
   out["candidates"] = r.candidates;
+  if (!r.locality_traded.empty()) out["locality_traded"] = r.locality_traded;
   if (r.best_rejected) {
     const Alternative& a = *r.best_rejected;
     out["best_rejected"] = {{"origin", a.origin},
@@ -137,6 +138,7 @@ std::string PlacementText(const PlacementResult& r, const Topology& topo) {
   out += "\n";
   for (const std::string& x : r.relaxations) absl::StrAppend(&out, "relaxed: ", x, "\n");
   if (r.relaxations.empty()) out += "relaxed: nothing\n";
+  if (!r.locality_traded.empty()) absl::StrAppend(&out, "locality traded: ", r.locality_traded, "\n");
   if (r.best_rejected) {
     const Alternative& a = *r.best_rejected;
     absl::StrAppendFormat(&out, "best rejected: %s (%s), score %.1f, comm %.4f s: %s\n",

@@ -55,8 +55,11 @@ std::string Describe(const PlacementResult& r, const Topology& topo) {
     int d = topo.DomainOf(g);
     if (seen.insert(d).second) domains.push_back(topo.domains()[d].name);
   }
-  return absl::StrFormat("%s domains=%s score=%.1f origin=\"%s\"", absl::StrJoin(parts, " "),
-                         absl::StrJoin(domains, ","), r.total, r.origin);
+  std::string out =
+      absl::StrFormat("%s domains=%s score=%.1f origin=\"%s\"", absl::StrJoin(parts, " "),
+                      absl::StrJoin(domains, ","), r.total, r.origin);
+  if (!r.locality_traded.empty()) absl::StrAppend(&out, " locality traded: ", r.locality_traded);
+  return out;
 }
 
 // A placement as the caller's node indexes (ascending) and each node's GPU indexes.
