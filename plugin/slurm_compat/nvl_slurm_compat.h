@@ -117,14 +117,4 @@ typedef struct {
  * own table there); 24.11 and later keep it private to select.c. */
 #define NVL_SLURM_SELECT_OPS_PUBLIC (!NVL_SLURM_AT_LEAST(24, 5))
 
-/* The GRES allocation helpers of slurmctld, gres_ctld_* through 23.11 and gres_stepmgr_*
- * from 24.05 (src/slurmctld/gres_ctld.h, src/stepmgr/gres_stepmgr.h). nvl_ctld.c reads
- * the GRES state but calls none of them: a caller includes that header and writes
- * NVL_GRES_CTLD(job_alloc)(...). */
-#if NVL_SLURM_AT_LEAST(24, 5)
-#define NVL_GRES_CTLD(name) gres_stepmgr_##name
-#else
-#define NVL_GRES_CTLD(name) gres_ctld_##name
-#endif
-
 #endif /* NVLPLACE_PLUGIN_NVL_SLURM_COMPAT_H_ */
