@@ -469,7 +469,16 @@ class Burst:
             "wall_seconds": round(self.wall, 1),
             "submit_seconds": round(self.submitted_s, 1),
         }
+        # slurmctld forgets a finished job MinJobAge seconds after it ends; a longer burst
+        # cannot account for its first jobs (nor check their allocations) from scontrol.
+        r = run(["scontrol", "show", "config"], check=False)
+        m = re.search(r"^MinJobAge\s*=\s*(\d+)", r.stdout, re.M)
+        min_job_age = int(m.group(1)) if m else 0
+        summary["min_job_age"] = min_job_age
         problems = [what for what, bad in [
+            (f"the burst took {self.wall:.0f} s, longer than MinJobAge={min_job_age} s: "
+             "finished jobs were purged before they could be checked",
+             min_job_age and self.wall > min_job_age),
             ("jobs unaccounted for", unaccounted), ("slurmctld down", not summary["slurmctld_up"]),
             ("allocations differing silently from the decision", silent),
             ("strict TP groups split", strict_split), ("GPUs held twice", self.double),
