@@ -1,61 +1,19 @@
 // Tests for Slurm hostlist parsing and printing.
 #include "placement/hostlist.h"
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <random>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/heap_probe.h"
 #include "tests/status_matchers.h"
-
-// Peak heap use of this test binary, for the tests that bound memory: every operator new goes
-// through here (a size header in front of each block keeps the count exact).
-namespace {
-std::atomic<size_t> g_heap_now{0};
-std::atomic<size_t> g_heap_peak{0};
-
-void* CountedAlloc(size_t n) {
-  void* p = std::malloc(n + 16);
-  if (p == nullptr) throw std::bad_alloc();
-  *static_cast<size_t*>(p) = n;
-  size_t now = g_heap_now += n;
-  size_t peak = g_heap_peak.load();
-  while (now > peak && !g_heap_peak.compare_exchange_weak(peak, now)) {
-  }
-  return static_cast<char*>(p) + 16;
-}
-
-void CountedFree(void* p) {
-  if (p == nullptr) return;
-  char* block = static_cast<char*>(p) - 16;
-  g_heap_now -= *reinterpret_cast<size_t*>(block);
-  std::free(block);
-}
-}  // namespace
-
-void* operator new(size_t n) { return CountedAlloc(n); }
-void* operator new[](size_t n) { return CountedAlloc(n); }
-void operator delete(void* p) noexcept { CountedFree(p); }
-void operator delete[](void* p) noexcept { CountedFree(p); }
-void operator delete(void* p, size_t) noexcept { CountedFree(p); }
-void operator delete[](void* p, size_t) noexcept { CountedFree(p); }
 
 namespace nvlplace {
 namespace {
 
-// Heap bytes allocated at the peak while `f` runs, above what was in use before.
-template <typename F>
-size_t PeakHeapOf(F f) {
-  size_t before = g_heap_now.load();
-  g_heap_peak = before;
-  f();
-  return g_heap_peak.load() - before;
-}
-
+using ::nvlplace::testing::PeakHeapOf;
 using ::nvlplace::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;

@@ -6,67 +6,22 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <new>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/heap_probe.h"
 #include "tests/status_matchers.h"
-
-// Every operator new of this test binary goes through here: it can fail one allocation on
-// purpose (g_fail_in: the allocation that fails, counting down; -1 never), and it tracks the
-// peak heap in use (a size header in front of each block).
-namespace {
-std::atomic<long> g_fail_in{-1};
-std::atomic<size_t> g_heap_now{0};
-std::atomic<size_t> g_heap_peak{0};
-
-void* Alloc(size_t n) {
-  long left = g_fail_in.load();
-  if (left >= 0) {
-    g_fail_in = left - 1;  // fails once, then allocations succeed again
-    if (left == 0) throw std::bad_alloc();
-  }
-  void* p = std::malloc(n + 16);
-  if (p == nullptr) throw std::bad_alloc();
-  *static_cast<size_t*>(p) = n;
-  size_t now = g_heap_now += n;
-  size_t peak = g_heap_peak.load();
-  while (now > peak && !g_heap_peak.compare_exchange_weak(peak, now)) {
-  }
-  return static_cast<char*>(p) + 16;
-}
-
-void Free(void* p) {
-  if (p == nullptr) return;
-  char* block = static_cast<char*>(p) - 16;
-  g_heap_now -= *reinterpret_cast<size_t*>(block);
-  std::free(block);
-}
-}  // namespace
-
-void* operator new(size_t n) { return Alloc(n); }
-void* operator new[](size_t n) { return Alloc(n); }
-void operator delete(void* p) noexcept { Free(p); }
-void operator delete[](void* p) noexcept { Free(p); }
-void operator delete(void* p, size_t) noexcept { Free(p); }
-void operator delete[](void* p, size_t) noexcept { Free(p); }
 
 namespace nvlplace {
 namespace {
 
-template <typename F>
-size_t PeakHeapOf(F f) {
-  size_t before = g_heap_now.load();
-  g_heap_peak = before;
-  f();
-  return g_heap_peak.load() - before;
-}
-
+using ::nvlplace::testing::AllocationFailed;
+using ::nvlplace::testing::FailAllocationIn;
+using ::nvlplace::testing::PeakHeapOf;
 using ::nvlplace::testing::IsOk;
 using ::nvlplace::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -241,12 +196,12 @@ TEST(OutOfMemoryTest, EveryAllocationMayFail) {
   const std::string file = "configs/lab-islands.yaml";
   int failed = 0;
   for (long n = 0;; ++n) {
-    g_fail_in = n;
+    FailAllocationIn(n);
     absl::StatusOr<TopologySpec> spec;
     absl::StatusOr<std::string> text = ReadFileToString(file);
     if (text.ok()) spec = ParseTopologyYaml(*text, file);
-    bool fired = g_fail_in.load() < 0;
-    g_fail_in = -1;
+    bool fired = AllocationFailed();
+    FailAllocationIn(-1);
     if (!fired) {
       ASSERT_THAT(spec, IsOk());
       break;
