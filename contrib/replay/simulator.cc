@@ -22,18 +22,6 @@ struct Shape {
   double best_comm = 0;  // on the empty cluster
 };
 
-// GPUs and nodes as the trace gives them: ResolveRequest checks that nodes divide GPUs.
-RequestSpec SpecOf(const TraceJob& j) {
-  RequestSpec s;
-  s.gpus = j.gpus;
-  s.nodes = j.nodes;
-  s.tp = j.tp;
-  s.pp = j.pp;
-  s.dp = j.dp;
-  s.nvl = j.nvl;
-  return s;
-}
-
 std::string ShapeKey(const TraceJob& j) {
   return absl::StrCat(j.gpus, "/", j.nodes, "/", j.tp, "/", j.pp, "/", j.dp, "/",
                       static_cast<int>(j.nvl));
@@ -123,7 +111,7 @@ class Sim {
     std::string key = ShapeKey(j);
     auto it = shapes_.find(key);
     if (it != shapes_.end()) return it->second;
-    Shape s{ResolveRequest(SpecOf(j), topo_), "", 0};
+    Shape s{ResolveRequest(RequestOf(j), topo_), "", 0};
     if (!s.request.ok()) {
       s.never = std::string(s.request.status().message());
     } else {

@@ -152,13 +152,7 @@ absl::Status CheckJobShape(const TraceJob& j) {
     return absl::InvalidArgumentError(
         absl::StrCat("gpus=", j.gpus, " is not from 1 to ", limits::kMaxJobGpus));
   }
-  RequestSpec spec;
-  spec.gpus = j.gpus;
-  spec.nodes = j.nodes;
-  spec.tp = j.tp;
-  spec.pp = j.pp;
-  spec.dp = j.dp;
-  return CheckRequestSizes(spec);
+  return CheckRequestSizes(RequestOf(j));
 }
 
 // Reads the rows of a header-led table, calling row(fields, line) and collecting problems.
@@ -860,6 +854,17 @@ absl::Status ReadPhilly(absl::string_view text, Reader& r) {
 }
 
 }  // namespace
+
+RequestSpec RequestOf(const TraceJob& j) {
+  RequestSpec s;
+  s.gpus = j.gpus;
+  s.nodes = j.nodes;
+  s.tp = j.tp;
+  s.pp = j.pp;
+  s.dp = j.dp;
+  s.nvl = j.nvl;
+  return s;
+}
 
 absl::Status CheckTraceJob(const TraceJob& j) {
   if (!(j.submit >= 0 && j.submit <= limits::kMaxSeconds)) {

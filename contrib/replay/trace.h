@@ -26,6 +26,10 @@ struct TraceJob {
   int line = 0;  // where it came from (Philly: the line of the job's '{')
 };
 
+// The job's placement request as the trace gives it (GPUs, nodes, sizes, NVLink mode);
+// ResolveRequest checks it against a cluster, CheckRequestSizes without one.
+RequestSpec RequestOf(const TraceJob& job);
+
 // What a job must be for Simulate: submit and duration finite and in [0, kMaxSeconds], GPUs
 // in 1 .. kMaxJobGpus, sizes that CheckRequestSizes accepts. InvalidArgument otherwise.
 absl::Status CheckTraceJob(const TraceJob& job);
