@@ -50,6 +50,17 @@ nvl_stop_pid() {
   fi
 }
 
+# Cancels every job of the cluster, named by squeue's %i (123_4 for an array task): 22.05's
+# slurmctld refuses an array task's own job id ("job_str_signal(3): invalid JobId"), and a
+# task requeued and held after a launch failed (slurmctld killed while it launched) keeps
+# its own record, so cancelling by %A left it pending for ever.
+nvl_cancel_all() {
+  local jobs
+  jobs=$(squeue -h -o %i 2>/dev/null) || return 1
+  # shellcheck disable=SC2086
+  [[ -z $jobs ]] || scancel $jobs
+}
+
 nvl_nodes() { cat "$NVL_RUN/etc/nodes" 2>/dev/null; }
 
 # Pipelines end in `grep >/dev/null`, never `grep -q`: under pipefail an early exit of grep

@@ -12,10 +12,7 @@ topology=$NVL_ROOT/configs/lab-h100.yaml
 cd /tmp
 
 cancel_all() {
-  local jobs
-  jobs=$(squeue -h -o %A)
-  # shellcheck disable=SC2086
-  [[ -z $jobs ]] || scancel $jobs
+  nvl_cancel_all
   nvl_wait_for 60 "jobs to end" bash -c '[[ -z $(squeue -h -o %A) ]]'
 }
 settled() {  # running, or waiting for resources (nvlplace's reason or Slurm's); not while

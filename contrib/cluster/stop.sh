@@ -9,10 +9,8 @@ source "$(dirname "$0")/common.sh"
 
 # Jobs first, so that no job step outlives its slurmd.
 if nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_ctld_up; then
-  jobs=$(squeue -h -o %A 2>/dev/null || true)
-  if [[ -n $jobs ]]; then
-    # shellcheck disable=SC2086
-    scancel $jobs 2>/dev/null || true
+  if [[ -n $(squeue -h -o %i 2>/dev/null) ]]; then
+    nvl_cancel_all 2>/dev/null
     nvl_wait_for 30 "jobs to end" bash -c '[[ -z $(squeue -h -t R,CG,S,CF -o %A) ]]' || true
   fi
 fi

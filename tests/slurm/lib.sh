@@ -46,10 +46,7 @@ no_jobs_left() { [[ -z $(squeue -h -o %A 2>/dev/null) ]]; }
 
 # Cancels every job and waits until all nodes are idle again.
 reset_jobs() {
-  local jobs
-  jobs=$(squeue -h -o %A 2>/dev/null)
-  # shellcheck disable=SC2086
-  [[ -z $jobs ]] || scancel $jobs
+  nvl_cancel_all
   nvl_wait_for 60 "all jobs to end" no_jobs_left || fail "jobs did not end"
   nvl_wait_for 30 "nodes to be idle" nvl_all_nodes_idle || fail "nodes did not become idle"
 }
