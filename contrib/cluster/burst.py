@@ -162,8 +162,8 @@ STARTED_RE = re.compile(r"(?:sched: Allocate|sched/backfill: _start_job: Started
 def decisions(log_path):
     """{job id: (layout {node: [idx]}, line)}: each start of a job (slurmctld's "Allocate" or
     "Started" line) paired with the plugin's placement line for that job just before it. A job
-    started without such a line (placed while nvlplace had no configuration, or after a
-    slurmctld restart lost an earlier start) has no entry."""
+    whose last start has no such line (placed while nvlplace had no configuration, or started
+    again after a slurmctld restart lost an earlier start) has no entry."""
     out, pending = {}, {}
     with open(log_path, errors="replace") as f:
         for line in f:
@@ -178,8 +178,14 @@ def decisions(log_path):
             m = STARTED_RE.search(line)
             if m:
                 placed = pending.pop((m.group(1), m.group(2)), None)
+                job = int(m.group(3) or m.group(1))
                 if placed:
-                    out[int(m.group(3) or m.group(1))] = placed
+                    out[job] = placed
+                else:
+                    # Started again without a decision (slurmctld was killed before it saved
+                    # the first start, and placed it again while nvlplace had no usable
+                    # configuration): the earlier decision no longer describes the job.
+                    out.pop(job, None)
     return out
 
 
