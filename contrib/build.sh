@@ -2,6 +2,8 @@
 # Configures and builds nvlplace into build/ (or $NVLPLACE_BUILD_DIR). Set NVLPLACE_SANITIZE=1
 # for an ASan+UBSan build. A full build (no arguments) then builds the libFuzzer targets into
 # $BUILD/fuzz, a clang tree (tests/fuzz/), when clang is installed and not for NVLPLACE_SANITIZE.
+# The Slurm plugins are built for the installed Slurm and for every release of
+# contrib/slurm/releases found built (plugin/slurm-<version>/lib).
 # Builds hold a lock so that two never share the machine's cores.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +17,15 @@ if [ $# = 0 ] && [ $SANITIZE = OFF ] && command -v clang >/dev/null && command -
     -DNVLPLACE_BUILD_TESTS=OFF -DNVLPLACE_BUILD_BENCH=OFF -DNVLPLACE_BUILD_PLUGIN=OFF >/dev/null &&
     cmake --build '$BUILD/fuzz' -j$JOBS --target nvl_fuzz"
 fi
+# The plugins also for every other Slurm release already built or configured
+# (contrib/slurm/releases, made by `contrib/setup.sh --slurm-releases`).
+RELEASES=
+if [ $SANITIZE = OFF ]; then
+  for v in $(grep -v '^#' "$ROOT/contrib/slurm/releases" | awk '{ print $1 }'); do
+    if d=$("$ROOT/contrib/slurm/release.sh" --dir "$v"); then RELEASES="$RELEASES${RELEASES:+;}$d"; fi
+  done
+fi
 flock /tmp/nvlplace-build.lock sh -c "
-  cmake -S '$ROOT' -B '$BUILD' -DNVLPLACE_SANITIZE=$SANITIZE >/dev/null &&
+  cmake -S '$ROOT' -B '$BUILD' -DNVLPLACE_SANITIZE=$SANITIZE '-DNVLPLACE_SLURM_RELEASES=$RELEASES' >/dev/null &&
   cmake --build '$BUILD' -j$JOBS $* &&
   $FUZZ"

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "contrib/cli_common.h"
 #include "placement/limits.h"
 #include "placement/nvidia_smi.h"
@@ -95,30 +97,76 @@ int ImportSmi(const SmiImportArgs& args) {
                        args.out);
 }
 
-int ExportSlurmFiles(const std::string& file, const std::string& dir,
-                     const TopologyLimits& limits) {
-  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file, limits);
+struct ExportArgs {
+  std::string file;
+  std::string out_dir = ".";
+  TopologyLimits limits;
+  std::string slurm_release;  // "24.11" or "24.11.7"; empty: Links= as before 24.05
+  bool force = false;
+};
+
+// Links= or not, for the Slurm release the files are for.
+absl::StatusOr<SlurmExportOptions> ExportOptionsFor(const std::string& release) {
+  SlurmExportOptions options;
+  if (release.empty()) return options;
+  std::vector<std::string> parts = absl::StrSplit(release, '.');
+  int major = 0, minor = 0;
+  bool ok = (parts.size() == 2 || parts.size() == 3);
+  for (const std::string& p : parts) {
+    ok = ok && !p.empty() && p.size() <= 3 && p.find_first_not_of("0123456789") == std::string::npos;
+  }
+  ok = ok && absl::SimpleAtoi(parts[0], &major) && absl::SimpleAtoi(parts[1], &minor) &&
+       major >= 17;
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--slurm-release ", release, ": give the Slurm release as MAJOR.MINOR, e.g. 24.11"));
+  }
+  options.links = SlurmLinksHelp(major, minor);
+  return options;
+}
+
+// An existing file with other content is replaced only with --force: a site's gres.conf
+// holds AutoDetect, MPS and other lines nvlplace does not write.
+absl::Status CheckOverwrite(const std::string& path, const std::string& text, bool force) {
+  std::error_code ec;
+  if (force || !std::filesystem::exists(path, ec)) return absl::OkStatus();
+  absl::StatusOr<std::string> old = ReadFileToString(path);
+  if (old.ok() && *old == text) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      path, " exists with other content: nvlplace does not merge it (AutoDetect=, MPS and "
+      "other lines would be lost); write to another --out-dir and merge by hand, or give "
+      "--force to replace it"));
+}
+
+int ExportSlurmFiles(const ExportArgs& args) {
+  absl::StatusOr<SlurmExportOptions> options = ExportOptionsFor(args.slurm_release);
+  if (!options.ok()) return Fail(options.status());
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(args.file, args.limits);
   if (!topo.ok()) return Fail(topo.status());
-  size_t gres_bytes = ExportedGresBytes(**topo);
+  size_t gres_bytes = ExportedGresBytes(**topo, *options);
   if (gres_bytes > limits::kMaxConfigBytes) {
     return Fail(absl::InvalidArgumentError(
-        absl::StrCat(file, ": its gres.conf would take ", gres_bytes,
+        absl::StrCat(args.file, ": its gres.conf would take ", gres_bytes,
                      " bytes (a line per GPU, each listing its node's GPUs), more than the ",
                      limits::kMaxConfigBytes >> 20,
                      " MiB nvlplace reads back; describe fewer GPU shapes (islands) per model")));
   }
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  std::filesystem::create_directories(args.out_dir, ec);
   if (ec)
-    return Fail(
-        absl::PermissionDeniedError(absl::StrCat("cannot create ", dir, ": ", ec.message())));
-  SlurmFiles files = ExportSlurm(**topo);
-  std::string topo_path = (std::filesystem::path(dir) / "topology.conf").string();
-  std::string gres_path = (std::filesystem::path(dir) / "gres.conf").string();
-  absl::Status s = WriteOutput(topo_path, files.topology_conf);
+    return Fail(absl::PermissionDeniedError(
+        absl::StrCat("cannot create ", args.out_dir, ": ", ec.message())));
+  SlurmFiles files = ExportSlurm(**topo, *options);
+  std::string topo_path = (std::filesystem::path(args.out_dir) / "topology.conf").string();
+  std::string gres_path = (std::filesystem::path(args.out_dir) / "gres.conf").string();
+  absl::Status s = CheckOverwrite(topo_path, files.topology_conf, args.force);
+  if (s.ok()) s = CheckOverwrite(gres_path, files.gres_conf, args.force);
+  if (s.ok()) s = WriteOutput(topo_path, files.topology_conf);
   if (s.ok()) s = WriteOutput(gres_path, files.gres_conf);
   if (!s.ok()) return Fail(s);
-  std::cout << "wrote " << topo_path << " and " << gres_path << "\n";
+  std::cout << "wrote " << topo_path << " and " << gres_path
+            << (options->links ? "" : " (no Links=: see the comment at the top of gres.conf)")
+            << "\n";
   return kExitOk;
 }
 
@@ -176,15 +224,18 @@ void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
 
   CLI::App* exp = app.add_subcommand("export", "Write Slurm files from a cluster YAML");
   exp->require_subcommand(1);
-  auto export_file = std::make_shared<std::string>();
-  auto out_dir = std::make_shared<std::string>(".");
-  auto export_limits = std::make_shared<TopologyLimits>();
+  auto ex = std::make_shared<ExportArgs>();
   CLI::App* esl = exp->add_subcommand("slurm", "Write topology.conf and gres.conf (File=, Links=)");
-  esl->add_option("file", *export_file, "cluster YAML file")->required();
-  esl->add_option("--out-dir", *out_dir, "directory for topology.conf and gres.conf");
-  AddMaxGpusOption(esl, export_limits.get());
-  esl->callback([run, export_file, out_dir, export_limits] {
-    *run = [=] { return ExportSlurmFiles(*export_file, *out_dir, *export_limits); };
+  esl->add_option("file", ex->file, "cluster YAML file")->required();
+  esl->add_option("--out-dir", ex->out_dir, "directory for topology.conf and gres.conf");
+  esl->add_option("--slurm-release", ex->slurm_release,
+                  "Slurm release the files are for (e.g. 24.11): from 24.05 on, gres.conf gets "
+                  "no Links= (cons_tres there takes the least-linked GPU first)");
+  esl->add_flag("--force", ex->force,
+                "replace an existing topology.conf or gres.conf with other content");
+  AddMaxGpusOption(esl, &ex->limits);
+  esl->callback([run, ex] {
+    *run = [ex] { return ExportSlurmFiles(*ex); };
   });
 }
 

@@ -10,6 +10,7 @@ PACKAGES="build-essential cmake pkg-config python3 \
   libyaml-cpp-dev libabsl-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev \
   libcli11-dev nlohmann-json3-dev clang-format clang libclang-rt-14-dev \
   slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-basic-plugins slurm-wlm-basic-plugins-dev \
+  libmunge-dev libjson-c-dev libhttp-parser-dev libyaml-dev libdbus-1-dev libhwloc-dev liblz4-dev \
   dpkg-dev chromium"
 
 SUDO=
@@ -51,4 +52,23 @@ if [ ! -f "$SRC_DIR/.version" ] || [ "$(cat "$SRC_DIR/.version")" != "$SLURM_VER
   rm -rf "$ROOT/third_party/slurm-fetch"
   echo "$SLURM_VERSION" > "$SRC_DIR/.version"
   echo "setup: Slurm $SLURM_VERSION source in $SRC_DIR"
+fi
+
+# With --slurm-releases (contrib/test.sh): the other Slurm releases of contrib/slurm/releases,
+# built once into a cache outside the clone (contrib/slurm/release.sh), for the plugin builds
+# and the integration tests on each. Skipped, with a note, when the release tarballs are not
+# beside the clone (../shared/slurm, or NVLPLACE_SLURM_TARBALLS).
+if [ "${1:-}" = --slurm-releases ]; then
+  grep -v '^#' "$ROOT/contrib/slurm/releases" | while read -r version mode; do
+    [ -n "$version" ] || continue
+    flag=
+    [ "$mode" = compile ] && flag=--configure-only
+    rc=0
+    "$ROOT/contrib/slurm/release.sh" $flag "$version" >/dev/null || rc=$?
+    case $rc in
+      0) ;;
+      77) echo "setup: Slurm $version skipped: no release tarball (its plugin build and tests too)" ;;
+      *) echo "setup: building Slurm $version failed (see above)" >&2; exit 1 ;;
+    esac
+  done
 fi

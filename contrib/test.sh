@@ -4,7 +4,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${NVLPLACE_BUILD_DIR:-$ROOT/build}
-"$ROOT/contrib/setup.sh"
+"$ROOT/contrib/setup.sh" --slurm-releases
 "$ROOT/contrib/build.sh"
 cd "$BUILD"
 ctest --output-on-failure --no-tests=error -j"$(nproc)" "$@"

@@ -1344,12 +1344,16 @@ std::vector<GresGroup> GresGroups(const Topology& topo) {
   return groups;
 }
 
-std::string GresHeader(const Topology& topo) {
+std::string GresHeader(const Topology& topo, const SlurmExportOptions& options) {
   return absl::StrCat(
       "# gres.conf of cluster ", topo.name(),
-      ", written by nvlplace: one line per GPU index "
-      "and node shape.\n# Links=: -1 the GPU itself, 1 a GPU of the same NVLink island, 0 a GPU "
-      "reached over PCIe.\n");
+      ", written by nvlplace: one line per GPU index and node shape.\n",
+      options.links
+          ? "# Links=: -1 the GPU itself, 1 a GPU of the same NVLink island, 0 a GPU reached "
+            "over PCIe.\n"
+          : "# Without Links rows: from Slurm 24.05 cons_tres takes the least-linked GPU first, "
+            "which splits\n# NVLink islands; select/cons_tres_nvlplace places by island "
+            "itself.\n");
 }
 
 // "NodeName=<hostlist> Name=gpu Type=<model> File=/dev/nvidia" before the index.
@@ -1358,12 +1362,16 @@ std::string GresLinePrefix(const Topology& topo, const GresGroup& g) {
                       " File=/dev/nvidia");
 }
 
-std::string WriteGresConf(const Topology& topo) {
-  std::string out = GresHeader(topo);
+std::string WriteGresConf(const Topology& topo, const SlurmExportOptions& options) {
+  std::string out = GresHeader(topo, options);
   for (const GresGroup& g : GresGroups(topo)) {
     std::string prefix = GresLinePrefix(topo, g);
     const std::vector<int>& island = g.island;
     for (size_t i = 0; i < island.size(); ++i) {
+      if (!options.links) {
+        absl::StrAppend(&out, prefix, i, "\n");
+        continue;
+      }
       std::vector<int> row;
       for (size_t j = 0; j < island.size(); ++j) {
         row.push_back(i == j ? -1 : island[i] == island[j] ? 1 : 0);
@@ -1434,21 +1442,23 @@ absl::StatusOr<TopologySpec> ImportSlurm(absl::string_view topology_conf,
   }
 }
 
-size_t ExportedGresBytes(const Topology& topo) {
-  size_t bytes = GresHeader(topo).size();
+size_t ExportedGresBytes(const Topology& topo, const SlurmExportOptions& options) {
+  size_t bytes = GresHeader(topo, options).size();
   for (const GresGroup& g : GresGroups(topo)) {
     size_t n = g.island.size();
     size_t prefix = GresLinePrefix(topo, g).size();
     for (size_t i = 0; i < n; ++i) {
       // The index, " Links=", a row of n entries ("-1" once, "1" or "0" else) and commas.
-      bytes += prefix + std::to_string(i).size() + 7 + 2 * n + 1;
+      bytes += prefix + std::to_string(i).size() + (options.links ? 7 + 2 * n : 0) + 1;
     }
   }
   return bytes;
 }
 
-SlurmFiles ExportSlurm(const Topology& topo) {
-  return SlurmFiles{WriteTopologyConf(topo), WriteGresConf(topo)};
+bool SlurmLinksHelp(int major, int minor) { return major < 24 || (major == 24 && minor < 5); }
+
+SlurmFiles ExportSlurm(const Topology& topo, const SlurmExportOptions& options) {
+  return SlurmFiles{WriteTopologyConf(topo), WriteGresConf(topo, options)};
 }
 
 }  // namespace nvlplace

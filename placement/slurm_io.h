@@ -94,12 +94,21 @@ struct SlurmFiles {
 // 1 for GPUs of the same NVLink island, 0 else) so that stock cons_tres already prefers
 // NVLink islands. Names (cluster, tiers, models, nodes, switches) must not contain ',' or
 // '"'; the YAML loader and Slurm's node names already exclude them in practice.
-SlurmFiles ExportSlurm(const Topology& topo);
+// With links false, gres.conf has no Links=: from Slurm 24.05 cons_tres takes the GPU with the
+// fewest links to those already chosen first (_compare_gres_by_links sorts ascending), so
+// Links= there splits NVLink islands that lowest-index-first would keep whole.
+struct SlurmExportOptions {
+  bool links = true;
+};
+SlurmFiles ExportSlurm(const Topology& topo, const SlurmExportOptions& options = {});
+
+// Whether gres.conf Links= helps stock cons_tres of Slurm `major`.`minor` (before 24.05).
+bool SlurmLinksHelp(int major, int minor);
 
 // The size of the gres.conf ExportSlurm writes, computed without writing it. It grows with
 // the square of the GPUs per node (each GPU's line has a Links= row over its node's GPUs), so
 // callers check it (against limits::kMaxConfigBytes, what the importer reads back) first.
-size_t ExportedGresBytes(const Topology& topo);
+size_t ExportedGresBytes(const Topology& topo, const SlurmExportOptions& options = {});
 
 }  // namespace nvlplace
 

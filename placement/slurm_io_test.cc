@@ -341,6 +341,30 @@ void ExpectRoundTrip(const Topology& m, const std::string& what) {
   }
 }
 
+// From Slurm 24.05 cons_tres takes the least-linked GPU first: the export for such a release
+// writes no Links=, and the islands still come back from the nvlplace annotations.
+TEST(ExportLinksTest, NoLinksForSlurm2405On) {
+  EXPECT_TRUE(SlurmLinksHelp(22, 5));
+  EXPECT_TRUE(SlurmLinksHelp(23, 11));
+  EXPECT_TRUE(SlurmLinksHelp(24, 2));
+  EXPECT_FALSE(SlurmLinksHelp(24, 5));
+  EXPECT_FALSE(SlurmLinksHelp(24, 11));
+  EXPECT_FALSE(SlurmLinksHelp(26, 5));
+  absl::StatusOr<std::shared_ptr<const Topology>> m =
+      LoadTopologyFile("configs/lab-islands.yaml");
+  ASSERT_THAT(m, IsOk());
+  SlurmFiles with = ExportSlurm(**m);
+  SlurmFiles without = ExportSlurm(**m, SlurmExportOptions{.links = false});
+  EXPECT_THAT(with.gres_conf, HasSubstr(" Links=-1,1,1,1,0,0,0,0\n"));
+  EXPECT_THAT(without.gres_conf, Not(HasSubstr("Links=")));
+  EXPECT_THAT(without.gres_conf, HasSubstr("File=/dev/nvidia7\n"));
+  EXPECT_EQ(without.topology_conf, with.topology_conf);
+  absl::StatusOr<std::shared_ptr<const Topology>> back =
+      Import(without.topology_conf, without.gres_conf, Options(0));
+  ASSERT_THAT(back, IsOk());
+  EXPECT_THAT(CompareTopologies(**m, **back), IsOk());
+}
+
 TEST(RoundTripTest, EveryBundledConfig) {
   std::vector<std::string> configs = testing::ConfigFiles();
   ASSERT_FALSE(configs.empty()) << "no configs/*.yaml: run from the source root";
@@ -730,6 +754,9 @@ TEST(ExportLimitTest, GresSizeIsKnownBeforeWriting) {
     absl::StatusOr<std::shared_ptr<const Topology>> m = LoadTopologyFile(path);
     ASSERT_THAT(m, IsOk()) << path;
     EXPECT_EQ(ExportedGresBytes(**m), ExportSlurm(**m).gres_conf.size()) << path;
+    SlurmExportOptions no_links{.links = false};
+    EXPECT_EQ(ExportedGresBytes(**m, no_links), ExportSlurm(**m, no_links).gres_conf.size())
+        << path;
   }
   // 40 nodes of 1,024 GPUs, each with its own two islands: 40 shapes of 1,024 lines of about
   // 2,100 bytes, 86 MB from a model of 40,960 GPUs; counted, not written.

@@ -48,6 +48,9 @@ class Cluster:
         self.log = os.path.join(run_dir, "log", "slurmctld.log")
         self.yaml = os.path.join(run_dir, "etc", "nvlplace.yaml")
         self.cli = cli
+        # The release's daemons (NVLPLACE_SLURM_PREFIX, as common.sh; else Debian's).
+        prefix = os.environ.get("NVLPLACE_SLURM_PREFIX")
+        self.sbin = os.path.join(prefix, "sbin") if prefix else "/usr/sbin"
         os.environ["SLURM_CONF"] = self.conf
         self._hostnames = {}
 
@@ -292,7 +295,7 @@ class Burst:
         pid = self.c.pid("slurmctld.pid")
         os.kill(pid, signal.SIGKILL)
         self.c.wait("slurmctld to die", lambda: not _alive(pid), 30)
-        run(["/usr/sbin/slurmctld", "-f", self.c.conf])
+        run([os.path.join(self.c.sbin, "slurmctld"), "-f", self.c.conf])
         self.c.wait("slurmctld to answer", self.c.up, 120)
 
     def break_yaml(self):
@@ -321,7 +324,7 @@ class Burst:
         pid = self.c.pid(f"slurmd-{node}.pid")
         os.kill(pid, signal.SIGTERM)
         self.c.wait(f"slurmd {node} to exit", lambda: not _alive(pid), 30)
-        run(["/usr/sbin/slurmd", "-f", self.c.conf, "-N", node])
+        run([os.path.join(self.c.sbin, "slurmd"), "-f", self.c.conf, "-N", node])
         self.c.wait(f"slurmd {node} to be back", lambda: self.c.pid(f"slurmd-{node}.pid"), 30)
 
     # ---- the run ----

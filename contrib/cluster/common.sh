@@ -3,17 +3,43 @@
 #   NVLPLACE_CLUSTER_DIR  run directory: config, state, logs, pids (default /tmp/nvlplace-cluster)
 #   NVLPLACE_BUILD_DIR    build tree holding plugin/lib and contrib/nvlplace (default build)
 #   NVLPLACE_PORT_BASE    slurmctld port; slurmd ports start 100 above (default 28100)
+#   NVLPLACE_SLURM_PREFIX the Slurm release to run: its install prefix (sbin/slurmctld,
+#                         bin/sbatch, lib/slurm), as contrib/slurm/release.sh builds it;
+#                         default Debian's packages (/usr)
+#   NVLPLACE_PLUGIN_LIB   the nvlplace .so files built for that release
+#                         (default $NVLPLACE_BUILD_DIR/plugin/lib)
 
 NVL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 NVL_RUN=${NVLPLACE_CLUSTER_DIR:-/tmp/nvlplace-cluster}
 case $NVL_RUN in /*) ;; *) NVL_RUN=$PWD/$NVL_RUN ;; esac  # daemons chdir to /
 NVL_BUILD=${NVLPLACE_BUILD_DIR:-$NVL_ROOT/build}
 NVL_PORT_BASE=${NVLPLACE_PORT_BASE:-28100}
-NVL_PLUGIN_LIB=$NVL_BUILD/plugin/lib
+NVL_PLUGIN_LIB=${NVLPLACE_PLUGIN_LIB:-$NVL_BUILD/plugin/lib}
 NVL_CLI=$NVL_BUILD/contrib/nvlplace
 export SLURM_CONF=$NVL_RUN/etc/slurm.conf
+# Daemons by absolute path, commands first on PATH, Slurm's own plugins: one release.
+if [[ -n ${NVLPLACE_SLURM_PREFIX:-} ]]; then
+  NVL_SBIN=$NVLPLACE_SLURM_PREFIX/sbin
+  NVL_SLURM_PLUGINS=$NVLPLACE_SLURM_PREFIX/lib/slurm
+  [[ :$PATH: == *":$NVLPLACE_SLURM_PREFIX/bin:"* ]] || export PATH=$NVLPLACE_SLURM_PREFIX/bin:$PATH
+else
+  NVL_SBIN=/usr/sbin
+  NVL_SLURM_PLUGINS=/usr/lib/x86_64-linux-gnu/slurm-wlm
+  if command -v dpkg >/dev/null && dpkg -L slurm-wlm-basic-plugins >/dev/null 2>&1; then
+    NVL_SLURM_PLUGINS=$(dirname "$(dpkg -L slurm-wlm-basic-plugins | grep '/libslurmfull.so$' | head -1)")
+  fi
+fi
 
 nvl_log() { echo "cluster: $*" >&2; }
+
+# The release of the Slurm commands in use ("22.05.8", "24.11.7").
+nvl_slurm_release() { scontrol --version | awk '{ print $2 }'; }
+# nvl_links_help RELEASE: true when gres.conf Links= helps stock cons_tres (before 24.05).
+nvl_links_help() {
+  local major=${1%%.*} rest=${1#*.}
+  local minor=${rest%%.*}
+  ((10#$major < 24 || (10#$major == 24 && 10#$minor < 5)))
+}
 
 # nvl_wait_for SECONDS WHAT COMMAND...: polls COMMAND every 0.1 s until it succeeds; fails
 # with a message naming WHAT after SECONDS.
@@ -70,7 +96,7 @@ nvl_ctld_up() { scontrol ping 2>/dev/null | grep 'is UP' >/dev/null; }
 # Starts slurmctld; `-c` drops saved jobs (a fresh cluster). Waits until it answers.
 nvl_start_slurmctld() {
   if nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null; then return 0; fi
-  /usr/sbin/slurmctld -f "$SLURM_CONF" "$@" || return 1
+  "$NVL_SBIN/slurmctld" -f "$SLURM_CONF" "$@" || return 1
   nvl_wait_for 60 "slurmctld to answer (see $NVL_RUN/log/slurmctld.log)" nvl_ctld_up
 }
 

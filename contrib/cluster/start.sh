@@ -10,7 +10,8 @@
 # --topology  cluster YAML (default configs/lab-h100.yaml)
 # --select    select/cons_tres_nvlplace (default) or stock select/cons_tres
 # --scheduler sched/backfill (default, every second) or sched/builtin (main scheduler only)
-# Environment: see common.sh (NVLPLACE_CLUSTER_DIR, NVLPLACE_BUILD_DIR, NVLPLACE_PORT_BASE);
+# Environment: see common.sh (NVLPLACE_CLUSTER_DIR, NVLPLACE_BUILD_DIR, NVLPLACE_PORT_BASE,
+# NVLPLACE_SLURM_PREFIX and NVLPLACE_PLUGIN_LIB for another Slurm release);
 # NVLPLACE_SLURM_FILES=DIR takes topology.conf and gres.conf from DIR instead of the export.
 # Afterwards: `. $NVLPLACE_CLUSTER_DIR/env.sh` points srun, sbatch, squeue at the cluster.
 set -euo pipefail
@@ -27,7 +28,7 @@ while (($#)); do
     --select=*) select=${1#*=}; shift ;;
     --scheduler) scheduler=$2; shift 2 ;;
     --scheduler=*) scheduler=${1#*=}; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "start.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -45,9 +46,10 @@ topology=$(realpath "$topology")
 for f in "$NVL_PLUGIN_LIB/select_cons_tres_nvlplace.so" "$NVL_PLUGIN_LIB/spank_nvlplace.so"; do
   [[ -f $f ]] || { echo "start.sh: $f missing; build the plugin first" >&2; exit 2; }
 done
-slurm_plugin_dir=$(dirname "$(dpkg -L slurm-wlm-basic-plugins | grep '/libslurmfull.so$' | head -1)")
+[[ -x $NVL_SBIN/slurmctld && -x $NVL_SBIN/slurmd ]] ||
+  { echo "start.sh: no slurmctld and slurmd in $NVL_SBIN" >&2; exit 2; }
 
-settings="topology=$topology select=$select scheduler=$scheduler build=$NVL_BUILD ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
+settings="topology=$topology select=$select scheduler=$scheduler build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
 if [[ -f $NVL_RUN/settings && $(cat "$NVL_RUN/settings") == "$settings" ]] &&
    nvl_pid_of "$NVL_RUN/run/munged.pid" >/dev/null &&
    nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_all_nodes_up; then
@@ -76,10 +78,11 @@ rm -f "$NVL_RUN/export"/*
 if [[ -n ${NVLPLACE_SLURM_FILES:-} ]]; then
   cp "$NVLPLACE_SLURM_FILES/topology.conf" "$NVLPLACE_SLURM_FILES/gres.conf" "$NVL_RUN/export/"
 else
-  "$NVL_CLI" export slurm "$topology" --out-dir "$NVL_RUN/export"
+  "$NVL_CLI" export slurm "$topology" --slurm-release "$(nvl_slurm_release)" \
+    --out-dir "$NVL_RUN/export"
 fi
 python3 "$NVL_ROOT/contrib/cluster/slurm_conf.py" --export-dir "$NVL_RUN/export" \
-  --run-dir "$NVL_RUN" --plugin-dir "$slurm_plugin_dir:$NVL_PLUGIN_LIB" \
+  --run-dir "$NVL_RUN" --plugin-dir "$NVL_SLURM_PLUGINS:$NVL_PLUGIN_LIB" \
   --spank "$NVL_PLUGIN_LIB/spank_nvlplace.so" --select "$select" --scheduler "$scheduler" \
   --host "$(hostname -s)" \
   --ctld-port "$NVL_PORT_BASE" --node-port "$((NVL_PORT_BASE + 100))"
@@ -92,12 +95,13 @@ candidates: 3
 EOF
 cat >"$NVL_RUN/env.sh" <<EOF
 export SLURM_CONF=$SLURM_CONF
+export PATH=$NVL_SBIN/../bin:\$PATH
 EOF
 
 nvl_start_slurmctld -c
 for node in $(nvl_nodes); do
   mkdir -p "$NVL_RUN/spool/$node"
-  /usr/sbin/slurmd -f "$SLURM_CONF" -N "$node"
+  "$NVL_SBIN/slurmd" -f "$SLURM_CONF" -N "$node"
 done
 n=$(nvl_nodes | wc -l)
 nvl_wait_for $((30 + n / 4)) "$n nodes to be up (see $NVL_RUN/log)" nvl_all_nodes_up

@@ -10,10 +10,10 @@
 source "$(dirname "$0")/lib.sh"
 use_cluster nvlplace
 reset_jobs
-mkdir -p "$NVL_BUILD/tests/slurm"
-report=$NVL_BUILD/tests/slurm/faults-burst.json  # kept after the cluster is removed
+mkdir -p "$NVL_TEST_OUT"
+report=$NVL_TEST_OUT/faults-burst.json  # kept after the cluster is removed
 python3 "$NVL_ROOT/contrib/cluster/burst.py" --jobs "${NVLPLACE_BURST_JOBS:-2000}" --faults \
-  --report "$report" >"$NVL_BUILD/tests/slurm/faults-burst.out" 2>&1
+  --report "$report" >"$NVL_TEST_OUT/faults-burst.out" 2>&1
 rc=$?
 summary=$(python3 -c '
 import json, sys
@@ -23,9 +23,9 @@ print("%(jobs_submitted)d jobs, %(jobs_started)d started, %(placed_by_nvlplace)d
       "differences, %(silent_difference_count)d silent; %(strict_jobs_checked)d strict jobs, "
       "%(strict_split_count)d split; %(double_allocation_count)d GPUs held twice in %(samples)d "
       "samples; %(unaccounted_count)d arrays unaccounted; states %(final_states)s; "
-      "%(wall_seconds)s s" % d)' "$report" 2>&1) || summary="no report: $(tail -5 "$NVL_BUILD/tests/slurm/faults-burst.out")"
+      "%(wall_seconds)s s" % d)' "$report" 2>&1) || summary="no report: $(tail -5 "$NVL_TEST_OUT/faults-burst.out")"
 note "$summary"
-[[ $rc -eq 0 ]] || fail "the burst's checks failed ($rc): $(cat "$report" 2>/dev/null || tail -20 "$NVL_BUILD/tests/slurm/faults-burst.out")"
+[[ $rc -eq 0 ]] || fail "the burst's checks failed ($rc): $(cat "$report" 2>/dev/null || tail -20 "$NVL_TEST_OUT/faults-burst.out")"
 nvl_ctld_up || fail "slurmctld is down after the burst"
 # Back to the cluster's own configuration (the burst pointed nvlplace.yaml at a copy).
 mark=$(log_mark)

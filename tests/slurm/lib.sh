@@ -7,13 +7,17 @@ NVL_CTLD_LOG=$NVL_RUN/log/slurmctld.log
 NVL_TOPOLOGY=${NVLPLACE_TEST_TOPOLOGY:-$NVL_ROOT/configs/lab-islands.yaml}
 cd /tmp || exit 1  # jobs write slurm-*.out in their working directory
 
+# What a test keeps after its cluster is removed (reports, failed logs): one folder per
+# cluster, so that the runs on each Slurm release stay apart.
+NVL_TEST_OUT=$NVL_BUILD/tests/slurm/out-$(basename "$NVL_RUN")
+
 fail() {
   echo "FAIL $NVL_TEST_NAME: $*" >&2
   if [[ -f $NVL_CTLD_LOG ]]; then
     # The run directory goes with the cluster: keep the log in the build tree.
-    mkdir -p "$NVL_BUILD/tests/slurm/failed"
-    cp "$NVL_CTLD_LOG" "$NVL_BUILD/tests/slurm/failed/$NVL_TEST_NAME-slurmctld.log"
-    echo "--- last lines of $NVL_CTLD_LOG (all of it in $NVL_BUILD/tests/slurm/failed):" >&2
+    mkdir -p "$NVL_TEST_OUT/failed"
+    cp "$NVL_CTLD_LOG" "$NVL_TEST_OUT/failed/$NVL_TEST_NAME-slurmctld.log"
+    echo "--- last lines of $NVL_CTLD_LOG (all of it in $NVL_TEST_OUT/failed):" >&2
     tail -n 25 "$NVL_CTLD_LOG" >&2
   fi
   exit 1
@@ -27,8 +31,8 @@ skip() {
 # Skips (ctest SKIP_RETURN_CODE 77) where the cluster cannot run.
 require_cluster_tools() {
   [[ $(id -u) -eq 0 ]] || skip "needs root (several slurmd on one host)"
-  command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null ||
-    skip "slurmctld, slurmd or munged not installed (contrib/setup.sh)"
+  [[ -x $NVL_SBIN/slurmctld && -x $NVL_SBIN/slurmd ]] && command -v munged >/dev/null ||
+    skip "slurmctld and slurmd (in $NVL_SBIN) or munged not installed (contrib/setup.sh)"
   [[ -f $NVL_PLUGIN_LIB/select_cons_tres_nvlplace.so ]] || skip "plugin not built"
   [[ -x $NVL_CLI ]] || skip "nvlplace CLI not built"
 }

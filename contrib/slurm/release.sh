@@ -1,0 +1,96 @@
+#!/bin/bash
+# Builds one Slurm release from its unmodified release tarball into a prefix outside the
+# clone, once: the prefix is keyed by version and the tarball's SHA-256, and a finished
+# build is reused (a second call prints its directory and does nothing else).
+#
+#   contrib/slurm/release.sh [--configure-only | --dir] VERSION
+#
+# Prints, as its last line, the release's directory, which holds
+#   src/      the release source (for slurmctld.h and the other internal headers)
+#   build/    the out-of-tree configure (config.h, slurm/slurm_version.h) and make
+#   prefix/   the installed daemons, commands and plugins (not with --configure-only)
+# --configure-only  configure only: enough to compile the nvlplace plugins and check their
+#                   symbols against that release (23.11 and 25.11 in CI).
+# --dir             build nothing: print the directory if the release is configured (or
+#                   installed), else exit 1.
+# Environment:
+#   NVLPLACE_SLURM_TARBALLS  folder with slurm-VERSION.tar.gz and SHA256SUMS
+#                            (default: ../shared/slurm beside the clone)
+#   NVLPLACE_SLURM_CACHE     where releases are built (default /var/cache/nvlplace/slurm as
+#                            root, else ~/.cache/nvlplace/slurm)
+# Exit 77 when the tarball is not there (callers skip that release), 1 on a failed build.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+configure_only=0
+dir_only=0
+case ${1:-} in
+  --configure-only) configure_only=1; shift ;;
+  --dir) dir_only=1; shift ;;
+esac
+version=${1:?usage: release.sh [--configure-only] VERSION}
+[[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "release.sh: bad version '$version'" >&2; exit 2; }
+
+tarballs=${NVLPLACE_SLURM_TARBALLS:-$root/../shared/slurm}
+if [[ $(id -u) -eq 0 ]]; then cache_default=/var/cache/nvlplace/slurm
+else cache_default=${XDG_CACHE_HOME:-$HOME/.cache}/nvlplace/slurm; fi
+cache=${NVLPLACE_SLURM_CACHE:-$cache_default}
+tarball=$tarballs/slurm-$version.tar.gz
+if [[ ! -f $tarball || ! -f $tarballs/SHA256SUMS ]]; then
+  ((dir_only)) && exit 1
+  echo "release.sh: no $tarball (or no SHA256SUMS beside it); set NVLPLACE_SLURM_TARBALLS" >&2
+  exit 77
+fi
+want=$(awk -v f="slurm-$version.tar.gz" '$2 == f || $2 == "*" f { print $1 }' "$tarballs/SHA256SUMS")
+[[ -n $want ]] || { echo "release.sh: $tarballs/SHA256SUMS has no line for slurm-$version.tar.gz" >&2; exit 1; }
+dir=$cache/$version-${want:0:16}
+stamp=$dir/installed
+((configure_only)) && stamp=$dir/configured
+if ((dir_only)); then
+  [[ -f $dir/configured ]] || exit 1
+  echo "$dir"
+  exit 0
+fi
+if [[ -f $stamp || -f $dir/installed ]]; then
+  echo "$dir"
+  exit 0
+fi
+
+mkdir -p "$dir"
+exec 9>"$dir.lock"
+flock 9  # one build of a release at a time; the second caller then finds it done
+if [[ -f $stamp || -f $dir/installed ]]; then
+  echo "$dir"
+  exit 0
+fi
+log() { echo "release.sh: Slurm $version: $*" >&2; }
+
+have=$(sha256sum "$tarball" | cut -d' ' -f1)
+[[ $have == "$want" ]] || { log "$tarball has SHA-256 $have, SHA256SUMS says $want"; exit 1; }
+start=$SECONDS
+if [[ ! -f $dir/src/META ]]; then
+  rm -rf "$dir/src" && mkdir -p "$dir/src"
+  tar -xzf "$tarball" -C "$dir/src" --strip-components=1
+fi
+if [[ ! -f $dir/configured ]]; then
+  rm -rf "$dir/build" && mkdir -p "$dir/build"
+  log "configure (log: $dir/build/configure.out)"
+  # --enable-multiple-slurmd: one host runs a slurmd per node (`slurmd -N name`).
+  (cd "$dir/build" && "$dir/src/configure" --prefix="$dir/prefix" --sysconfdir="$dir/prefix/etc" \
+    --enable-multiple-slurmd --with-munge --with-json --with-yaml --with-http-parser \
+    >configure.out 2>&1) || { log "configure failed: $(tail -5 "$dir/build/configure.out")"; exit 1; }
+  touch "$dir/configured"
+fi
+if ((!configure_only)); then
+  jobs=$(nproc)
+  log "make -j$jobs (log: $dir/build/make.out)"
+  make -C "$dir/build" -j"$jobs" >"$dir/build/make.out" 2>&1 ||
+    { log "make failed: $(tail -5 "$dir/build/make.out")"; exit 1; }
+  rm -rf "$dir/prefix"
+  make -C "$dir/build" install >"$dir/build/install.out" 2>&1 ||
+    { log "make install failed: $(tail -5 "$dir/build/install.out")"; exit 1; }
+  echo "$((SECONDS - start)) s" >"$dir/installed"
+  log "built and installed in $((SECONDS - start)) s"
+else
+  log "configured in $((SECONDS - start)) s"
+fi
+echo "$dir"
