@@ -13,6 +13,7 @@
 #include "placement/explain.h"
 #include "placement/status_macros.h"
 #include "placement/topology_yaml.h"
+#include "plugin/plugin_config.h"
 
 namespace nvlplace::cli {
 namespace {
@@ -94,10 +95,25 @@ int TpGroups(const CheckArgs& a) {
   return split ? kExitSplit : kExitOk;
 }
 
+// The select plugin's nvlplace.yaml, read and loaded as slurmctld would (topology, policy,
+// weights, engine), so that an administrator checks it before `scontrol reconfigure`.
+int PluginConfigCheck(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<plugin::LoadedConfig>> loaded = plugin::LoadPluginConfig(path);
+  if (!loaded.ok()) return Fail(loaded.status());
+  const plugin::PluginConfig& c = (*loaded)->config;
+  const Topology& topo = *(*loaded)->topology;
+  std::cout << path << ": ok: topology " << topo.name() << " from " << c.topology << " ("
+            << topo.nodes().size() << " nodes, " << topo.num_gpus() << " GPUs), policy "
+            << c.policy << ", " << c.candidates << " candidates, default nvl="
+            << NvlModeName(c.default_nvl) << "\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 void AddCheckCommand(CLI::App& app, std::function<int()>* run) {
-  CLI::App* check = app.add_subcommand("check", "Facts about the GPUs a job holds");
+  CLI::App* check = app.add_subcommand(
+      "check", "Facts about the GPUs a job holds; the plugin's nvlplace.yaml");
   check->require_subcommand(1);
   auto a = std::make_shared<CheckArgs>();
   CLI::App* c = check->add_subcommand(
@@ -119,6 +135,13 @@ void AddCheckCommand(CLI::App& app, std::function<int()>* run) {
   span->add_option("--topology", b->topology, "cluster YAML file")->required();
   span->add_option("gpus", b->gpus, "the job's GPUs as NODES:INDEXES words")->required();
   span->callback([b, run] { *run = [b] { return Span(*b); }; });
+
+  auto config = std::make_shared<std::string>();
+  CLI::App* pc = check->add_subcommand(
+      "plugin-config", "Load the select plugin's nvlplace.yaml as slurmctld would (exit 0 ok, "
+                       "2 with the file:line of the first error)");
+  pc->add_option("file", *config, "nvlplace.yaml")->required();
+  pc->callback([config, run] { *run = [config] { return PluginConfigCheck(*config); }; });
 }
 
 }  // namespace nvlplace::cli

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -25,7 +26,14 @@ int Validate(const std::vector<std::string>& files, const TopologyLimits& limits
   for (const std::string& file : files) {
     absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file, limits);
     if (!topo.ok()) {
-      rc = std::max(rc, Fail(topo.status()));
+      absl::Status s = topo.status();
+      if (absl::StrContains(s.message(), "unknown key 'topology'")) {
+        // The select plugin's nvlplace.yaml, not a cluster file: say where it is checked.
+        s = absl::Status(s.code(), absl::StrCat(s.message(), "; this looks like the select "
+                                                "plugin's nvlplace.yaml: check it with "
+                                                "`nvlplace check plugin-config ", file, "`"));
+      }
+      rc = std::max(rc, Fail(s));
       continue;
     }
     std::cout << file << ": ok\n" << TopologyOverview(**topo);

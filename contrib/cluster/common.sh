@@ -34,6 +34,13 @@ nvl_log() { echo "cluster: $*" >&2; }
 
 # The release of the Slurm commands in use ("22.05.8", "24.11.7").
 nvl_slurm_release() { scontrol --version | awk '{ print $2 }'; }
+# nvl_reconfigure_restarts RELEASE: true when `scontrol reconfigure` starts a new slurmctld
+# process (23.11 and later).
+nvl_reconfigure_restarts() {
+  local major=${1%%.*} rest=${1#*.}
+  local minor=${rest%%.*}
+  ((10#$major > 23 || (10#$major == 23 && 10#$minor >= 11)))
+}
 # nvl_links_help RELEASE: true when gres.conf Links= helps stock cons_tres (before 24.05).
 nvl_links_help() {
   local major=${1%%.*} rest=${1#*.}

@@ -83,7 +83,8 @@ fi
 if ((!configure_only)); then
   jobs=$(nproc)
   log "make -j$jobs (log: $dir/build/make.out)"
-  make -C "$dir/build" -j"$jobs" >"$dir/build/make.out" 2>&1 ||
+  # The machine's build lock (contrib/build.sh holds it too): two builds never share the cores.
+  flock /tmp/nvlplace-build.lock make -C "$dir/build" -j"$jobs" >"$dir/build/make.out" 2>&1 ||
     { log "make failed: $(tail -5 "$dir/build/make.out")"; exit 1; }
   rm -rf "$dir/prefix"
   make -C "$dir/build" install >"$dir/build/install.out" 2>&1 ||

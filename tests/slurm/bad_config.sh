@@ -7,6 +7,16 @@ use_cluster nvlplace
 reset_jobs
 ctld=$(nvl_pid_of "$NVL_RUN/run/slurmctld.pid")
 yaml=$NVL_RUN/etc/nvlplace.yaml
+# From 23.11 `scontrol reconfigure` starts a new slurmctld process on purpose (the old one
+# hands over and exits), so the pid changes there; before, the same process must go on.
+same_ctld() {
+  nvl_reconfigure_restarts "$(nvl_slurm_release)" ||
+    [[ $(nvl_pid_of "$NVL_RUN/run/slurmctld.pid") == "$ctld" ]]
+}
+
+# The split pattern first, placed by nvlplace (stock cons_tres orders GPUs differently from
+# 24.05 on, so the holders are not left to it).
+holders=$(make_split_pattern)
 
 mark=$(log_mark)
 write_nvlplace_yaml "topology: $NVL_TOPOLOGY
@@ -18,10 +28,9 @@ errors=$(log_since "$mark" | grep -c "error: nvlplace: ")
 log_has "$mark" "error: nvlplace: $yaml:2:12: #/log_level: log level 'chatty' is not one of error, info, debug; placing exactly as select/cons_tres" ||
   fail "error line lacks file:line: $(log_since "$mark" | grep 'error: nvlplace')"
 nvl_ctld_up || fail "slurmctld stopped answering"
-[[ $(nvl_pid_of "$NVL_RUN/run/slurmctld.pid") == "$ctld" ]] || fail "slurmctld restarted"
+same_ctld || fail "slurmctld restarted"
 
 # cons_tres behaviour: the split pattern's first fit, as stock cons_tres does.
-holders=$(make_split_pattern)
 job=$(submit --gpus=4 --nvl-tp=4)
 wait_state "$job" RUNNING
 got=$(nvl_job_gpus "$job" | paste -sd' ')
@@ -54,6 +63,6 @@ job2=$(submit --gpus=4 --nvl-tp=4)
 wait_state "$job2" RUNNING
 got=$(nvl_job_gpus "$job2" | paste -sd' ')
 gpus_in_one_island "$got" || fail "after the fix the job still split: $got"
-[[ $(nvl_pid_of "$NVL_RUN/run/slurmctld.pid") == "$ctld" ]] || fail "slurmctld restarted"
+same_ctld || fail "slurmctld restarted"
 reset_jobs
 note "ok"

@@ -44,6 +44,15 @@ use_cluster() {
   "$NVL_ROOT/contrib/cluster/start.sh" --topology "$NVL_TOPOLOGY" --select "$1" \
     --scheduler "${2:-backfill}" >/dev/null ||
     fail "cannot start the cluster with $1 ${2:-} (see $NVL_RUN/log)"
+  # A test that failed half-way may have left a broken nvlplace.yaml behind: every test
+  # starts from the cluster's own configuration, so one failure does not fail the next.
+  if [[ $1 == nvlplace && $(grep -v '^#' "$NVL_RUN/etc/nvlplace.yaml" 2>/dev/null) != "$(good_config_text)" ]]; then
+    local mark
+    mark=$(log_mark)
+    good_nvlplace_yaml
+    nvl_wait_for 20 "the configuration to load" log_has "$mark" "nvlplace: loaded" ||
+      fail "the cluster's own nvlplace.yaml did not load"
+  fi
 }
 
 no_jobs_left() { [[ -z $(squeue -h -o %A 2>/dev/null) ]]; }
@@ -123,12 +132,11 @@ write_nvlplace_yaml() {
   scontrol reconfigure || fail "scontrol reconfigure failed"
 }
 
-good_nvlplace_yaml() {
-  write_nvlplace_yaml "topology: $NVL_TOPOLOGY
-policy: topo
-log_level: info
-candidates: 3"
+# The cluster's own nvlplace.yaml (as start.sh writes it, without its comment line).
+good_config_text() {
+  printf '%s\n' "topology: $NVL_TOPOLOGY" "policy: topo" "log_level: info" "candidates: 3"
 }
+good_nvlplace_yaml() { write_nvlplace_yaml "$(good_config_text)"; }
 
 # The busy pattern of the TP tests: node00 keeps GPUs 0,1 and 4,5 busy, so its 4 free GPUs
 # are split 2 + 2 over its two islands; every other node is free. Prints the holders.
