@@ -32,8 +32,9 @@ fi
 
 nvl_log() { echo "cluster: $*" >&2; }
 
-# The release of the Slurm commands in use ("22.05.8", "24.11.7").
-nvl_slurm_release() { scontrol --version | awk '{ print $2 }'; }
+# The release of the cluster's Slurm ("22.05.8", "24.11.7"), from slurmctld -V: it reads no
+# slurm.conf (scontrol --version retries a missing one for a minute).
+nvl_slurm_release() { "$NVL_SBIN/slurmctld" -V | awk '{ print $2 }'; }
 # nvl_reconfigure_restarts RELEASE: true when `scontrol reconfigure` starts a new slurmctld
 # process (23.11 and later).
 nvl_reconfigure_restarts() {
@@ -122,6 +123,37 @@ nvl_all_nodes_up() {
   [[ $want -gt 0 && $have -eq $want ]]
 }
 
+# nvl_wait_nodes_up: waits until every node is up. Slow is not stuck: on a loaded 2-core
+# machine 16 slurmd starting at once (hwloc, registration) can take a minute, so it fails
+# only when no further node came up for 30 s, or when a slurmd of this cluster died, and then
+# names the nodes missing and the last lines of their logs.
+nvl_wait_nodes_up() {
+  local want have last=-1 deadline node pid dead=
+  want=$(nvl_nodes | wc -l)
+  while :; do
+    have=$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 ~ /^(idle|mix|alloc)$/' | sort -u | wc -l)
+    [[ $want -gt 0 && $have -eq $want ]] && return 0
+    if ((have > last)); then
+      last=$have
+      deadline=$((SECONDS + 30))
+    fi
+    for node in $(nvl_nodes); do
+      pid=$(nvl_pid_of "$NVL_RUN/run/slurmd-$node.pid") || { [[ -s $NVL_RUN/run/slurmd-$node.pid ]] && dead+=" $node"; }
+    done
+    if [[ -n $dead ]] || ((SECONDS >= deadline)); then
+      local down
+      down=$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 !~ /^(idle|mix|alloc)$/ { print $1 }' | sort -u)
+      nvl_log "$have of $want nodes up${dead:+; slurmd exited on$dead}; not up: $(echo $down)"
+      for node in $down; do
+        [[ -f $NVL_RUN/log/slurmd-$node.log ]] || continue
+        grep -E 'error|fatal' "$NVL_RUN/log/slurmd-$node.log" | tail -n 2 | sed "s/^/  slurmd-$node: /" >&2
+      done
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
 # slurmstepd processes of this cluster (they outlive a slurmd): found by their spool
 # directory, never by name alone.
 nvl_stray_stepds() {
@@ -130,7 +162,7 @@ nvl_stray_stepds() {
     [[ $(cat "$p/comm" 2>/dev/null) == slurmstepd ]] || continue
     if ls -l "$p/fd" "$p/cwd" 2>/dev/null | grep "$NVL_RUN/" >/dev/null; then
       echo "${p#/proc/}"
-    elif tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -x "SLURM_CONF=$SLURM_CONF" >/dev/null; then
+    elif { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -x "SLURM_CONF=$SLURM_CONF" >/dev/null; then
       echo "${p#/proc/}"
     fi
   done

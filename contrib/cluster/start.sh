@@ -104,6 +104,6 @@ for node in $(nvl_nodes); do
   "$NVL_SBIN/slurmd" -f "$SLURM_CONF" -N "$node"
 done
 n=$(nvl_nodes | wc -l)
-nvl_wait_for $((30 + n / 4)) "$n nodes to be up (see $NVL_RUN/log)" nvl_all_nodes_up
+nvl_wait_nodes_up || { nvl_log "the cluster did not come up (logs in $NVL_RUN/log)"; exit 1; }
 echo "$settings" >"$NVL_RUN/settings"
 nvl_log "up: $n nodes, $select, $(basename "$topology"); . $NVL_RUN/env.sh"

@@ -15,8 +15,9 @@ fail() {
   echo "FAIL $NVL_TEST_NAME: $*" >&2
   if [[ -f $NVL_CTLD_LOG ]]; then
     # The run directory goes with the cluster: keep the log in the build tree.
-    mkdir -p "$NVL_TEST_OUT/failed"
+    mkdir -p "$NVL_TEST_OUT/failed/$NVL_TEST_NAME-logs"
     cp "$NVL_CTLD_LOG" "$NVL_TEST_OUT/failed/$NVL_TEST_NAME-slurmctld.log"
+    cp "$NVL_RUN"/log/*.log "$NVL_TEST_OUT/failed/$NVL_TEST_NAME-logs/" 2>/dev/null
     echo "--- last lines of $NVL_CTLD_LOG (all of it in $NVL_TEST_OUT/failed):" >&2
     tail -n 25 "$NVL_CTLD_LOG" >&2
   fi
