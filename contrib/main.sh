@@ -21,7 +21,7 @@ NVL="$BUILD/contrib/nvlplace"
 run() { echo "== nvlplace $*"; "$NVL" "$@"; }
 run validate "$CONFIG"
 run show "$CONFIG"
-run export slurm "$CONFIG" --out-dir "$OUT/slurm"
+run export slurm "$CONFIG" --out-dir "$OUT/slurm" --force  # out/ is this job's own
 mkdir -p "$OUT"
 # A cluster partly busy: the first node, half of the second, two GPUs of the fifth.
 "$NVL" show "$CONFIG" --format json | python3 -c '
