@@ -35,19 +35,16 @@ nvl_log() { echo "cluster: $*" >&2; }
 # The release of the cluster's Slurm ("22.05.8", "24.11.7"), from slurmctld -V: it reads no
 # slurm.conf (scontrol --version retries a missing one for a minute).
 nvl_slurm_release() { "$NVL_SBIN/slurmctld" -V | awk '{ print $2 }'; }
-# nvl_reconfigure_restarts RELEASE: true when `scontrol reconfigure` starts a new slurmctld
-# process (23.11 and later).
-nvl_reconfigure_restarts() {
+# nvl_release_at_least RELEASE MAJOR MINOR: true when RELEASE ("24.11.7") is MAJOR.MINOR or newer.
+nvl_release_at_least() {
   local major=${1%%.*} rest=${1#*.}
   local minor=${rest%%.*}
-  ((10#$major > 23 || (10#$major == 23 && 10#$minor >= 11)))
+  ((10#$major > $2 || (10#$major == $2 && 10#$minor >= $3)))
 }
-# nvl_links_help RELEASE: true when gres.conf Links= helps stock cons_tres (before 24.05).
-nvl_links_help() {
-  local major=${1%%.*} rest=${1#*.}
-  local minor=${rest%%.*}
-  ((10#$major < 24 || (10#$major == 24 && 10#$minor < 5)))
-}
+# True when `scontrol reconfigure` starts a new slurmctld process (23.11 and later).
+nvl_reconfigure_restarts() { nvl_release_at_least "$1" 23 11; }
+# True when gres.conf Links= helps stock cons_tres (before 24.05; see tests/slurm/links.sh).
+nvl_links_help() { ! nvl_release_at_least "$1" 24 5; }
 
 # nvl_wait_for SECONDS WHAT COMMAND...: polls COMMAND every 0.1 s until it succeeds; fails
 # with a message naming WHAT after SECONDS.
