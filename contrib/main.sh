@@ -13,7 +13,7 @@ CONFIG=${1:-$ROOT/configs/lab-h100.yaml}
 OUT=${NVLPLACE_OUT:-$ROOT/out}
 "$ROOT/contrib/setup.sh"
 if [ -d "$ROOT/third_party/slurm-src/src" ]; then
-  "$ROOT/contrib/build.sh" --target nvlplace select_cons_tres_nvlplace spank_nvlplace
+  "$ROOT/contrib/build.sh" --target nvlplace slurm_plugins
 else
   "$ROOT/contrib/build.sh" --target nvlplace
 fi

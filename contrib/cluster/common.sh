@@ -13,8 +13,10 @@ NVL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 NVL_RUN=${NVLPLACE_CLUSTER_DIR:-/tmp/nvlplace-cluster}
 case $NVL_RUN in /*) ;; *) NVL_RUN=$PWD/$NVL_RUN ;; esac  # daemons chdir to /
 NVL_BUILD=${NVLPLACE_BUILD_DIR:-$NVL_ROOT/build}
+case $NVL_BUILD in /*) ;; *) NVL_BUILD=$PWD/$NVL_BUILD ;; esac
 NVL_PORT_BASE=${NVLPLACE_PORT_BASE:-28100}
 NVL_PLUGIN_LIB=${NVLPLACE_PLUGIN_LIB:-$NVL_BUILD/plugin/lib}
+case $NVL_PLUGIN_LIB in /*) ;; *) NVL_PLUGIN_LIB=$PWD/$NVL_PLUGIN_LIB ;; esac
 NVL_CLI=$NVL_BUILD/contrib/nvlplace
 export SLURM_CONF=$NVL_RUN/etc/slurm.conf
 # Daemons by absolute path, commands first on PATH, Slurm's own plugins: one release.
@@ -98,11 +100,22 @@ nvl_nodes() { cat "$NVL_RUN/etc/nodes" 2>/dev/null; }
 # -q kills the writer with SIGPIPE and fails the pipeline although grep matched.
 nvl_ctld_up() { scontrol ping 2>/dev/null | grep 'is UP' >/dev/null; }
 
-# Starts slurmctld; `-c` drops saved jobs (a fresh cluster). Waits until it answers.
+# Up, or stopped by a fatal error logged after byte offset $2 of log $1.
+nvl_ctld_up_or_fatal() { nvl_ctld_up || tail -c +"$2" "$1" 2>/dev/null | grep -q 'fatal:'; }
+
+# Starts slurmctld; `-c` drops saved jobs (a fresh cluster). Waits until it answers; a
+# slurmctld that stops at start (a plugin it cannot load) fails at once with its reason.
 nvl_start_slurmctld() {
+  local log=$NVL_RUN/log/slurmctld.log from fatal
   if nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null; then return 0; fi
+  from=$(($(stat -c %s "$log" 2>/dev/null || echo 0) + 1))
   "$NVL_SBIN/slurmctld" -f "$SLURM_CONF" "$@" || return 1
-  nvl_wait_for 60 "slurmctld to answer (see $NVL_RUN/log/slurmctld.log)" nvl_ctld_up
+  nvl_wait_for 60 "slurmctld to answer (see $log)" nvl_ctld_up_or_fatal "$log" "$from" ||
+    return 1
+  if ! nvl_ctld_up && fatal=$(tail -c +"$from" "$log" 2>/dev/null | grep -m1 'fatal:'); then
+    nvl_log "slurmctld stopped at start: ${fatal#*\] } (see $log)"
+    return 1
+  fi
 }
 
 nvl_stop_slurmctld() {
