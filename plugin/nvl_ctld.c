@@ -8,8 +8,8 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -26,6 +26,10 @@
 static pthread_mutex_t nvl_lock = PTHREAD_MUTEX_INITIALIZER;
 static nvl_facade_t* nvl_facade = NULL;
 static bool nvl_load_tried = false;
+/* Under nvl_lock too: the configuration for which nodes without GPU indexes were last
+ * reported, and the unregistered nodes last reported ("" when none). */
+static const nvl_facade_t* nvl_indexless_reported = NULL;
+static char* nvl_unregistered_reported = NULL;
 
 #define NVL_SUMMARY_INTERVAL_S 300.0
 
@@ -94,6 +98,8 @@ extern void nvl_ctld_fini(void) {
   nvl_facade_free(nvl_facade);
   nvl_facade = NULL;
   nvl_load_tried = false;
+  nvl_indexless_reported = NULL;
+  xfree(nvl_unregistered_reported);
   slurm_mutex_unlock(&nvl_lock);
 }
 
@@ -132,22 +138,35 @@ static gres_node_state_t* _node_gpus(int node_index) {
   return gs->gres_data;
 }
 
+/* Why a node with GPUs offers none to nvlplace. */
+typedef enum {
+  NVL_GPUS_INDEXED,      /* free GPUs by index (possibly none free) */
+  NVL_GPUS_UNREGISTERED, /* slurmd has not registered its GPUs since slurmctld started */
+  NVL_GPUS_INDEXLESS,    /* registered, but gres.conf gives Count= without File= */
+} nvl_gpus_state_t;
+
 /* Free GPU indexes of one node, from the GRES allocation that slurmctld keeps per node
- * (rebuilt from the job records at every start, so a restart loses nothing). A node
- * whose GPUs have no indexes (slurmd has not registered them since slurmctld started, or
- * gres.conf gives Count= without File=) offers none: nvlplace places by index.
- * RET the number of free GPUs; *indexless is set when the node has GPUs but no indexes. */
-static int _free_gpus(int node_index, int** out, bool* indexless) {
+ * (rebuilt from the job records at every start, so a restart loses nothing). A node whose
+ * GPUs have no indexes offers none: nvlplace places by index. After a restart slurmctld
+ * has the node's count and busy bitmap from its state file but no GPU indexes until the
+ * node's slurmd registers again (gres_cnt_found is NO_VAL64 until then): cons_tres would
+ * allocate GPUs there without indexes. RET the number of free GPUs; *state says why a node
+ * with GPUs offers none. */
+static int _free_gpus(int node_index, int** out, nvl_gpus_state_t* state) {
   gres_node_state_t* ns = _node_gpus(node_index);
   int avail, n = 0;
 
   *out = NULL;
-  *indexless = false;
+  *state = NVL_GPUS_INDEXED;
   if (!ns) return 0;
   avail = (int)ns->gres_cnt_avail;
   if (avail <= 0) return 0;
+  if (!ns->no_consume && ns->gres_cnt_found == NO_VAL64) {
+    *state = NVL_GPUS_UNREGISTERED;
+    return 0;
+  }
   if (!ns->no_consume && !ns->gres_bit_alloc) {
-    *indexless = ns->gres_cnt_found != NO_VAL64; /* registered, yet no File= */
+    *state = NVL_GPUS_INDEXLESS;
     return 0;
   }
   *out = xcalloc(avail, sizeof(int));
@@ -165,41 +184,77 @@ typedef struct {
   nvl_node_t* nodes; /* node_record_count entries, index = node index */
   int** free;
   int count;
+  bitstr_t* unregistered; /* nodes whose GPUs have not registered yet, or NULL if none */
 } nvl_snapshot_t;
 
-/* The configuration for which nodes without GPU indexes were last reported. */
-static const nvl_facade_t* nvl_indexless_reported = NULL;
+/* Logs `names` (xfree'd here) once per configuration (indexless) or per change of the set
+ * (unregistered), under nvl_lock: job_test runs in several slurmctld threads. */
+static void _report_gpuless(const nvl_facade_t* f, char* indexless, char* unregistered) {
+  bool say_indexless, say_unregistered;
+
+  slurm_mutex_lock(&nvl_lock);
+  say_indexless = indexless && nvl_indexless_reported != f;
+  if (say_indexless) nvl_indexless_reported = f;
+  say_unregistered = xstrcmp(unregistered ? unregistered : "",
+                             nvl_unregistered_reported ? nvl_unregistered_reported : "");
+  if (say_unregistered) {
+    xfree(nvl_unregistered_reported);
+    nvl_unregistered_reported = xstrdup(unregistered ? unregistered : "");
+  }
+  slurm_mutex_unlock(&nvl_lock);
+  if (say_indexless)
+    error(
+        "nvlplace: %s have GPUs without indexes (gres.conf Count= without File=): nvlplace "
+        "places no job there; give File= per GPU (nvlplace export slurm writes it)",
+        indexless);
+  if (say_unregistered && unregistered)
+    info(
+        "nvlplace: %s have not registered their GPUs since slurmctld started (no GPU "
+        "indexes yet): no GPU job starts there until they do",
+        unregistered);
+  else if (say_unregistered)
+    info("nvlplace: every node has registered its GPUs");
+  xfree(indexless);
+  xfree(unregistered);
+}
+
+static char* _names(nvl_hostlist_t hl) {
+  char* names;
+  if (!hl) return NULL;
+  names = hostlist_ranged_string_xmalloc(hl);
+  hostlist_destroy(hl);
+  return names;
+}
 
 static void _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s) {
   node_record_t* node_ptr;
-  nvl_hostlist_t indexless = NULL;
+  nvl_hostlist_t indexless = NULL, unregistered = NULL;
 
   s->count = node_record_count;
   s->nodes = xcalloc(s->count, sizeof(nvl_node_t));
   s->free = xcalloc(s->count, sizeof(int*));
+  s->unregistered = NULL;
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
-    bool no_index;
+    nvl_gpus_state_t state;
     s->nodes[i].name = node_ptr->name;
     s->nodes[i].usable = bit_test(usable, i);
-    s->nodes[i].num_free = _free_gpus(i, &s->free[i], &no_index);
+    s->nodes[i].num_free = _free_gpus(i, &s->free[i], &state);
     s->nodes[i].free_gpus = s->free[i];
-    if (no_index && nvl_indexless_reported != f) {
+    if (state == NVL_GPUS_INDEXLESS) {
       if (!indexless) indexless = hostlist_create(NULL);
       hostlist_push_host(indexless, node_ptr->name);
+    } else if (state == NVL_GPUS_UNREGISTERED) {
+      if (!s->unregistered) s->unregistered = bit_alloc(bit_size(usable));
+      if (i < bit_size(usable)) bit_set(s->unregistered, i);
+      if (!unregistered) unregistered = hostlist_create(NULL);
+      hostlist_push_host(unregistered, node_ptr->name);
     }
   }
-  if (indexless) { /* once per configuration: the nodes and the fix */
-    char* names = hostlist_ranged_string_xmalloc(indexless);
-    error("nvlplace: %s have GPUs without indexes (gres.conf Count= without File=): nvlplace "
-          "places no job there; give File= per GPU (nvlplace export slurm writes it)",
-          names);
-    xfree(names);
-    hostlist_destroy(indexless);
-    nvl_indexless_reported = f;
-  }
+  _report_gpuless(f, _names(indexless), _names(unregistered));
 }
 
 static void _snapshot_free(nvl_snapshot_t* s) {
+  FREE_NULL_BITMAP(s->unregistered);
   for (int i = 0; i < s->count; i++) xfree(s->free[i]);
   xfree(s->free);
   xfree(s->nodes);
@@ -207,8 +262,8 @@ static void _snapshot_free(nvl_snapshot_t* s) {
 
 /* The job as the facade reads it: its GPU request (summed over its gpu GRES entries),
  * task and node counts, -w, and the SPANK environment holding the nvlplace options. */
-static void _job_of(job_record_t* job_ptr, uint32_t min_nodes, uint32_t max_nodes,
-                    uint16_t mode, nvl_job_t* job) {
+static void _job_of(job_record_t* job_ptr, uint32_t min_nodes, uint32_t max_nodes, uint16_t mode,
+                    nvl_job_t* job) {
   nvl_job_details_t* details = job_ptr->details;
   gres_state_t* gs;
   nvl_list_itr_t it;
@@ -524,15 +579,9 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
                              uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes,
                              uint16_t mode, nvl_list_t preemptee_candidates,
                              nvl_list_t* preemptee_job_list, nvl_job_test_tail_t tail) {
-  nvl_call_t c = {cons_tres,
-                  job_ptr,
-                  min_nodes,
-                  max_nodes,
-                  req_nodes,
-                  mode,
-                  preemptee_candidates,
-                  preemptee_job_list,
-                  tail};
+  nvl_call_t c = {
+      cons_tres,          job_ptr, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+      preemptee_job_list, tail};
   nvl_facade_t* f;
   nvl_decision_t* d;
   nvl_snapshot_t snap;
@@ -551,6 +600,9 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   usable = bit_copy(bitmap);
   if (job_ptr->details->req_node_bitmap) bit_and(usable, job_ptr->details->req_node_bitmap);
   _snapshot(f, usable, &snap);
+  /* A GPU job starts on no node whose GPUs slurmctld cannot index yet, whoever chooses. */
+  if (snap.unregistered && job.gpu_requests && SELECT_IS_MODE_RUN_NOW(mode))
+    bit_and_not(bitmap, snap.unregistered);
   d = nvl_decide(f, &job, snap.nodes, snap.count);
   _snapshot_free(&snap);
   FREE_NULL_BITMAP(usable);

@@ -120,7 +120,7 @@ def largest_domain(cli, topology):
 
 # ---- what slurmctld says ------------------------------------------------------------------
 
-ALLOC_RE = re.compile(r"Nodes=(\S+) CPU_IDs=\S+ Mem=\S+ GRES=\S*?\(IDX:([^)]*)\)")
+ALLOC_RE = re.compile(r"Nodes=(\S+) CPU_IDs=\S+ Mem=\S+ GRES=\S*?\((IDX|CNT):([^)]*)\)")
 
 
 def expand_idx(text):
@@ -135,7 +135,9 @@ def expand_idx(text):
 
 
 def parse_jobs(cluster, text):
-    """{job_id: {'state', 'reason', 'gpus': {node: [idx]}}} from `scontrol -d -o show job`."""
+    """{job_id: {'state', 'reason', 'gpus': {node: [idx]}, 'indexless': [node]}} from
+    `scontrol -d -o show job`. GPUs allocated without indexes ("gpu(CNT:2)": slurmctld had
+    no indexes for the node) count as a node with no index."""
     jobs = {}
     for line in text.splitlines():
         m = re.search(r"\bJobId=(\d+)", line)
@@ -146,9 +148,12 @@ def parse_jobs(cluster, text):
                "array": (int(array.group(1)), array.group(2)) if array else None,
                "reason": (re.search(r"Reason=(\S+)", line) or [None, ""])[1],
                "comment": (re.search(r"SystemComment=(.*?)(?= \w+=|$)", line) or [None, ""])[1],
-               "gpus": {}}
-        for nodes, idx in ALLOC_RE.findall(line):
+               "gpus": {}, "indexless": []}
+        for nodes, kind, idx in ALLOC_RE.findall(line):
             for n in cluster.hostnames(nodes):
+                if kind == "CNT":
+                    job["indexless"].append(n)
+                    idx = ""
                 job["gpus"][n] = sorted(job["gpus"].get(n, []) + expand_idx(idx))
         jobs[int(m.group(1))] = job
     return jobs
@@ -403,13 +408,15 @@ class Burst:
         unaccounted = [f"{a}: {self.a.array_size - seen_tasks[a]} tasks"
                        for a in self.arrays if seen_tasks[a] != self.a.array_size]
         # What each job recorded of its own allocation while it ran.
-        got = {}
+        got, indexless = {}, {}
         for name in os.listdir(self.allocs_dir):
             with open(os.path.join(self.allocs_dir, name)) as f:
                 rec = parse_jobs(self.c, f.read())
             for jid, j in rec.items():
                 if j["gpus"]:
                     got[jid] = j["gpus"]
+                if j["indexless"]:
+                    indexless[jid] = j["indexless"]
         equal = differ_named = 0
         silent = []
         by_cons_tres = 0
@@ -464,6 +471,12 @@ class Burst:
             "silent_differences": [f"JobId={j}: got {g}; {l}" for j, g, l in silent[:10]],
             "silent_difference_count": len(silent),
             "started_without_nvlplace": not_by_plugin,
+            # GPUs without indexes: slurmctld allocated them on a node whose slurmd had not
+            # registered since a restart. nvlplace never places there; plain cons_tres may
+            # (while nvlplace.yaml is broken).
+            "gpus_without_index": len(indexless),
+            "gpus_without_index_by_nvlplace": [f"JobId={j}: {','.join(n)}"
+                                               for j, n in indexless.items() if j in placed][:10],
             "strict_jobs_checked": strict_checked,
             "strict_tp_groups_split": [f"JobId={j}: {t}" for j, t in strict_split[:10]],
             "strict_split_count": len(strict_split),
@@ -491,6 +504,8 @@ class Burst:
             ("jobs unaccounted for", unaccounted), ("slurmctld down", not summary["slurmctld_up"]),
             ("allocations differing silently from the decision", silent),
             ("strict TP groups split", strict_split), ("GPUs held twice", self.double),
+            ("GPUs without indexes on a node set of nvlplace",
+             summary["gpus_without_index_by_nvlplace"]),
             ("submissions failed", self.submit_errors), ("no job started", started == 0),
             ("jobs FAILED", states.get("FAILED"))] if bad]
         summary["problems"] = problems
