@@ -21,6 +21,7 @@ one fails, 2 on bad arguments or a cluster that is not running.
 import argparse
 import collections
 import concurrent.futures
+import datetime
 import json
 import os
 import random
@@ -144,7 +145,9 @@ def parse_jobs(cluster, text):
         if not m:
             continue
         array = re.search(r"ArrayJobId=(\d+) ArrayTaskId=(\S+)", line)
+        start = re.search(r"\bStartTime=(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)", line)
         job = {"state": re.search(r"JobState=(\S+)", line).group(1),
+               "start": start.group(1) if start else None,
                "array": (int(array.group(1)), array.group(2)) if array else None,
                "reason": (re.search(r"Reason=(\S+)", line) or [None, ""])[1],
                "comment": (re.search(r"SystemComment=(.*?)(?= \w+=|$)", line) or [None, ""])[1],
@@ -167,11 +170,20 @@ STARTED_RE = re.compile(r"(?:sched: Allocate|sched/backfill: _start_job: Started
                         r"_slurm_rpc_allocate_resources) " + JOB)
 
 
+LOG_TIME_RE = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)")
+# How long after its placement line slurmctld may stamp a job's StartTime: both happen in one
+# job_test under slurmctld's node write lock, well within a second even on a loaded machine.
+START_AFTER_PLACED_S = 5
+
+
 def decisions(log_path):
-    """{job id: (layout {node: [idx]}, line)}: each start of a job (slurmctld's "Allocate" or
-    "Started" line) paired with the plugin's placement line for that job just before it. A job
-    whose last start has no such line (placed while nvlplace had no configuration, or started
-    again after a slurmctld restart lost an earlier start) has no entry."""
+    """({job id: (layout {node: [idx]}, line)}, {(job or array id, task): (time, layout, line)}):
+    each start of a job (slurmctld's "Allocate" or "Started" line) paired with the plugin's
+    placement line for that job just before it. A job whose last start has no such line (placed
+    while nvlplace had no configuration, or started again after a slurmctld restart lost an
+    earlier start) has no entry. The second map holds the placement lines no start line
+    followed: 26.05's sched/backfill logs no start line (only under DebugFlags=HetJob), so
+    those are paired by the job's StartTime (at_start)."""
     out, pending = {}, {}
     with open(log_path, errors="replace") as f:
         for line in f:
@@ -181,20 +193,35 @@ def decisions(log_path):
                 for word in m.group(5).split():
                     node, _, idx = word.partition(":")
                     layout[node] = [] if idx == "no-gpu-index" else expand_idx(idx)
-                pending[(m.group(1), m.group(2))] = (layout, line.strip())
+                t = LOG_TIME_RE.search(line)
+                pending[(m.group(1), m.group(2))] = (t.group(1) if t else None, layout,
+                                                     line.strip())
                 continue
             m = STARTED_RE.search(line)
             if m:
                 placed = pending.pop((m.group(1), m.group(2)), None)
                 job = int(m.group(3) or m.group(1))
                 if placed:
-                    out[job] = placed
+                    out[job] = placed[1:]
                 else:
                     # Started again without a decision (slurmctld was killed before it saved
                     # the first start, and placed it again while nvlplace had no usable
                     # configuration): the earlier decision no longer describes the job.
                     out.pop(job, None)
-    return out
+    return out, pending
+
+
+def at_start(job, unpaired):
+    """The placement line of a started job that no start line followed, if slurmctld stamped
+    the job's StartTime within START_AFTER_PLACED_S of it, as (layout, line); else None."""
+    key = (str(job["array"][0]), job["array"][1]) if job["array"] else None
+    placed = unpaired.get(key) if key else None
+    if not placed or not placed[0] or not job["start"]:
+        return None
+    fmt = "%Y-%m-%dT%H:%M:%S"
+    gap = (datetime.datetime.strptime(job["start"], fmt) -
+           datetime.datetime.strptime(placed[0], fmt)).total_seconds()
+    return placed[1:] if 0 <= gap <= START_AFTER_PLACED_S else None
 
 
 # ---- the burst ------------------------------------------------------------------------------
@@ -392,7 +419,7 @@ class Burst:
 
     def report(self):
         final = parse_jobs(self.c, run(["scontrol", "-d", "-o", "show", "job"]).stdout)
-        placed = decisions(self.c.log)
+        placed, unpaired = decisions(self.c.log)
         states = collections.Counter()
         kind_of = {}  # job id -> kind, for every task of the burst's arrays
         seen_tasks = collections.Counter()
@@ -415,6 +442,8 @@ class Burst:
             for jid, j in rec.items():
                 if j["gpus"]:
                     got[jid] = j["gpus"]
+                    if jid not in placed and (p := at_start(j, unpaired)):
+                        placed[jid] = p
                 if j["indexless"]:
                     indexless[jid] = j["indexless"]
         equal = differ_named = 0

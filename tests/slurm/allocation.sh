@@ -27,9 +27,15 @@ make_pattern() {
   for n in "${holders[@]}"; do wait_state "$n" RUNNING; done
 }
 
-# expect_decided JOB STARTED_BY: the job runs on the decision, which the log and the
-# SystemComment name, and was started by the given scheduler ("sched: Allocate" or
-# "sched/backfill: _start_job: Started").
+# Jobs sched/backfill started since slurmctld started. 26.05 no longer logs its start line
+# ("sched/backfill: _start_job: Started" up to 24.11; since then only under
+# DebugFlags=HetJob), so the count tells backfill's starts on every release.
+backfilled() { sdiag | sed -n 's/.*Total backfilled jobs (since last slurm start): *//p'; }
+
+# expect_decided JOB STARTED_BY [BACKFILLED_BEFORE]: the job runs on the decision, which the
+# log and the SystemComment name, and was started by the given scheduler: "main" (its
+# "sched: Allocate" line) or "backfill" (backfill's count went up by one since
+# BACKFILLED_BEFORE, and the main scheduler logged no start).
 expect_decided() {
   local job=$1 by=$2 got want="node00:4-7 node01:0-3"
   wait_state "$job" RUNNING 60
@@ -41,7 +47,15 @@ expect_decided() {
     fail "no placement line naming the allocation for job $job"
   [[ $(job_comment "$job") == "nvlplace: 8 GPUs (TP=4 PP=1 DP=2, nvl=strict) -> node00:4-7 node01:0-3 domains=node00:nvl1,node01:nvl0 "*"; relaxations: none" ]] ||
     fail "SystemComment of $job: $(job_comment "$job")"
-  log_has "$mark" "$by.*JobId=$job[^0-9]" || fail "job $job was not started by '$by'"
+  if [[ $by == main ]]; then
+    log_has "$mark" "sched: Allocate JobId=$job[^0-9]" ||
+      fail "job $job was not started by the main scheduler"
+  else
+    ! log_has "$mark" "sched: Allocate JobId=$job[^0-9]" ||
+      fail "job $job was started by the main scheduler, not sched/backfill"
+    [[ $(backfilled) == $(($3 + 1)) ]] ||
+      fail "job $job: sched/backfill started $(($(backfilled) - $3)) jobs, not this one"
+  fi
 }
 
 # Stock: the per-node counts are cons_tres's, and a TP group spans node00 and node01.
@@ -58,7 +72,7 @@ use_cluster nvlplace builtin
 make_pattern
 mark=$(log_mark)
 job=$(submit --gpus=8 --nvl-tp=4)
-expect_decided "$job" "sched: Allocate"
+expect_decided "$job" main
 
 # nvlplace, backfill: a blocker that cannot start holds the partition in the main scheduler
 # (later jobs wait with Reason=Priority there), so only sched/backfill can start the job.
@@ -68,8 +82,10 @@ mark=$(log_mark)
 blocker=$(submit -N16 --gpus-per-node=8)
 nvl_wait_for 30 "job $blocker to wait for resources" is_reason "$blocker" Resources ||
   fail "blocker $blocker: $(job_state "$blocker") / $(job_field "$blocker" Reason)"
+before=$(backfilled)
+[[ $before =~ ^[0-9]+$ ]] || fail "sdiag gave no backfill count: $(sdiag 2>&1 | head -3)"
 job=$(submit --gpus=8 --nvl-tp=4)
-expect_decided "$job" "sched/backfill: _start_job: Started"
+expect_decided "$job" backfill "$before"
 [[ $(job_state "$blocker") == PENDING ]] || fail "blocker $blocker is $(job_state "$blocker")"
 reset_jobs
 note "ok"
