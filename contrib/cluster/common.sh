@@ -2,7 +2,8 @@
 # the integration tests (bash). Settings, all optional:
 #   NVLPLACE_CLUSTER_DIR  run directory: config, state, logs, pids (default /tmp/nvlplace-cluster)
 #   NVLPLACE_BUILD_DIR    build tree holding plugin/lib and contrib/nvlplace (default build)
-#   NVLPLACE_PORT_BASE    slurmctld port; slurmd ports start 100 above (default 28100)
+#   NVLPLACE_PORT_BASE    slurmctld port; slurmd ports start 100 above (default 28100;
+#                         keep them below 32768, where Linux's ephemeral ports begin)
 #   NVLPLACE_SLURM_PREFIX the Slurm release to run: its install prefix (sbin/slurmctld,
 #                         bin/sbatch, lib/slurm), as contrib/slurm/release.sh builds it;
 #                         default Debian's packages (/usr)
