@@ -170,10 +170,31 @@ STARTED_RE = re.compile(r"(?:sched: Allocate|sched/backfill: _start_job: Started
                         r"_slurm_rpc_allocate_resources) " + JOB)
 
 
-LOG_TIME_RE = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)")
-# How long after its placement line slurmctld may stamp a job's StartTime: both happen in one
-# job_test under slurmctld's node write lock, well within a second even on a loaded machine.
+LOG_TIME_RE = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\]")
+CTLD_STARTED_RE = re.compile(r"slurmctld version \S+ started")
+# How long after its placement line slurmctld may log a job's start or stamp its StartTime:
+# both happen in one job_test under slurmctld's node write lock, well within a second even on
+# a loaded machine.
 START_AFTER_PLACED_S = 5
+
+
+def log_time(text):
+    """A log line's or a StartTime's timestamp as a datetime, or None."""
+    for fmt in ("%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S"):
+        try:
+            return datetime.datetime.strptime(text, fmt)
+        except (TypeError, ValueError):
+            pass
+    return None
+
+
+def soon_after(placed_at, started_at):
+    """started_at (datetime) within START_AFTER_PLACED_S after placed_at (whole seconds: a
+    StartTime has no fraction)."""
+    if not placed_at or not started_at:
+        return False
+    gap = (started_at - placed_at.replace(microsecond=0)).total_seconds()
+    return 0 <= gap <= START_AFTER_PLACED_S
 
 
 def decisions(log_path):
@@ -181,27 +202,33 @@ def decisions(log_path):
     each start of a job (slurmctld's "Allocate" or "Started" line) paired with the plugin's
     placement line for that job just before it. A job whose last start has no such line (placed
     while nvlplace had no configuration, or started again after a slurmctld restart lost an
-    earlier start) has no entry. The second map holds the placement lines no start line
+    earlier start) has no entry. A placement pairs only with a start logged within
+    START_AFTER_PLACED_S and before any slurmctld restart: a slurmctld SIGKILLed between the
+    two never logs that start, and the job may start later without nvlplace (while
+    nvlplace.yaml is broken). The second map holds the placement lines no start line
     followed: 26.05's sched/backfill logs no start line (only under DebugFlags=HetJob), so
     those are paired by the job's StartTime (at_start)."""
     out, pending = {}, {}
     with open(log_path, errors="replace") as f:
         for line in f:
+            t = LOG_TIME_RE.search(line)
+            when = log_time(t.group(1)) if t else None
             m = PLACED_RE.search(line)
             if m:
                 layout = {}
                 for word in m.group(5).split():
                     node, _, idx = word.partition(":")
                     layout[node] = [] if idx == "no-gpu-index" else expand_idx(idx)
-                t = LOG_TIME_RE.search(line)
-                pending[(m.group(1), m.group(2))] = (t.group(1) if t else None, layout,
-                                                     line.strip())
+                pending[(m.group(1), m.group(2))] = (when, layout, line.strip())
+                continue
+            if CTLD_STARTED_RE.search(line):
+                pending.clear()
                 continue
             m = STARTED_RE.search(line)
             if m:
                 placed = pending.pop((m.group(1), m.group(2)), None)
                 job = int(m.group(3) or m.group(1))
-                if placed:
+                if placed and soon_after(placed[0], when):
                     out[job] = placed[1:]
                 else:
                     # Started again without a decision (slurmctld was killed before it saved
@@ -216,12 +243,9 @@ def at_start(job, unpaired):
     the job's StartTime within START_AFTER_PLACED_S of it, as (layout, line); else None."""
     key = (str(job["array"][0]), job["array"][1]) if job["array"] else None
     placed = unpaired.get(key) if key else None
-    if not placed or not placed[0] or not job["start"]:
+    if not placed or not soon_after(placed[0], log_time(job["start"])):
         return None
-    fmt = "%Y-%m-%dT%H:%M:%S"
-    gap = (datetime.datetime.strptime(job["start"], fmt) -
-           datetime.datetime.strptime(placed[0], fmt)).total_seconds()
-    return placed[1:] if 0 <= gap <= START_AFTER_PLACED_S else None
+    return placed[1:]
 
 
 # ---- the burst ------------------------------------------------------------------------------
