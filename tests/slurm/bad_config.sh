@@ -30,8 +30,12 @@ log_has "$mark" "error: nvlplace: $yaml:2:12: #/log_level: log level 'chatty' is
 nvl_ctld_up || fail "slurmctld stopped answering"
 same_ctld || fail "slurmctld restarted"
 
-# cons_tres behaviour: the split pattern's first fit, as stock cons_tres does.
-job=$(submit --gpus=4 --nvl-tp=4)
+# cons_tres behaviour: on node00 the job runs on the 4 free GPUs, split 2 + 2 over the two
+# islands, which nvlplace never allows. The job is held to node00 (-w): from 23.11 the
+# reconfigure above started a new slurmctld, and until node00 registers again with it
+# cons_tres does not choose node00, so a job free to go anywhere would land wherever the
+# first node to register is (a CI run got node09:0-3 one second after the restart).
+job=$(submit -w node00 --gpus=4 --nvl-tp=4)
 wait_state "$job" RUNNING
 got=$(nvl_job_gpus "$job" | paste -sd' ')
 [[ $got == node00:2-3,6-7 ]] || fail "with a bad nvlplace.yaml the job got $got, not cons_tres's node00:2-3,6-7"
