@@ -501,6 +501,60 @@ bool Decider::More(JobDecision* d) const {
   return false;
 }
 
+bool Decider::Later(const RequestSpec& spec, const std::vector<LiveNode>& nodes,
+                    JobDecision* d) const {
+  const SlurmJob& job = d->job_;
+  const int64_t from = std::max(job.now, job.will_run_start);
+  auto free_from = [&](int64_t until) { return std::max(until, from); };
+  std::vector<int64_t> times;
+  for (const LiveNode& n : nodes) {
+    if (!n.usable) continue;
+    for (const auto& [gpu, until] : n.busy_until) {
+      int64_t t = free_from(until);
+      if (job.will_run_end <= 0 || t <= job.will_run_end) times.push_back(t);
+    }
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  if (times.empty()) return false;
+  // The nodes as they will be at time t: every GPU whose job has ended by then is free.
+  auto at = [&](int64_t t) {
+    std::vector<LiveNode> then = nodes;
+    for (LiveNode& n : then) {
+      for (const auto& [gpu, until] : n.busy_until) {
+        if (free_from(until) <= t) n.free.push_back(gpu);
+      }
+    }
+    return then;
+  };
+  auto fits = [&](int64_t t) {
+    JobDecision scratch;
+    scratch.decider_ = this;
+    scratch.job_ = job;
+    return Place(spec, at(t), /*ignore_busy=*/false, &scratch).status == Placement::kPlaced;
+  };
+  size_t lo = 0, hi = times.size() - 1;
+  if (!fits(times[hi])) return false;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (fits(times[mid])) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  Placement p = Place(spec, at(times[lo]), /*ignore_busy=*/false, d);
+  if (p.status != Placement::kPlaced || d->candidates_.empty()) return false;
+  d->relaxations_ = p.relaxations;
+  d->start_time_ = std::max(times[lo], job.now);
+  d->Say(kLogDebug,
+         absl::StrFormat("will_run: %s fits when running jobs end, in %d s at the earliest, on "
+                         "%s",
+                         d->request_, d->start_time_ - job.now, d->candidates_[0].describe),
+         false);
+  return true;
+}
+
 std::unique_ptr<JobDecision> Decider::PlaceRequest(const RequestSpec& spec,
                                                    const std::vector<LiveNode>& nodes,
                                                    bool ignore_busy, Placement* out) {
@@ -565,6 +619,11 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
         }
         return d;
       case Placement::kNoRoom:
+        if (d->hard_ && job.mode == Mode::kWillRun && !job.now_only &&
+            Later(spec, nodes, d.get())) {
+          d->action_ = Action::kTry;
+          return d;
+        }
         if (d->hard_) {
           d->Refuse(p.reason, /*bad_request=*/false);
         } else {

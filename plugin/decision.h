@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "placement/cluster_state.h"
@@ -40,6 +41,10 @@ struct SlurmJob {
   bool whole_node = false;
   int required_nodes = 0;  // nodes named with -w
   std::vector<std::string> env;  // the job's SPANK environment, "NAME=value"
+  // Mode::kWillRun: now and the window backfill asks about (seconds since the epoch; 0:
+  // from now, no end), and whether it asks about now only.
+  int64_t now = 0, will_run_start = 0, will_run_end = 0;
+  bool now_only = false;
 };
 
 // A node as slurmctld sees it now.
@@ -47,6 +52,8 @@ struct LiveNode {
   std::string name;
   bool usable = false;     // in the bitmap slurmctld offers for this job
   std::vector<int> free;   // free GPU indexes
+  // Mode::kWillRun: busy GPUs whose job ends, and when ({index, end time}).
+  std::vector<std::pair<int, int64_t>> busy_until;
 };
 
 // Nodes (indexes into the caller's node array, ascending) and the GPU indexes on each.
@@ -97,6 +104,9 @@ class JobDecision {
   const std::optional<std::string>& comment() const { return comment_; }
   // A Mode::kRunNow decision masks each node's GPUs to the candidate's before cons_tres.
   bool mask_gpus() const { return job_.mode == Mode::kRunNow; }
+  // Mode::kWillRun, kTry: the earliest time the node sets hold the job by nvlplace's rules
+  // (seconds since the epoch), when that is later than now; else 0.
+  int64_t start_time() const { return start_time_; }
 
   // kTry: the i-th node set, computing another (away from the nodes offered so far) when
   // every earlier one was refused. nullptr when there is none.
@@ -147,6 +157,7 @@ class JobDecision {
   std::vector<int> to_caller_;  // topology node -> caller index, -1
   int rounds_ = 0;
   bool exhausted_ = false;
+  int64_t start_time_ = 0;
 };
 
 // The decisions of one loaded configuration. Thread-safe: the log de-duplication and the
@@ -191,6 +202,10 @@ class Decider {
   Placement Place(const RequestSpec& spec, const std::vector<LiveNode>& nodes, bool ignore_busy,
                   JobDecision* d) const;
   bool More(JobDecision* d) const;
+  // Mode::kWillRun, a hard request with no room now: the earliest end time of running jobs
+  // after which it fits (a binary search: more free GPUs never make it fit less), placed
+  // into `d` with start_time_ set. RET false when it fits at none of them.
+  bool Later(const RequestSpec& spec, const std::vector<LiveNode>& nodes, JobDecision* d) const;
   void Count(uint64_t Counters::*field) const;
 
   std::unique_ptr<LoadedConfig> config_;

@@ -156,6 +156,77 @@ TEST_F(DecisionTest, StrictWaitsWithOneLinePerReasonAndAComment) {
   EXPECT_FALSE(w->comment());
 }
 
+// Backfill's will_run for a strict job that cannot fit now: the earliest end time of the
+// running jobs after which its TP group has a whole island, on the nodes that give it.
+TEST_F(DecisionTest, WillRunGivesAStrictJobTheEarliestTimeItsIslandIsFree) {
+  OnlyFree({{0, {2, 3, 6, 7}}});  // node00: 2 + 2 free over its islands; the rest full
+  // node00: GPUs 4,5 free at 1100, 0,1 at 1300; node01: 0,1 free at 1050 but 2,3 only at
+  // 5000; every other node busy for ever (no end time known).
+  nodes_[0].busy_until = {{0, 1300}, {1, 1300}, {4, 1100}, {5, 1100}};
+  nodes_[1].busy_until = {{0, 1050}, {1, 1050}, {2, 5000}, {3, 5000},
+                          {4, 5000}, {5, 5000}, {6, 5000}, {7, 5000}};
+  SlurmJob job = Job(40, 4, {"NVLPLACE_TP=4"}, Mode::kWillRun);
+  job.now = 1000;
+  auto d = Decide(job);
+  ASSERT_EQ(d->action(), Action::kTry);
+  EXPECT_EQ(d->start_time(), 1100);  // not 1050: node01's island is still half busy then
+  const Candidate* c = d->CandidateAt(0);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->layout, (Layout{{0}, {{4, 5, 6, 7}}}));
+  EXPECT_THAT(d->log().text, HasSubstr("fits when running jobs end, in 100 s at the earliest"));
+  EXPECT_FALSE(d->mask_gpus());
+  EXPECT_FALSE(d->comment());
+  EXPECT_TRUE(d->Took(0, Layout{}));
+
+  // The window backfill asks about (24.11+): nothing before its end -> no start time; from
+  // its start on, GPUs freed by then count and the time is not before it.
+  SlurmJob ending = job;
+  ending.will_run_end = 1080;
+  EXPECT_EQ(Decide(ending)->action(), Action::kRefuse);
+  SlurmJob later = job;
+  later.will_run_start = 1200;
+  auto l = Decide(later);
+  ASSERT_EQ(l->action(), Action::kTry);
+  EXPECT_EQ(l->start_time(), 1200);
+  // Jobs past their end time (still ending): free from now, as far as nvlplace knows.
+  SlurmJob overdue = job;
+  overdue.now = 1150;
+  auto o = Decide(overdue);
+  ASSERT_EQ(o->action(), Action::kTry);
+  EXPECT_EQ(o->start_time(), 1150);
+
+  // Asked about now only, or in the main scheduler: the job waits, as before.
+  SlurmJob now_only = job;
+  now_only.now_only = true;
+  EXPECT_EQ(Decide(now_only)->action(), Action::kRefuse);
+  SlurmJob run_now = job;
+  run_now.mode = Mode::kRunNow;
+  auto r = Decide(run_now);
+  EXPECT_EQ(r->action(), Action::kRefuse);
+  EXPECT_EQ(r->start_time(), 0);
+  // A job that fits now starts now: no later time.
+  OnlyFree({{2, {0, 1, 2, 3}}});
+  auto fits = Decide(job);
+  ASSERT_EQ(fits->action(), Action::kTry);
+  EXPECT_EQ(fits->start_time(), 0);
+}
+
+TEST_F(DecisionTest, WillRunFindsNoTimeWhenNoEndFreesEnough) {
+  OnlyFree({{0, {2, 3, 6, 7}}});
+  nodes_[0].busy_until = {{0, 1300}, {4, 1100}};  // 1 and 5 busy for ever
+  SlurmJob job = Job(41, 4, {"NVLPLACE_TP=4"}, Mode::kWillRun);
+  job.now = 1000;
+  EXPECT_EQ(Decide(job)->action(), Action::kRefuse);
+  // Busy GPUs on a node the job may not use do not count.
+  nodes_[0].busy_until = {{0, 1300}, {1, 1300}, {4, 1100}, {5, 1100}};
+  nodes_[0].usable = false;
+  EXPECT_EQ(Decide(job)->action(), Action::kRefuse);
+  // A job without a hard constraint is cons_tres's to time, as before.
+  nodes_[0].usable = true;
+  auto prefer = Decide(Job(42, 4, {"NVLPLACE_TP=4", "NVLPLACE_NVL=prefer"}, Mode::kWillRun));
+  EXPECT_EQ(prefer->start_time(), 0);
+}
+
 TEST_F(DecisionTest, SubmitTimeRefusesOnlyWhatCanNeverRun) {
   OnlyFree({});  // the cluster is full now; test_only asks "could it ever run"
   auto busy = Decide(Job(6, 4, {"NVLPLACE_TP=4"}, Mode::kTestOnly));

@@ -185,6 +185,8 @@ typedef struct {
   int** free;
   int count;
   bitstr_t* unregistered; /* nodes whose GPUs have not registered yet, or NULL if none */
+  int* busy_gpus;         /* WILL_RUN: busy GPUs by node (nodes[i].busy_gpus points here) */
+  int64_t* busy_until;    /* ... and when each is free */
 } nvl_snapshot_t;
 
 /* Logs `names` (xfree'd here) once per configuration (indexless) or per change of the set
@@ -234,6 +236,8 @@ static void _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s
   s->nodes = xcalloc(s->count, sizeof(nvl_node_t));
   s->free = xcalloc(s->count, sizeof(int*));
   s->unregistered = NULL;
+  s->busy_gpus = NULL;
+  s->busy_until = NULL;
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
     nvl_gpus_state_t state;
     s->nodes[i].name = node_ptr->name;
@@ -253,7 +257,87 @@ static void _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s
   _report_gpuless(f, _names(indexless), _names(unregistered));
 }
 
+/* One GPU of a running job on one node, free from `until`. */
+typedef struct {
+  int node, gpu;
+  int64_t until;
+} nvl_busy_t;
+
+static int _by_node(const void* a, const void* b) {
+  const nvl_busy_t *x = a, *y = b;
+  if (x->node != y->node) return x->node < y->node ? -1 : 1;
+  return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+/* slurmctld's job list is slurmctld's own symbol, not libslurmfull's: a weak reference, so
+ * that the plugin links with -z defs and loads in the clients and slurmstepd that open
+ * every select plugin up to 24.11 (there it is NULL and never read). */
+#pragma weak job_list
+
+/* WILL_RUN: the GPUs running and suspended jobs hold on the usable nodes, with each job's
+ * end time, from the jobs' GPU allocations (gres_bit_alloc per node of the job, in the
+ * order of its job_resrcs node bitmap), as cons_tres's own will_run reads the job list. */
+static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable) {
+  nvl_busy_t* busy = NULL;
+  int n = 0, cap = 0;
+  nvl_list_itr_t it;
+  job_record_t* jp;
+
+  if (!job_list) return;
+  it = list_iterator_create(job_list);
+  while ((jp = list_next(it))) {
+    bitstr_t* on;
+    gres_state_t* gs;
+    nvl_list_itr_t git;
+
+    if (!(IS_JOB_RUNNING(jp) || IS_JOB_SUSPENDED(jp)) || jp->end_time <= 0 || !jp->job_resrcs ||
+        !(on = jp->job_resrcs->node_bitmap) || !jp->gres_list_alloc || !bit_overlap_any(on, usable))
+      continue;
+    git = list_iterator_create(jp->gres_list_alloc);
+    while ((gs = list_next(git))) {
+      gres_job_state_t* js = gs->gres_data;
+      int first, last, j = 0;
+      if (xstrcmp(gs->gres_name, "gpu") || !js || !js->gres_bit_alloc) continue;
+      first = bit_ffs(on);
+      last = bit_fls(on);
+      for (int i = first; first >= 0 && i <= last && j < (int)js->node_cnt; i++) {
+        bitstr_t* b;
+        if (!bit_test(on, i)) continue;
+        b = js->gres_bit_alloc[j++];
+        if (!b || i >= s->count || i >= bit_size(usable) || !bit_test(usable, i)) continue;
+        for (int g = 0; g < bit_size(b); g++) {
+          if (!bit_test(b, g)) continue;
+          if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            xrecalloc(busy, cap, sizeof(nvl_busy_t));
+          }
+          busy[n++] = (nvl_busy_t){i, g, (int64_t)jp->end_time};
+        }
+      }
+    }
+    list_iterator_destroy(git);
+  }
+  list_iterator_destroy(it);
+  if (!n) return;
+  qsort(busy, n, sizeof(nvl_busy_t), _by_node);
+  s->busy_gpus = xcalloc(n, sizeof(int));
+  s->busy_until = xcalloc(n, sizeof(int64_t));
+  for (int k = 0; k < n; k++) {
+    nvl_node_t* node = &s->nodes[busy[k].node];
+    if (!node->num_busy) {
+      node->busy_gpus = s->busy_gpus + k;
+      node->busy_until = s->busy_until + k;
+    }
+    s->busy_gpus[k] = busy[k].gpu;
+    s->busy_until[k] = busy[k].until;
+    node->num_busy++;
+  }
+  xfree(busy);
+}
+
 static void _snapshot_free(nvl_snapshot_t* s) {
+  xfree(s->busy_gpus);
+  xfree(s->busy_until);
   FREE_NULL_BITMAP(s->unregistered);
   for (int i = 0; i < s->count; i++) xfree(s->free[i]);
   xfree(s->free);
@@ -293,6 +377,8 @@ static void _job_of(job_record_t* job_ptr, uint32_t min_nodes, uint32_t max_node
   job->required_nodes = details->req_node_bitmap ? bit_set_count(details->req_node_bitmap) : 0;
   job->env = job_ptr->spank_job_env;
   job->env_size = job_ptr->spank_job_env_size;
+  job->now = (int64_t)time(NULL);
+  job->now_only = (job_ptr->bit_flags & TEST_NOW_ONLY) ? 1 : 0;
 }
 
 /* ---- GPUs masked to a node set --------------------------------------------------------- */
@@ -600,6 +686,10 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   usable = bit_copy(bitmap);
   if (job_ptr->details->req_node_bitmap) bit_and(usable, job_ptr->details->req_node_bitmap);
   _snapshot(f, usable, &snap);
+  if (job.mode == NVL_MODE_WILL_RUN && job.gpu_requests) {
+    NVL_WILL_RUN_WINDOW(tail, job.will_run_start, job.will_run_end);
+    _snapshot_ends(&snap, usable);
+  }
   /* A GPU job starts on no node whose GPUs slurmctld cannot index yet, whoever chooses. */
   if (snap.unregistered && job.gpu_requests && SELECT_IS_MODE_RUN_NOW(mode))
     bit_and_not(bitmap, snap.unregistered);
@@ -620,6 +710,10 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
       break;
     case NVL_ACT_TRY:
       rc = _try_all(&c, d, bitmap);
+      /* Backfill's reservation: not before the GPUs the decision needs are free. */
+      if (rc == SLURM_SUCCESS && job.mode == NVL_MODE_WILL_RUN &&
+          nvl_decision_start_time(d) > (int64_t)job_ptr->start_time)
+        job_ptr->start_time = (time_t)nvl_decision_start_time(d);
       break;
     default:
       rc = _forward(&c, bitmap);

@@ -59,6 +59,14 @@ std::vector<LiveNode> LiveNodes(const nvl_node_t* nodes, int num_nodes, std::str
     if (nodes[i].num_free > 0) {
       n.free.assign(nodes[i].free_gpus, nodes[i].free_gpus + nodes[i].num_free);
     }
+    if (nodes[i].num_busy > 0 &&
+        (nodes[i].busy_gpus == nullptr || nodes[i].busy_until == nullptr)) {
+      *bad = absl::StrCat("node ", i, " lists ", nodes[i].num_busy, " busy GPUs but no indexes");
+      return {};
+    }
+    for (int k = 0; k < nodes[i].num_busy; ++k) {
+      n.busy_until.emplace_back(nodes[i].busy_gpus[k], nodes[i].busy_until[k]);
+    }
     out.push_back(std::move(n));
   }
   return out;
@@ -320,6 +328,10 @@ nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl
     j.max_nodes = job->max_nodes;
     j.whole_node = job->whole_node != 0;
     j.required_nodes = job->required_nodes;
+    j.now = job->now;
+    j.will_run_start = job->will_run_start;
+    j.will_run_end = job->will_run_end;
+    j.now_only = job->now_only != 0;
     for (uint32_t i = 0; job->env != nullptr && i < job->env_size; ++i) {
       if (job->env[i] != nullptr) j.env.emplace_back(job->env[i]);
     }
@@ -374,6 +386,10 @@ const nvl_candidate_t* nvl_decision_candidate(nvl_decision_t* d, int i) {
   } catch (...) {
     return nullptr;
   }
+}
+
+int64_t nvl_decision_start_time(const nvl_decision_t* d) {
+  return d != nullptr ? d->d->start_time() : 0;
 }
 
 void nvl_decision_refused(nvl_decision_t* d, int i) {

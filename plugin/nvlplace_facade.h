@@ -54,6 +54,11 @@ typedef struct {
   int usable;           /* the job may be placed here (in the node bitmap it was given) */
   const int* free_gpus; /* GPU indexes (gres indexes) free now */
   int num_free;
+  /* WILL_RUN only (else 0 / NULL): the busy GPUs whose job has an end time, and that time
+   * (seconds since the epoch): busy_gpus[k] is free from busy_until[k] on. */
+  const int* busy_gpus;
+  const int64_t* busy_until;
+  int num_busy;
 } nvl_node_t;
 
 /* What the job asks for; 0 / NULL / "" means "not given". */
@@ -127,6 +132,10 @@ typedef struct {
   int required_nodes; /* nodes named with -w */
   char* const* env;   /* job_record_t.spank_job_env: "NAME=value" */
   uint32_t env_size;
+  /* WILL_RUN: the time now, and the window backfill asks about (24.11+ will_run_data_t;
+   * 0: from now, no end); now_only: the job asks about now only (TEST_NOW_ONLY). */
+  int64_t now, will_run_start, will_run_end;
+  int now_only;
 } nvl_job_t;
 
 enum nvl_action {
@@ -167,6 +176,10 @@ const char* nvl_decision_comment(const nvl_decision_t* d);
 /* NVL_ACT_TRY: node set i (0, 1, ...), computed on demand once the earlier ones were
  * refused; NULL when there is none. Valid until the next call on d. */
 const nvl_candidate_t* nvl_decision_candidate(nvl_decision_t* d, int i);
+/* WILL_RUN, NVL_ACT_TRY: the earliest time (seconds since the epoch) the node sets can
+ * hold the job by nvlplace's rules, from the running jobs' end times; 0: now. The caller
+ * sets the job's start time to the later of this and cons_tres's own. */
+int64_t nvl_decision_start_time(const nvl_decision_t* d);
 /* cons_tres refused node set i. */
 void nvl_decision_refused(nvl_decision_t* d, int i);
 /* cons_tres accepted node set i (-1: the job's own bitmap) and Slurm will allocate `got`.

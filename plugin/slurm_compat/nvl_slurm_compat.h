@@ -52,7 +52,7 @@ typedef __typeof__(*((job_record_t*)0)->details) nvl_job_details_t;
 /* The tail of select_p_job_test after the preemptee lists: what reservations exclude
  * (a core bitmap, then from 23.11 resv_exc_t with GRES too) and, from 24.11, the
  * window backfill asks about in WILL_RUN mode. Carried as one struct so that nvl_ctld.c
- * can hand it back to cons_tres unread. */
+ * hands it back to cons_tres as it came; it reads only the window (NVL_WILL_RUN_WINDOW). */
 #if NVL_SLURM_AT_LEAST(24, 11)
 typedef struct {
   resv_exc_t* resv_exc_ptr;
@@ -62,6 +62,14 @@ typedef struct {
 #define NVL_JOB_TEST_TAIL_PACK \
   { resv_exc_ptr, will_run_ptr }
 #define NVL_JOB_TEST_TAIL_ARGS(t) (t).resv_exc_ptr, (t).will_run_ptr
+/* The time window a WILL_RUN call asks about (0, 0: from now on, as before 24.11). */
+#define NVL_WILL_RUN_WINDOW(t, from, until) \
+  do {                                      \
+    if ((t).will_run_ptr) {                 \
+      (from) = (t).will_run_ptr->start;     \
+      (until) = (t).will_run_ptr->end;      \
+    }                                       \
+  } while (0)
 #elif NVL_SLURM_AT_LEAST(23, 11)
 typedef struct {
   resv_exc_t* resv_exc_ptr;
@@ -70,6 +78,7 @@ typedef struct {
 #define NVL_JOB_TEST_TAIL_PACK \
   { resv_exc_ptr }
 #define NVL_JOB_TEST_TAIL_ARGS(t) (t).resv_exc_ptr
+#define NVL_WILL_RUN_WINDOW(t, from, until) ((void)0)
 #else
 typedef struct {
   bitstr_t* exc_core_bitmap;
@@ -78,6 +87,7 @@ typedef struct {
 #define NVL_JOB_TEST_TAIL_PACK \
   { exc_core_bitmap }
 #define NVL_JOB_TEST_TAIL_ARGS(t) (t).exc_core_bitmap
+#define NVL_WILL_RUN_WINDOW(t, from, until) ((void)0)
 #endif
 
 /* select_p_job_test's parameters in every release; the names are the ones a definition

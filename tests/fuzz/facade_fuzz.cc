@@ -11,10 +11,17 @@
 // a length byte (0xff: NULL) then bytes; a node count byte; per node: a name byte (0xff NULL,
 // 0xfe a length-prefixed string, else "node%02d" of it mod 20, 16-19 unknown), a usable byte,
 // a free count byte (bit 7: free_gpus NULL; 0xff: NULL with INT_MAX) and that many int8
-// GPU indexes.
+// GPU indexes. Then, for nvl_decide in WILL_RUN (backfill's question, with the running
+// jobs' end times), read from what is left: per node a busy count byte (bit 7: busy_gpus and
+// busy_until NULL) and that many (int8 GPU, int32 seconds after now) pairs, then the window
+// (two int32, seconds after now; 0: none). Checked: a NULL busy list with a count is
+// refused and never read; a start time is 0 or within [now, the window's end]; every node
+// set is on usable known nodes, ascending.
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -194,5 +201,67 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckResult(r, entries, num_nodes, q, ignore_busy);
   nvl_result_clear(&r);
   FUZZ_CHECK(r.priv == nullptr, "nvl_result_clear left its storage");
+
+  if (null_facade || null_nodes || negative) return 0;
+  constexpr int64_t kNow = 1000000000;
+  std::vector<std::vector<int>> busy(entries.size());
+  std::vector<std::vector<int64_t>> until(entries.size());
+  bool null_busy = false;
+  for (size_t i = 0; i < entries.size() && !in.empty(); ++i) {
+    uint8_t count = in.U8();
+    for (int k = 0; k < (count & 0x7f); ++k) {
+      busy[i].push_back(in.I8());
+      until[i].push_back(kNow + in.I32());
+    }
+    nodes[i].num_busy = count & 0x7f;
+    if (count & 0x80) {
+      null_busy |= nodes[i].num_busy > 0;
+    } else {
+      nodes[i].busy_gpus = busy[i].data();
+      nodes[i].busy_until = until[i].data();
+    }
+  }
+  nvl_job_t job{};
+  job.job_id = 7;
+  job.mode = NVL_MODE_WILL_RUN;
+  job.gpus_per_job = q.gpus > 0 ? static_cast<uint64_t>(q.gpus) : 0;
+  job.gpu_requests = q.gpus > 0 ? 1 : 0;
+  job.min_nodes = 1;
+  job.now = kNow;
+  int32_t from = in.I32(), to = in.I32();
+  job.will_run_start = from ? kNow + from : 0;
+  job.will_run_end = to ? kNow + to : 0;
+  std::string env[2] = {"NVLPLACE_TP=" + std::to_string(q.tp),
+                        "NVLPLACE_NVL=" + std::string(q.nvl ? q.nvl : "strict")};
+  char* envp[2] = {env[0].data(), env[1].data()};
+  job.env = envp;
+  job.env_size = 2;
+  nvl_decision_t* d = nvl_decide(facade, &job, nodes.data(), num_nodes);
+  FUZZ_CHECK(d != nullptr, "no decision");
+  int action = nvl_decision_action(d);
+  if (null_busy || null_free) {
+    FUZZ_CHECK(action == NVL_ACT_CONS_TRES, "a NULL busy or free list was not refused");
+  }
+  int64_t start = nvl_decision_start_time(d);
+  int64_t last = job.will_run_end > 0 ? std::max(job.will_run_end, kNow) : INT64_MAX;
+  FUZZ_CHECK(start == 0 || (start >= kNow && start >= job.will_run_start && start <= last),
+             "start time %lld outside [now, %lld]", static_cast<long long>(start),
+             static_cast<long long>(last));
+  FUZZ_CHECK(start == 0 || action == NVL_ACT_TRY, "a start time without node sets");
+  for (int c = 0; action == NVL_ACT_TRY && c < 16; ++c) {
+    const nvl_candidate_t* cand = nvl_decision_candidate(d, c);
+    if (cand == nullptr) {
+      FUZZ_CHECK(c > 0, "NVL_ACT_TRY without a node set");
+      break;
+    }
+    for (int k = 0; k < cand->num_nodes; ++k) {
+      int i = cand->nodes[k];
+      FUZZ_CHECK(i >= 0 && i < num_nodes && entries[i].name && entries[i].usable &&
+                     (k == 0 || cand->nodes[k - 1] < i),
+                 "node set %d: bad node index %d", c, i);
+    }
+    nvl_decision_refused(d, c);
+  }
+  nvl_decision_free(d);
   return 0;
 }
