@@ -299,8 +299,9 @@ bool JobDecision::Took(int i, const Layout& got) {
     decider_->Count(&Counters::placed);
     decider_->Count(&Counters::as_decided);
     Say(kLogInfo,
-        absl::StrFormat("placed %s -> %s; slurm gpus %s; candidate %d of %d; relaxations: %s",
-                        request_, c.describe, slurm, i + 1, num_candidates(), relaxations_),
+        absl::StrFormat("placed %s -> %s; slurm gpus %s; candidate %d of %d; relaxations: %s%s",
+                        request_, c.describe, slurm, i + 1, num_candidates(), relaxations_,
+                        alone_),
         false);
     Comment(absl::StrCat("nvlplace: ", request_, " -> ", c.describe,
                          "; relaxations: ", relaxations_));
@@ -321,15 +322,20 @@ bool JobDecision::Took(int i, const Layout& got) {
       absl::StrCat("cons_tres allocated ", Names(got), " instead of ", Names(c.layout));
   Say(kLogInfo,
       absl::StrFormat("placed %s -> %s; slurm gpus %s DIFFER from the decision %s; candidate %d "
-                      "of %d; relaxations: %s",
+                      "of %d; relaxations: %s%s",
                       request_, Names(got), slurm, c.describe, i + 1, num_candidates(),
                       relaxations_ == "none" ? relaxation
-                                             : absl::StrCat(relaxations_, "; ", relaxation)),
+                                             : absl::StrCat(relaxations_, "; ", relaxation),
+                      alone_),
       false);
   Comment(absl::StrCat("nvlplace: ", request_, " -> ", Names(got), "; relaxations: ",
                        relaxations_ == "none" ? relaxation
                                               : absl::StrCat(relaxations_, "; ", relaxation)));
   return true;
+}
+
+void JobDecision::ConsTresAlone(const Layout& alone) {
+  alone_ = absl::StrCat("; cons_tres alone: ", alone.nodes.empty() ? "none" : Names(alone));
 }
 
 Action JobDecision::Exhausted() {

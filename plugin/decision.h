@@ -125,6 +125,9 @@ class JobDecision {
   bool Took(int i, const Layout& got);
   // Every node set was refused: kRefuse (a hard constraint waits) or kConsTres (relaxed).
   Action Exhausted();
+  // compare_cons_tres (RUN_NOW): where cons_tres alone would have put the job on the same
+  // state; Took's placement line then ends with "; cons_tres alone: node03:0-3 node04:0".
+  void ConsTresAlone(const Layout& alone);
 
  private:
   friend class Decider;
@@ -158,6 +161,7 @@ class JobDecision {
   int rounds_ = 0;
   bool exhausted_ = false;
   int64_t start_time_ = 0;
+  std::string alone_;  // "; cons_tres alone: ..." or ""
 };
 
 // The decisions of one loaded configuration. Thread-safe: the log de-duplication and the

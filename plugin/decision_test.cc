@@ -96,6 +96,25 @@ TEST_F(DecisionTest, StrictTpGroupIsTriedOnAFreeIslandAndCheckedAgainstSlurm) {
   EXPECT_EQ(decider_->counters().as_decided, 1u);
 }
 
+TEST_F(DecisionTest, ThePlacementLineNamesCons_tresAloneWhenAsked) {
+  // compare_cons_tres: the same state offered to cons_tres alone took node00's 2 + 2.
+  OnlyFree({{0, {2, 3, 6, 7}}, {1, {4, 5, 6, 7}}});
+  auto d = Decide(Job(2, 4, {"NVLPLACE_TP=4"}));
+  ASSERT_EQ(d->action(), Action::kTry);
+  d->ConsTresAlone(Layout{{0}, {{2, 3, 6, 7}}});
+  const Candidate* c = d->CandidateAt(0);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(d->Took(0, c->layout));
+  EXPECT_THAT(d->log().text, ::testing::EndsWith("; relaxations: none; cons_tres alone: "
+                                                 "node00:2-3,6-7"));
+  EXPECT_THAT(*d->comment(), ::testing::Not(HasSubstr("cons_tres alone")));
+  auto none = Decide(Job(3, 4, {"NVLPLACE_TP=4"}));
+  none->ConsTresAlone(Layout{});  // cons_tres would not start it now
+  ASSERT_NE(none->CandidateAt(0), nullptr);
+  EXPECT_TRUE(none->Took(0, none->CandidateAt(0)->layout));
+  EXPECT_THAT(none->log().text, ::testing::EndsWith("; cons_tres alone: none"));
+}
+
 TEST_F(DecisionTest, AStrictJobNeverRunsOtherwiseThanDecided) {
   // Issue 15: --gpus=8 --nvl-tp=4, node00 with 7 free and node01 with 4-7 free; cons_tres
   // packs the first node (7 + 1). The check rejects that node set.

@@ -645,6 +645,25 @@ static int _try_candidate(const nvl_call_t* c, nvl_decision_t* d, int i,
   return rc;
 }
 
+/* compare_cons_tres, RUN_NOW: cons_tres's own choice on the job's whole bitmap, told to the
+ * decision and released again (as for a node set the decision rejects), so that the
+ * placement line can name both on the same state. */
+static void _cons_tres_alone(const nvl_call_t* c, nvl_decision_t* d, bitstr_t* bitmap) {
+  bitstr_t* alone = bit_copy(bitmap);
+  nvl_got_t got;
+
+  if (_forward(c, alone) == SLURM_SUCCESS) {
+    _selected(c->job_ptr, alone, &got);
+    nvl_decision_cons_tres_alone(d, &got.view);
+    _got_free(&got);
+    _undo(c);
+  } else {
+    if (c->preemptee_job_list) FREE_NULL_LIST(*c->preemptee_job_list);
+    nvl_decision_cons_tres_alone(d, NULL);
+  }
+  FREE_NULL_BITMAP(alone);
+}
+
 /* NVL_ACT_TRY: the node sets in turn; then a wait or cons_tres's own choice. */
 static int _try_all(const nvl_call_t* c, nvl_decision_t* d, bitstr_t* bitmap) {
   const nvl_candidate_t* cand;
@@ -709,6 +728,8 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
       rc = SLURM_ERROR;
       break;
     case NVL_ACT_TRY:
+      if (SELECT_IS_MODE_RUN_NOW(mode) && nvl_facade_compares_cons_tres(f))
+        _cons_tres_alone(&c, d, bitmap);
       rc = _try_all(&c, d, bitmap);
       /* Backfill's reservation: not before the GPUs the decision needs are free. */
       if (rc == SLURM_SUCCESS && job.mode == NVL_MODE_WILL_RUN &&

@@ -72,6 +72,24 @@ std::vector<LiveNode> LiveNodes(const nvl_node_t* nodes, int num_nodes, std::str
   return out;
 }
 
+// A layout given by the C side (NULL or empty: no nodes).
+Layout LayoutOf(const nvl_layout_t* got) {
+  Layout layout;
+  if (got == nullptr || got->num_nodes <= 0 || got->nodes == nullptr ||
+      got->gpu_offsets == nullptr) {
+    return layout;
+  }
+  for (int k = 0; k < got->num_nodes; ++k) {
+    layout.nodes.push_back(got->nodes[k]);
+    int from = got->gpu_offsets[k], to = got->gpu_offsets[k + 1];
+    layout.gpus.emplace_back();
+    for (int g = from; got->gpus != nullptr && g < to; ++g) {
+      layout.gpus.back().push_back(got->gpus[g]);
+    }
+  }
+  return layout;
+}
+
 // C views of a decision's node sets, rebuilt when the list grows.
 struct CandidateViews {
   std::vector<std::vector<int>> offsets, gpus;
@@ -400,22 +418,22 @@ void nvl_decision_refused(nvl_decision_t* d, int i) {
   }
 }
 
+int nvl_facade_compares_cons_tres(const nvl_facade_t* facade) {
+  return facade != nullptr && facade->decider->config().config.compare_cons_tres ? 1 : 0;
+}
+
+void nvl_decision_cons_tres_alone(nvl_decision_t* d, const nvl_layout_t* alone) {
+  if (d == nullptr) return;
+  try {
+    d->d->ConsTresAlone(LayoutOf(alone));
+  } catch (...) {
+  }
+}
+
 int nvl_decision_took(nvl_decision_t* d, int i, const nvl_layout_t* got) {
   if (d == nullptr) return 1;
   try {
-    Layout layout;
-    if (got != nullptr && got->num_nodes > 0 && got->nodes != nullptr &&
-        got->gpu_offsets != nullptr) {
-      for (int k = 0; k < got->num_nodes; ++k) {
-        layout.nodes.push_back(got->nodes[k]);
-        int from = got->gpu_offsets[k], to = got->gpu_offsets[k + 1];
-        layout.gpus.emplace_back();
-        for (int g = from; got->gpus != nullptr && g < to; ++g) {
-          layout.gpus.back().push_back(got->gpus[g]);
-        }
-      }
-    }
-    return d->d->Took(i, layout) ? 1 : 0;
+    return d->d->Took(i, LayoutOf(got)) ? 1 : 0;
   } catch (...) {
     // Cannot check: keep a hard promise by refusing this node set.
     return d->d->hard() ? 0 : 1;

@@ -26,6 +26,7 @@ enum nvl_log_level { NVL_LOG_ERROR = 0, NVL_LOG_INFO = 1, NVL_LOG_DEBUG = 2 };
  *   log_level: info          # error | info | debug (default info)
  *   candidates: 3            # node sets tried before cons_tres's own choice (1..16)
  *   default_nvl: strict      # mode of jobs that do not give --nvl (default strict)
+ *   compare_cons_tres: false # measure: log where cons_tres alone would put each job
  * IN path - the file
  * OUT err - on failure, one line "file:line:col: #/path: message"
  * RET a handle holding one reference, or NULL on failure. */
@@ -180,6 +181,11 @@ const nvl_candidate_t* nvl_decision_candidate(nvl_decision_t* d, int i);
  * hold the job by nvlplace's rules, from the running jobs' end times; 0: now. The caller
  * sets the job's start time to the later of this and cons_tres's own. */
 int64_t nvl_decision_start_time(const nvl_decision_t* d);
+/* 1 when nvlplace.yaml says compare_cons_tres: true. Then, in RUN_NOW, the caller asks
+ * cons_tres for its own choice on the job's bitmap before NVL_ACT_TRY (and releases it), and
+ * gives it to nvl_decision_cons_tres_alone; the placement line names it. */
+int nvl_facade_compares_cons_tres(const nvl_facade_t* facade);
+void nvl_decision_cons_tres_alone(nvl_decision_t* d, const nvl_layout_t* alone);
 /* cons_tres refused node set i. */
 void nvl_decision_refused(nvl_decision_t* d, int i);
 /* cons_tres accepted node set i (-1: the job's own bitmap) and Slurm will allocate `got`.

@@ -66,7 +66,7 @@ absl::StatusOr<PluginConfig> ParsePluginConfig(absl::string_view text,
   if (root.IsNull()) return top.Error("empty file; at least 'topology:' is needed");
   NVL_ASSIGN_OR_RETURN(
       MapReader m, MapReader::Make(top, {"topology", "policy", "weights", "log_level", "candidates",
-                                         "default_nvl"}));
+                                         "default_nvl", "compare_cons_tres"}));
   NVL_ASSIGN_OR_RETURN(const Where* topo, m.Require("topology"));
   NVL_ASSIGN_OR_RETURN(std::string topo_path, yaml::ReadString(*topo));
   if (topo_path.empty()) return topo->Error("the topology file name is empty");
@@ -116,6 +116,11 @@ absl::StatusOr<PluginConfig> ParsePluginConfig(absl::string_view text,
     absl::StatusOr<NvlMode> parsed = ParseNvlMode(mode);
     if (!parsed.ok()) return d->Error(parsed.status().message());
     c.default_nvl = *parsed;
+  }
+  if (const Where* k = m.Find("compare_cons_tres")) {
+    NVL_ASSIGN_OR_RETURN(std::string v, yaml::ReadString(*k));
+    if (v != "true" && v != "false") return k->Error("compare_cons_tres must be true or false");
+    c.compare_cons_tres = v == "true";
   }
   return c;
 } catch (const std::exception& e) {

@@ -29,6 +29,9 @@ struct PluginConfig {
   LogLevel log_level = kLogInfo;
   int candidates = 3;  // node sets tried before cons_tres's own choice
   NvlMode default_nvl = NvlMode::kStrict;
+  // A measurement: in RUN_NOW also ask cons_tres where it alone would put each job nvlplace
+  // places (one more cons_tres call per job started) and log it beside the placement.
+  bool compare_cons_tres = false;
 };
 
 // Parses the text of nvlplace.yaml. Never throws. Errors are InvalidArgument

@@ -23,7 +23,7 @@ std::string Root() { return std::filesystem::current_path().string(); }
 TEST(PluginConfigTest, ReadsEveryKey) {
   auto c = ParsePluginConfig(
       "topology: cluster.yaml\npolicy: pack\nweights: {nvlink: 5, comm: 2.5}\n"
-      "log_level: debug\ncandidates: 5\ndefault_nvl: prefer\n",
+      "log_level: debug\ncandidates: 5\ndefault_nvl: prefer\ncompare_cons_tres: true\n",
       "/etc/slurm/nvlplace.yaml");
   ASSERT_THAT(c, IsOk());
   EXPECT_EQ(c->topology, "/etc/slurm/cluster.yaml");  // relative to nvlplace.yaml
@@ -31,6 +31,7 @@ TEST(PluginConfigTest, ReadsEveryKey) {
   EXPECT_EQ(c->log_level, kLogDebug);
   EXPECT_EQ(c->candidates, 5);
   EXPECT_EQ(c->default_nvl, NvlMode::kPrefer);
+  EXPECT_TRUE(c->compare_cons_tres);
   ASSERT_EQ(c->weights.size(), 2u);
   EXPECT_EQ(c->weights[0].first, "nvlink");
   EXPECT_EQ(c->weights[0].second, 5);
@@ -44,6 +45,7 @@ TEST(PluginConfigTest, Defaults) {
   EXPECT_EQ(c->log_level, kLogInfo);
   EXPECT_EQ(c->candidates, 3);
   EXPECT_EQ(c->default_nvl, NvlMode::kStrict);
+  EXPECT_FALSE(c->compare_cons_tres);
 }
 
 TEST(PluginConfigTest, PolicyPathIsResolved) {
@@ -87,6 +89,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "to 16"},
         BadCase{"BadDefaultNvl", "topology: c.yaml\ndefault_nvl: maybe\n",
                 "nvlplace.yaml:2:14: #/default_nvl: NVLink mode 'maybe' is not one of strict"},
+        BadCase{"BadCompare", "topology: c.yaml\ncompare_cons_tres: yes\n",
+                "nvlplace.yaml:2:20: #/compare_cons_tres: compare_cons_tres must be true or false"},
         BadCase{"BadYaml", "topology: [a, b\n", "nvlplace.yaml:2:1: bad YAML"},
         BadCase{"DuplicateKey", "topology: c.yaml\ntopology: d.yaml\n",
                 "nvlplace.yaml:2:1: #/topology: duplicate key 'topology' (first on line 1)"}),

@@ -6,6 +6,9 @@
 # under one leaf switch. A measurement, not a test; needs root; prints one table.
 #   contrib/bench/quality.sh [--jobs N] [TOPOLOGY.yaml...]
 # (default 1,000 jobs on configs/gb200-nvl72-su.yaml and configs/lab-h100.yaml)
+# The plugin's run sets compare_cons_tres in nvlplace.yaml, so that each placement is also
+# compared, on the same state, with where cons_tres alone would have put the job: a second
+# table counts the jobs that got fewer or more NVLink domains and a lower or higher tier.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 jobs=1000
@@ -25,6 +28,19 @@ cd /tmp
 for topo in "${topologies[@]}"; do
   for select in cons_tres nvlplace; do
     "$root/contrib/cluster/start.sh" --topology "$topo" --select "$select" >/dev/null
+    if [[ $select == nvlplace ]]; then
+      # Job by job on the same state: each placement line also names cons_tres's own choice.
+      log=$NVLPLACE_CLUSTER_DIR/log/slurmctld.log
+      loads=$(grep -c 'nvlplace: loaded' "$log" || true)
+      echo "compare_cons_tres: true" >>"$NVLPLACE_CLUSTER_DIR/etc/nvlplace.yaml"
+      (source "$NVLPLACE_CLUSTER_DIR/env.sh" && scontrol reconfigure)
+      reloaded() { (($(grep -c 'nvlplace: loaded' "$log" || true) > loads)); }
+      for ((i = 0; i < 100; i++)); do
+        reloaded && break
+        sleep 0.2  # polls for the reload, at most 20 s
+      done
+      reloaded || { echo "quality.sh: nvlplace.yaml not reloaded (see $log)" >&2; exit 1; }
+    fi
     # Only the quality figures are used here; the burst's own checks are reported.
     python3 "$root/contrib/cluster/burst.py" --jobs "$jobs" --seed 7 --quality \
       --report "$out/$(basename "$topo" .yaml)-$select.json" >"$out/burst.log" 2>&1 ||
@@ -46,4 +62,18 @@ for t in topos:
         print(f"| {name} | {cls} ({a.get('jobs', 0)} / {b.get('jobs', 0)}) | "
               f"{pct(a.get('one_domain_share'))} | {pct(b.get('one_domain_share'))} | "
               f"{pct(a.get('one_leaf_share'))} | {pct(b.get('one_leaf_share'))} |")
+print()
+print("| cluster | jobs compared | fewer NVLink domains than cons_tres alone | more | lower tier | higher tier | cons_tres alone would not start it |")
+print("|---|---|---|---|---|---|---|")
+for t in topos:
+    name = os.path.basename(t)[:-5]
+    q = json.load(open(f"{out}/{name}-nvlplace.json"))["quality"]
+    for cls in ("plain", "tp"):
+        v = q.get(cls, {}).get("vs_cons_tres_alone")
+        if not v:
+            continue
+        print(f"| {name} {cls} | {v['compared']} | {v['fewer_domains']} | {v['more_domains']} | "
+              f"{v['lower_tier']} | {v['higher_tier']} | {v['alone_would_wait']} |")
+        for w in v["worse_examples"][:5]:
+            print(f"|   {w} |||||||")
 PY

@@ -259,6 +259,7 @@ class Burst:
         self.mix = job_mix(largest_domain(cluster.cli, topo))
         shown = json.loads(run([cluster.cli, "show", topo, "--format", "json"]).stdout)
         self.leaf_tier = shown["tiers"][0]
+        self.tier_rank = {t: i for i, t in enumerate(["node", *shown["tiers"], "disconnected"])}
         self.arrays = {}  # array job id -> kind
         self.refused = collections.Counter()
         self.submit_errors = []
@@ -500,7 +501,7 @@ class Burst:
                     strict_split.append((jid, f"check failed: {r.stderr.strip()}"))
         started = len(got)
         not_by_plugin = sum(1 for jid in got if jid not in placed)
-        quality = self.quality(got, kind_of, topology) if self.a.quality else None
+        quality = self.quality(got, kind_of, topology, placed) if self.a.quality else None
         log_tail = ""
         with open(self.c.log, errors="replace") as f:
             f.seek(self.log_start)
@@ -566,32 +567,66 @@ class Burst:
         return summary
 
 
-    def quality(self, got, kind_of, topology):
+    def span(self, topology, words, jid):
+        """(NVLink domains, nodes, tier) of GPUs given as "node:idx" words."""
+        r = run([self.c.cli, "check", "span", "--topology", topology, *words], check=False)
+        m = re.match(r"nvlink_domains=(\d+) nodes=(\d+) tier=(\S+)", r.stdout)
+        if r.returncode != 0 or not m:
+            raise RuntimeError(f"nvlplace check span failed for job {jid}: {r.stderr}")
+        return int(m.group(1)), int(m.group(2)), m.group(3)
+
+    def quality(self, got, kind_of, topology, placed):
         """Per class of job (plain = TP 1, tp = TP > 1): how many ran, the share inside one
-        NVLink domain (of those that fit one) and under one leaf switch or one node."""
+        NVLink domain (of those that fit one) and under one leaf switch or one node. With
+        compare_cons_tres in nvlplace.yaml, each placement line also names where cons_tres
+        alone would have put the job on the same state: then, job by job, how many got fewer,
+        as many or more NVLink domains and a lower, the same or a higher fabric tier than
+        cons_tres alone would have given them, with the first jobs that got more."""
         largest = largest_domain(self.c.cli, topology)
         acc = collections.defaultdict(lambda: collections.Counter())
+        worse = collections.defaultdict(list)
         for jid, gpus in got.items():
             kind = kind_of.get(jid)
             if kind is None:
                 continue
             words = [f"{n}:{','.join(map(str, idx))}" for n, idx in gpus.items()]
-            r = run([self.c.cli, "check", "span", "--topology", topology, *words], check=False)
-            m = re.match(r"nvlink_domains=(\d+) nodes=(\d+) tier=(\S+)", r.stdout)
-            if r.returncode != 0 or not m:
-                raise RuntimeError(f"nvlplace check span failed for job {jid}: {r.stderr}")
-            c = acc["tp" if kind[3] > 1 else "plain"]
+            domains, _, tier = self.span(topology, words, jid)
+            cls = "tp" if kind[3] > 1 else "plain"
+            c = acc[cls]
             c["jobs"] += 1
             if sum(len(i) for i in gpus.values()) <= largest:
                 c["fit_one_domain"] += 1
-                c["one_domain"] += int(m.group(1)) == 1
-            c["one_leaf"] += m.group(3) in ("node", self.leaf_tier)
+                c["one_domain"] += domains == 1
+            c["one_leaf"] += tier in ("node", self.leaf_tier)
+            line = placed.get(jid, (None, ""))[1]
+            alone = line.partition("; cons_tres alone: ")[2].strip()
+            if not alone:
+                continue
+            if alone == "none":
+                c["alone_would_wait"] += 1
+                continue
+            a_domains, _, a_tier = self.span(topology, alone.split(), jid)
+            c["compared"] += 1
+            c["fewer_domains"] += domains < a_domains
+            c["more_domains"] += domains > a_domains
+            rank, a_rank = self.tier_rank.get(tier, 99), self.tier_rank.get(a_tier, 99)
+            c["lower_tier"] += rank < a_rank
+            c["higher_tier"] += rank > a_rank
+            if (domains > a_domains or rank > a_rank) and len(worse[cls]) < 10:
+                worse[cls].append(f"JobId={jid}: got {' '.join(words)} ({domains} domains, "
+                                  f"{tier}); cons_tres alone {alone} ({a_domains} domains, "
+                                  f"{a_tier})")
         out = {}
         for cls, c in sorted(acc.items()):
             out[cls] = {"jobs": c["jobs"],
                         "one_domain_share": round(c["one_domain"] / c["fit_one_domain"], 3)
                         if c["fit_one_domain"] else None,
                         "one_leaf_share": round(c["one_leaf"] / c["jobs"], 3)}
+            if c["compared"] or c["alone_would_wait"]:
+                out[cls]["vs_cons_tres_alone"] = {
+                    k: c[k] for k in ("compared", "fewer_domains", "more_domains", "lower_tier",
+                                      "higher_tier", "alone_would_wait")}
+                out[cls]["vs_cons_tres_alone"]["worse_examples"] = worse[cls]
         return out
 
 
