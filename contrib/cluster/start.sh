@@ -81,8 +81,21 @@ else
   "$NVL_CLI" export slurm "$topology" --slurm-release "$(nvl_slurm_release)" \
     --out-dir "$NVL_RUN/export"
 fi
+# Slurm's own plugins through a directory of links that leaves out any nvlplace .so found
+# there (an installed nvlplace-slurm-plugin package): up to 24.11 Slurm loads every select
+# plugin of PluginDir, and two with one plugin id stop slurmctld. With NVLPLACE_PLUGIN_LIB
+# set to Slurm's own plugin directory the cluster runs the installed plugins
+# (tests/slurm/package.sh).
+rm -rf "$NVL_RUN/plugins"
+mkdir -p "$NVL_RUN/plugins"
+plugin_dir=$NVL_RUN/plugins
+[[ $NVL_PLUGIN_LIB -ef $NVL_SLURM_PLUGINS ]] || plugin_dir+=":$NVL_PLUGIN_LIB"
+for f in "$NVL_SLURM_PLUGINS"/*; do
+  [[ ${f##*/} == *nvlplace* && ! $NVL_PLUGIN_LIB -ef $NVL_SLURM_PLUGINS ]] && continue
+  ln -s "$f" "$NVL_RUN/plugins/"
+done
 python3 "$NVL_ROOT/contrib/cluster/slurm_conf.py" --export-dir "$NVL_RUN/export" \
-  --run-dir "$NVL_RUN" --plugin-dir "$NVL_SLURM_PLUGINS:$NVL_PLUGIN_LIB" \
+  --run-dir "$NVL_RUN" --plugin-dir "$plugin_dir" \
   --spank "$NVL_PLUGIN_LIB/spank_nvlplace.so" --select "$select" --scheduler "$scheduler" \
   --host "$(hostname -s)" \
   --ctld-port "$NVL_PORT_BASE" --node-port "$((NVL_PORT_BASE + 100))"
