@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -114,9 +115,10 @@ std::string WhyLost(const Policy& policy, const Scored& winner, const Scored& lo
 }
 
 // How local a candidate is, lower is better: inside one NVLink domain first, then the
-// highest fabric tier its nodes cross.
-std::pair<int, int> Locality(const CandidateFacts& f) {
-  return {f.domains.size() > 1 ? 1 : 0, f.job_tier};
+// highest fabric tier its nodes cross, then the number of NVLink domains it spans (what
+// stock cons_tres with topology.conf minimizes: the lowest switch, then the fewest nodes).
+std::tuple<int, int, size_t> Locality(const CandidateFacts& f) {
+  return {f.domains.size() > 1 ? 1 : 0, f.job_tier, f.domains.size()};
 }
 
 std::string LocalityText(const Topology& topo, const CandidateFacts& f) {

@@ -160,6 +160,25 @@ TEST(EngineTest, SaysWhenItTradesLocality) {
   EXPECT_FALSE(PlacementToJson(near, *topo).contains("locality_traded"));
 }
 
+TEST(EngineTest, SaysWhenItSpansMoreDomainsForLessFragmentation) {
+  // leaf0: node0 2 free, node1 5, node2 1 (node3 full); leaf1: node4 6 free, node5 3 (node6
+  // and node7 full). A plain 8-GPU job: first fit fills leaf0's three partial nodes
+  // (fragmentation 100: it takes every free GPU of the nodes and the leaf it touches); best
+  // fit under leaf1 takes 6 + 2 on two nodes and leaves one GPU of node5 (8 of 9: 88.9).
+  // Both stay under one leaf and all-reduce as fast (the slowest hop is one leaf port), so
+  // the default policy takes the three nodes, and says that two would do.
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node0:0-5\nnode1:0-2\nnode2:0-6\nnode3\nnode4:0-1\nnode5:0-4\nnode[6-7]\n");
+  PlacementResult r = Engine(topo, Pol("topo")).Place(state, Req(*topo, {.gpus = 8}));
+  ASSERT_TRUE(r.placed);
+  EXPECT_EQ(Nodes(r, *topo), (std::set<std::string>{"node0", "node1", "node2"}));
+  EXPECT_THAT(r.locality_traded,
+              AllOf(HasSubstr("best fit under leaf1 would be 2 NVLink domains under one leaf, "
+                              "the choice is 3 NVLink domains under one leaf"),
+                    HasSubstr("lower fragmentation 88.9 vs 100.0 (weight 2)")));
+}
+
 TEST(EngineTest, FirstFitTakesLowestIndexes) {
   auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);

@@ -63,8 +63,8 @@ for t in topos:
               f"{pct(a.get('one_domain_share'))} | {pct(b.get('one_domain_share'))} | "
               f"{pct(a.get('one_leaf_share'))} | {pct(b.get('one_leaf_share'))} |")
 print()
-print("| cluster | jobs compared | fewer NVLink domains than cons_tres alone | more | lower tier | higher tier | cons_tres alone would not start it |")
-print("|---|---|---|---|---|---|---|")
+print("| cluster | jobs compared | fewer NVLink domains than cons_tres alone | more | lower tier | higher tier | less local, trade named | less local, not named | cons_tres alone would not start it |")
+print("|---|---|---|---|---|---|---|---|---|")
 for t in topos:
     name = os.path.basename(t)[:-5]
     q = json.load(open(f"{out}/{name}-nvlplace.json"))["quality"]
@@ -73,7 +73,8 @@ for t in topos:
         if not v:
             continue
         print(f"| {name} {cls} | {v['compared']} | {v['fewer_domains']} | {v['more_domains']} | "
-              f"{v['lower_tier']} | {v['higher_tier']} | {v['alone_would_wait']} |")
+              f"{v['lower_tier']} | {v['higher_tier']} | {v['less_local_said']} | "
+              f"{v['less_local_unsaid']} | {v['alone_would_wait']} |")
         for w in v["worse_examples"][:5]:
-            print(f"|   {w} |||||||")
+            print(f"|   {w} |||||||||")
 PY

@@ -612,10 +612,16 @@ class Burst:
             rank, a_rank = self.tier_rank.get(tier, 99), self.tier_rank.get(a_tier, 99)
             c["lower_tier"] += rank < a_rank
             c["higher_tier"] += rank > a_rank
+            # Less local than cons_tres alone: said (the line names the trade) or not.
+            said = " locality traded: " in line
+            if domains > a_domains or rank > a_rank:
+                c["less_local_said" if said else "less_local_unsaid"] += 1
             if (domains > a_domains or rank > a_rank) and len(worse[cls]) < 10:
                 worse[cls].append(f"JobId={jid}: got {' '.join(words)} ({domains} domains, "
                                   f"{tier}); cons_tres alone {alone} ({a_domains} domains, "
-                                  f"{a_tier})")
+                                  f"{a_tier}); "
+                                  + (line.partition(" locality traded: ")[2].partition("; cons_tres alone")[0]
+                                     if said else "not said"))
         out = {}
         for cls, c in sorted(acc.items()):
             out[cls] = {"jobs": c["jobs"],
@@ -625,7 +631,8 @@ class Burst:
             if c["compared"] or c["alone_would_wait"]:
                 out[cls]["vs_cons_tres_alone"] = {
                     k: c[k] for k in ("compared", "fewer_domains", "more_domains", "lower_tier",
-                                      "higher_tier", "alone_would_wait")}
+                                      "higher_tier", "less_local_said", "less_local_unsaid",
+                                      "alone_would_wait")}
                 out[cls]["vs_cons_tres_alone"]["worse_examples"] = worse[cls]
         return out
 
