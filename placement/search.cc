@@ -226,6 +226,52 @@ void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
   }
 }
 
+int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
+  if (k <= 0) return 0;
+  // The hosts under hnode with room (children are visited by an explicit stack).
+  std::vector<int> hosts, stack = {hnode};
+  while (!stack.empty()) {
+    int id = stack.back();
+    stack.pop_back();
+    if (cap_[id] <= 0) continue;
+    if (id < num_hosts_) {
+      hosts.push_back(id);
+    } else {
+      for (int c : hierarchy_.nodes()[id].children) stack.push_back(c);
+    }
+  }
+  // The fewest hosts that hold k: the roomiest first (ties by index).
+  std::sort(hosts.begin(), hosts.end(), [&](int a, int b) {
+    return cap_[a] != cap_[b] ? cap_[a] > cap_[b] : a < b;
+  });
+  size_t m = 0;
+  for (int held = 0; m < hosts.size() && held < k; ++m) held += cap_[hosts[m]];
+  hosts.resize(m);
+  // Water-fill, smallest room first: a host gives all it has while that is no more than an
+  // even share of what is left; the rest share evenly (the first ones one more).
+  std::vector<int> by_room = hosts;
+  std::reverse(by_room.begin(), by_room.end());
+  absl::flat_hash_map<int, int> count;
+  int left = k;
+  for (size_t i = 0; i < by_room.size(); ++i) {
+    int hosts_left = static_cast<int>(by_room.size() - i);
+    int room = cap_[by_room[i]];
+    if (static_cast<int64_t>(room) * hosts_left <= left) {
+      count[by_room[i]] = room;
+      left -= room;
+      continue;
+    }
+    for (size_t j = i; j < by_room.size(); ++j) {
+      count[by_room[j]] = left / hosts_left + (static_cast<int>(j - i) < left % hosts_left ? 1 : 0);
+    }
+    left = 0;
+    break;
+  }
+  std::sort(hosts.begin(), hosts.end());
+  for (int host : hosts) TakeFromHost(host, count[host], out);
+  return static_cast<int>(hosts.size());
+}
+
 void SearchState::TakeInOrder(const std::vector<int>& host_order, int k,
                               std::vector<GpuId>* out) const {
   for (int host : host_order) {
@@ -269,7 +315,16 @@ std::vector<Candidate> HierarchicalCandidates(const SearchState& s, int k, int l
       Candidate c;
       c.origin = absl::StrCat("best fit under ", h.nodes()[fits[i]].label);
       s.TakeBestFit(fits[i], k, &c.ranks);
+      std::vector<GpuId> fit = c.ranks;
       out.push_back(std::move(c));
+      if (fits[i] < static_cast<int>(h.hosts().size())) continue;  // one host: nothing to even
+      Candidate even;
+      even.origin = absl::StrCat("fewest hosts under ", h.nodes()[fits[i]].label);
+      if (s.TakeBalanced(fits[i], k, &even.ranks) < 2) continue;
+      std::vector<GpuId> a = even.ranks;
+      std::sort(a.begin(), a.end());
+      std::sort(fit.begin(), fit.end());
+      if (a != fit) out.push_back(std::move(even));
     }
   }
   return out;

@@ -76,6 +76,14 @@ class SearchState {
   // at most once per candidate.
   void TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const;
 
+  // Fewest hosts, evenly: the hosts under `hnode` with the most room, as few as hold `k`
+  // chunks (what stock cons_tres does under its lowest switch: the fewest nodes), each given
+  // as close to the same number of chunks as their room allows. Best fit fills partial
+  // hosts first and may take more of them; this is its compact counterpart, so that the
+  // engine sees, scores and names the trade. Requires capacity(hnode) >= k. RET the hosts
+  // used.
+  int TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const;
+
   // Chunks from hosts in the given order, as many as each gives.
   void TakeInOrder(const std::vector<int>& host_order, int k, std::vector<GpuId>* out) const;
 
@@ -104,6 +112,8 @@ class SearchState {
 // Hierarchical: best fit from each HNode of the lowest level that can hold k chunks (the
 // tightest first, up to `limit`), and from a few of the level above.
 std::vector<Candidate> HierarchicalCandidates(const SearchState& s, int k, int limit);
+// Besides each best fit from a fabric level, the fewest-hosts take from the same HNode
+// (SearchState::TakeBalanced) when it spans several hosts and differs.
 // First fit: hosts in index order, lowest GPU indexes first.
 std::vector<Candidate> FirstFitCandidate(const SearchState& s, int k);
 // Seeded random: hosts in a shuffled order.

@@ -612,11 +612,13 @@ class Burst:
             rank, a_rank = self.tier_rank.get(tier, 99), self.tier_rank.get(a_tier, 99)
             c["lower_tier"] += rank < a_rank
             c["higher_tier"] += rank > a_rank
-            # Less local than cons_tres alone: said (the line names the trade) or not.
+            # Less local than cons_tres alone, in the engine's order (one NVLink domain, then
+            # the lower tier, then fewer domains): said (the line names the trade) or not.
             said = " locality traded: " in line
-            if domains > a_domains or rank > a_rank:
+            less_local = ((domains > 1, rank, domains) > (a_domains > 1, a_rank, a_domains))
+            if less_local:
                 c["less_local_said" if said else "less_local_unsaid"] += 1
-            if (domains > a_domains or rank > a_rank) and len(worse[cls]) < 10:
+            if less_local and len(worse[cls]) < 10:
                 worse[cls].append(f"JobId={jid}: got {' '.join(words)} ({domains} domains, "
                                   f"{tier}); cons_tres alone {alone} ({a_domains} domains, "
                                   f"{a_tier}); "
