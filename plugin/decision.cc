@@ -12,9 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "placement/engine.h"
-#include "placement/explain.h"
-#include "placement/limits.h"
+#include "placement/engine/engine.h"
+#include "placement/engine/explain.h"
+#include "placement/model/limits.h"
 #include "plugin/nvl_options.h"
 
 namespace nvlplace::plugin {

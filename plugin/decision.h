@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "placement/cluster_state.h"
-#include "placement/request.h"
+#include "placement/model/cluster_state.h"
+#include "placement/model/request.h"
 #include "plugin/plugin_config.h"
 
 namespace nvlplace::plugin {

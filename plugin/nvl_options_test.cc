@@ -4,7 +4,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "placement/limits.h"
+#include "placement/model/limits.h"
 
 namespace {
 

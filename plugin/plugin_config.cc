@@ -7,9 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "placement/status_macros.h"
-#include "placement/topology_yaml.h"
-#include "placement/yaml_reader.h"
+#include "placement/model/status_macros.h"
+#include "placement/formats/topology_yaml.h"
+#include "placement/formats/yaml_reader.h"
+#include "policies/policy_loader.h"
+#include "policies/registry.h"
 
 namespace nvlplace::plugin {
 namespace {

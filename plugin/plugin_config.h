@@ -10,10 +10,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "placement/engine.h"
-#include "placement/request.h"
-#include "placement/topology.h"
-#include "policies/policy.h"
+#include "placement/engine/engine.h"
+#include "placement/model/request.h"
+#include "placement/model/topology.h"
+#include "placement/engine/policy.h"
 
 namespace nvlplace::plugin {
 

@@ -1,5 +1,5 @@
 // Tests for the policy registry and the YAML presets: every error is caught at load time.
-#include "policies/policy.h"
+#include "policies/registry.h"
 
 #include <cstdlib>
 #include <ostream>
@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/status_matchers.h"
+#include "policies/policy_loader.h"
 
 namespace nvlplace {
 namespace {

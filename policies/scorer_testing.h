@@ -10,11 +10,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "placement/cluster_state.h"
-#include "placement/topology_yaml.h"
-#include "policies/scorer.h"
+#include "placement/model/cluster_state.h"
+#include "placement/formats/topology_yaml.h"
+#include "placement/engine/scorer.h"
 #include "tests/status_matchers.h"
 #include "tests/test_data.h"
+#include "placement/formats/busy_list.h"
 
 namespace nvlplace::testing {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "policies/scorer.h"
+#include "placement/engine/scorer.h"
 
 namespace nvlplace {
 

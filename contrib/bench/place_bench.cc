@@ -4,8 +4,9 @@
 
 #include <random>
 
-#include "placement/engine.h"
-#include "placement/topology_yaml.h"
+#include "placement/engine/engine.h"
+#include "placement/formats/topology_yaml.h"
+#include "policies/policy_loader.h"
 
 namespace nvlplace {
 namespace {

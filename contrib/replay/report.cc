@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "placement/explain.h"
-#include "placement/hostlist.h"
+#include "placement/engine/explain.h"
+#include "placement/model/hostlist.h"
 
 namespace nvlplace::replay {
 namespace {

@@ -9,7 +9,7 @@
 #include <queue>
 
 #include "absl/strings/str_cat.h"
-#include "placement/limits.h"
+#include "placement/model/limits.h"
 
 namespace nvlplace::replay {
 namespace {

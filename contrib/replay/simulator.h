@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "contrib/replay/trace.h"
-#include "placement/engine.h"
+#include "placement/engine/engine.h"
 
 namespace nvlplace::replay {
 

@@ -6,8 +6,9 @@
 #include "contrib/replay/report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "placement/topology_yaml.h"
+#include "placement/formats/topology_yaml.h"
 #include "tests/status_matchers.h"
+#include "policies/policy_loader.h"
 
 namespace nvlplace::replay {
 namespace {

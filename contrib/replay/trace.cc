@@ -26,7 +26,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
-#include "placement/limits.h"
+#include "placement/model/limits.h"
 
 namespace nvlplace::replay {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "placement/limits.h"
-#include "placement/request.h"
+#include "placement/model/limits.h"
+#include "placement/model/request.h"
 
 namespace nvlplace::replay {
 

@@ -3,8 +3,8 @@
  * moved headers and write the types and signatures below. Read from each release's own
  * source (docs/slurm-versions.md); the select entry points themselves are listed in
  * select_entries.h. */
-#ifndef NVLPLACE_PLUGIN_NVL_SLURM_COMPAT_H_
-#define NVLPLACE_PLUGIN_NVL_SLURM_COMPAT_H_
+#ifndef NVLPLACE_PLUGIN_SLURM_COMPAT_NVL_SLURM_COMPAT_H_
+#define NVLPLACE_PLUGIN_SLURM_COMPAT_NVL_SLURM_COMPAT_H_
 
 #include "config.h"
 #include "slurm/slurm.h"
@@ -127,4 +127,4 @@ typedef struct {
  * own table there); 24.11 and later keep it private to select.c. */
 #define NVL_SLURM_SELECT_OPS_PUBLIC (!NVL_SLURM_AT_LEAST(24, 5))
 
-#endif /* NVLPLACE_PLUGIN_NVL_SLURM_COMPAT_H_ */
+#endif /* NVLPLACE_PLUGIN_SLURM_COMPAT_NVL_SLURM_COMPAT_H_ */

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "placement/cluster_state.h"
-#include "placement/engine.h"
-#include "placement/request.h"
-#include "policies/policy.h"
+#include "placement/model/cluster_state.h"
+#include "placement/engine/engine.h"
+#include "placement/model/request.h"
+#include "policies/policy_loader.h"
 #include "tests/fuzz/fuzz_common.h"
 
 namespace {

@@ -13,8 +13,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "placement/topology.h"
-#include "placement/topology_yaml.h"
+#include "placement/model/topology.h"
+#include "placement/formats/topology_yaml.h"
 
 // A property the input broke: print where and why, then abort (libFuzzer saves the input).
 #define FUZZ_CHECK(cond, ...)                                                        \

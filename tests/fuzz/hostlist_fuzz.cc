@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "placement/hostlist.h"
+#include "placement/model/hostlist.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

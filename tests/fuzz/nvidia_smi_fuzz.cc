@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "placement/nvidia_smi.h"
-#include "placement/topology.h"
+#include "placement/formats/nvidia_smi.h"
+#include "placement/model/topology.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

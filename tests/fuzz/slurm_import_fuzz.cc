@@ -2,8 +2,8 @@
 // ExportSlurm -> ImportSlurm must give an equal one (CompareTopologies).
 #include <string>
 
-#include "placement/slurm_io.h"
-#include "placement/topology.h"
+#include "placement/formats/slurm_io.h"
+#include "placement/model/topology.h"
 #include "tests/fuzz/fuzz_common.h"
 
 namespace {

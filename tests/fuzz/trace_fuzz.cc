@@ -6,8 +6,8 @@
 
 #include "contrib/replay/simulator.h"
 #include "contrib/replay/trace.h"
-#include "placement/engine.h"
-#include "policies/policy.h"
+#include "placement/engine/engine.h"
+#include "policies/policy_loader.h"
 #include "tests/fuzz/fuzz_common.h"
 
 namespace {

@@ -1,0 +1,32 @@
+// Shared plumbing for the nvlplace subcommands: exit codes, file output, error printing.
+#ifndef NVLPLACE_CONTRIB_CLI_CLI_COMMON_H_
+#define NVLPLACE_CONTRIB_CLI_CLI_COMMON_H_
+
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "placement/model/topology.h"
+
+namespace nvlplace::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;   // the environment failed (cannot write a file)
+inline constexpr int kExitBadInput = 2;  // the input is wrong; the message says where
+
+// Prints "nvlplace: <message>" on stderr and returns the exit code for the status: 2 for bad
+// input (InvalidArgument, NotFound, FailedPrecondition, OutOfRange, ResourceExhausted: a file
+// asked for more than the limits or the machine allow), 1 for the rest.
+int Fail(const absl::Status& status);
+
+// Adds "--max-gpus N" to `cmd`: the GPUs one cluster file may describe (limits.h
+// kDefaultMaxClusterGpus by default, 1 to 2^31 - 1), stored in topology_limits->max_gpus.
+CLI::Option* AddMaxGpusOption(CLI::App* cmd, TopologyLimits* topology_limits);
+
+// Writes `text` to `path` ("-" or empty: stdout), replacing the file only once complete.
+absl::Status WriteOutput(const std::string& path, absl::string_view text);
+
+}  // namespace nvlplace::cli
+
+#endif  // NVLPLACE_CONTRIB_CLI_CLI_COMMON_H_

@@ -1,0 +1,250 @@
+// The topology subcommands of nvlplace: validate, show, import, export.
+#include "contrib/cli/cmd_topology.h"
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "contrib/cli/cli_common.h"
+#include "placement/model/limits.h"
+#include "placement/formats/nvidia_smi.h"
+#include "placement/formats/slurm_io.h"
+#include "placement/formats/topology_json.h"
+#include "placement/formats/topology_yaml.h"
+
+namespace nvlplace::cli {
+namespace {
+
+int Validate(const std::vector<std::string>& files, const TopologyLimits& limits) {
+  int rc = kExitOk;
+  for (const std::string& file : files) {
+    absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file, limits);
+    if (!topo.ok()) {
+      absl::Status s = topo.status();
+      if (absl::StrContains(s.message(), "unknown key 'topology'")) {
+        // The select plugin's nvlplace.yaml, not a cluster file: say where it is checked.
+        s = absl::Status(s.code(), absl::StrCat(s.message(), "; this looks like the select "
+                                                "plugin's nvlplace.yaml: check it with "
+                                                "`nvlplace check plugin-config ", file, "`"));
+      }
+      rc = std::max(rc, Fail(s));
+      continue;
+    }
+    std::cout << file << ": ok\n" << TopologyOverview(**topo);
+  }
+  return rc;
+}
+
+int Show(const std::string& file, const std::string& format, const TopologyLimits& limits) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(file, limits);
+  if (!topo.ok()) return Fail(topo.status());
+  std::string text;
+  if (format == "json") {
+    // Names are checked printable UTF-8 when read; replace stays a safety net against throwing.
+    text =
+        TopologyToJson(**topo).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  } else if (format == "yaml") {
+    text = WriteTopologyYaml(**topo);
+  } else {
+    text = TopologySummary(**topo);
+  }
+  absl::Status s = WriteOutput("-", text);
+  return s.ok() ? kExitOk : Fail(s);
+}
+
+// Builds the model from an imported spec (so that import never writes an invalid file) and
+// writes it as YAML.
+int WriteImported(absl::StatusOr<TopologySpec> spec, const std::string& out) {
+  if (!spec.ok()) return Fail(spec.status());
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(*spec);
+  if (!topo.ok()) return Fail(topo.status());
+  absl::Status s = WriteOutput(out, WriteTopologyYaml(**topo));
+  return s.ok() ? kExitOk : Fail(s);
+}
+
+struct SlurmImportArgs {
+  std::string topology_conf;
+  std::string gres_conf;
+  SlurmImportOptions options;
+  TopologyLimits limits;
+  std::string out = "-";
+};
+
+int ImportSlurmFiles(const SlurmImportArgs& args) {
+  absl::StatusOr<std::string> topo_text = ReadFileToString(args.topology_conf);
+  if (!topo_text.ok()) return Fail(topo_text.status());
+  std::string gres_text;
+  if (!args.gres_conf.empty()) {
+    absl::StatusOr<std::string> g = ReadFileToString(args.gres_conf);
+    if (!g.ok()) return Fail(g.status());
+    gres_text = *std::move(g);
+  }
+  return WriteImported(ImportSlurm(*topo_text, args.topology_conf, gres_text, args.gres_conf,
+                                   args.options, args.limits),
+                       args.out);
+}
+
+struct SmiImportArgs {
+  std::string file;
+  std::string node;
+  std::string model = "H100";
+  TopologyLimits limits;
+  std::string out = "-";
+};
+
+int ImportSmi(const SmiImportArgs& args) {
+  absl::StatusOr<std::string> text = ReadFileToString(args.file);
+  if (!text.ok()) return Fail(text.status());
+  return WriteImported(ImportNvidiaSmi(*text, args.file, args.node, args.model, args.limits),
+                       args.out);
+}
+
+struct ExportArgs {
+  std::string file;
+  std::string out_dir = ".";
+  TopologyLimits limits;
+  std::string slurm_release;  // "24.11" or "24.11.7"; empty: Links= as before 24.05
+  bool force = false;
+};
+
+// Links= or not, for the Slurm release the files are for.
+absl::StatusOr<SlurmExportOptions> ExportOptionsFor(const std::string& release) {
+  SlurmExportOptions options;
+  if (release.empty()) return options;
+  std::vector<std::string> parts = absl::StrSplit(release, '.');
+  int major = 0, minor = 0;
+  bool ok = (parts.size() == 2 || parts.size() == 3);
+  for (const std::string& p : parts) {
+    ok = ok && !p.empty() && p.size() <= 3 && p.find_first_not_of("0123456789") == std::string::npos;
+  }
+  ok = ok && absl::SimpleAtoi(parts[0], &major) && absl::SimpleAtoi(parts[1], &minor) &&
+       major >= 17;
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--slurm-release ", release, ": give the Slurm release as MAJOR.MINOR, e.g. 24.11"));
+  }
+  options.links = SlurmLinksHelp(major, minor);
+  return options;
+}
+
+// An existing file with other content is replaced only with --force: a site's gres.conf
+// holds AutoDetect, MPS and other lines nvlplace does not write.
+absl::Status CheckOverwrite(const std::string& path, const std::string& text, bool force) {
+  std::error_code ec;
+  if (force || !std::filesystem::exists(path, ec)) return absl::OkStatus();
+  absl::StatusOr<std::string> old = ReadFileToString(path);
+  if (old.ok() && *old == text) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      path, " exists with other content: nvlplace does not merge it (AutoDetect=, MPS and "
+      "other lines would be lost); write to another --out-dir and merge by hand, or give "
+      "--force to replace it"));
+}
+
+int ExportSlurmFiles(const ExportArgs& args) {
+  absl::StatusOr<SlurmExportOptions> options = ExportOptionsFor(args.slurm_release);
+  if (!options.ok()) return Fail(options.status());
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(args.file, args.limits);
+  if (!topo.ok()) return Fail(topo.status());
+  size_t gres_bytes = ExportedGresBytes(**topo, *options);
+  if (gres_bytes > limits::kMaxConfigBytes) {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat(args.file, ": its gres.conf would take ", gres_bytes,
+                     " bytes (a line per GPU, each listing its node's GPUs), more than the ",
+                     limits::kMaxConfigBytes >> 20,
+                     " MiB nvlplace reads back; describe fewer GPU shapes (islands) per model")));
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(args.out_dir, ec);
+  if (ec)
+    return Fail(absl::PermissionDeniedError(
+        absl::StrCat("cannot create ", args.out_dir, ": ", ec.message())));
+  SlurmFiles files = ExportSlurm(**topo, *options);
+  std::string topo_path = (std::filesystem::path(args.out_dir) / "topology.conf").string();
+  std::string gres_path = (std::filesystem::path(args.out_dir) / "gres.conf").string();
+  absl::Status s = CheckOverwrite(topo_path, files.topology_conf, args.force);
+  if (s.ok()) s = CheckOverwrite(gres_path, files.gres_conf, args.force);
+  if (s.ok()) s = WriteOutput(topo_path, files.topology_conf);
+  if (s.ok()) s = WriteOutput(gres_path, files.gres_conf);
+  if (!s.ok()) return Fail(s);
+  std::cout << "wrote " << topo_path << " and " << gres_path
+            << (options->links ? "" : " (no Links=: see the comment at the top of gres.conf)")
+            << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto validate_limits = std::make_shared<TopologyLimits>();
+  CLI::App* validate = app.add_subcommand(
+      "validate", "Check cluster YAML files; errors read file:line:col: path: message");
+  validate->add_option("files", *files, "cluster YAML files")->required();
+  AddMaxGpusOption(validate, validate_limits.get());
+  validate->callback([run, files, validate_limits] {
+    *run = [files, validate_limits] { return Validate(*files, *validate_limits); };
+  });
+
+  auto show_file = std::make_shared<std::string>();
+  auto format = std::make_shared<std::string>("text");
+  auto show_limits = std::make_shared<TopologyLimits>();
+  CLI::App* show =
+      app.add_subcommand("show", "Describe a cluster: summary, JSON or canonical YAML");
+  show->add_option("file", *show_file, "cluster YAML file")->required();
+  show->add_option("--format", *format, "text (default), json (schema nvlplace.topology/1), yaml")
+      ->check(CLI::IsMember({"text", "json", "yaml"}));
+  AddMaxGpusOption(show, show_limits.get());
+  show->callback([run, show_file, format, show_limits] {
+    *run = [=] { return Show(*show_file, *format, *show_limits); };
+  });
+
+  CLI::App* import =
+      app.add_subcommand("import", "Build a cluster YAML from Slurm or nvidia-smi files");
+  import->require_subcommand(1);
+  auto slurm = std::make_shared<SlurmImportArgs>();
+  CLI::App* isl = import->add_subcommand("slurm", "Import topology.conf (and gres.conf Links=)");
+  isl->add_option("--topology", slurm->topology_conf, "Slurm topology.conf (topology/tree)")
+      ->required();
+  isl->add_option("--gres", slurm->gres_conf, "Slurm gres.conf with Name=gpu File= [Links=] lines");
+  isl->add_option("--gpus-per-node", slurm->options.gpus_per_node,
+                  "GPUs of nodes that gres.conf does not describe");
+  isl->add_option("--gpu-model", slurm->options.gpu_model, "GPU model when gres.conf has no Type=");
+  isl->add_option("--nvlink-gbps", slurm->options.nvlink_gbps, "NVLink GB/s per GPU of that model");
+  isl->add_option("--name", slurm->options.name, "cluster name");
+  AddMaxGpusOption(isl, &slurm->limits);
+  isl->add_option("-o,--out", slurm->out, "output YAML file (default: stdout)");
+  isl->callback([run, slurm] { *run = [slurm] { return ImportSlurmFiles(*slurm); }; });
+
+  auto smi = std::make_shared<SmiImportArgs>();
+  CLI::App* ism = import->add_subcommand("nvidia-smi", "Import one node from `nvidia-smi topo -m`");
+  ism->add_option("file", smi->file, "saved output of nvidia-smi topo -m")->required();
+  ism->add_option("--node", smi->node, "Slurm node name of that machine")->required();
+  ism->add_option("--gpu-model", smi->model, "GPU model name");
+  AddMaxGpusOption(ism, &smi->limits);
+  ism->add_option("-o,--out", smi->out, "output YAML file (default: stdout)");
+  ism->callback([run, smi] { *run = [smi] { return ImportSmi(*smi); }; });
+
+  CLI::App* exp = app.add_subcommand("export", "Write Slurm files from a cluster YAML");
+  exp->require_subcommand(1);
+  auto ex = std::make_shared<ExportArgs>();
+  CLI::App* esl = exp->add_subcommand("slurm", "Write topology.conf and gres.conf (File=, Links=)");
+  esl->add_option("file", ex->file, "cluster YAML file")->required();
+  esl->add_option("--out-dir", ex->out_dir, "directory for topology.conf and gres.conf");
+  esl->add_option("--slurm-release", ex->slurm_release,
+                  "Slurm release the files are for (e.g. 24.11): from 24.05 on, gres.conf gets "
+                  "no Links= (cons_tres there takes the least-linked GPU first)");
+  esl->add_flag("--force", ex->force,
+                "replace an existing topology.conf or gres.conf with other content");
+  AddMaxGpusOption(esl, &ex->limits);
+  esl->callback([run, ex] {
+    *run = [ex] { return ExportSlurmFiles(*ex); };
+  });
+}
+
+}  // namespace nvlplace::cli

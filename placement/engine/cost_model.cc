@@ -1,0 +1,112 @@
+// Alpha-beta communication cost of a placement: seconds per training step per group kind.
+#include "placement/engine/cost_model.h"
+
+#include <algorithm>
+
+namespace nvlplace {
+namespace {
+
+struct Volumes {
+  double tp_bytes;     // one TP all-reduce
+  double tp_count;     // TP all-reduces per step
+  double pp_bytes;     // one stage-boundary send (per TP rank)
+  double pp_count;     // sends per boundary per step
+  double dp_bytes;     // the gradient all-reduce per DP group
+};
+
+Volumes VolumesFor(const Request& r, const ModelProfile& m) {
+  Volumes v;
+  double activation = static_cast<double>(m.micro_batch) * m.seq_len * m.hidden * m.bytes_per_value;
+  v.tp_bytes = activation;
+  v.tp_count = 4.0 * m.layers / r.pp * m.micro_batches;
+  v.pp_bytes = activation / r.tp;  // scatter-gather: each TP rank sends its share
+  v.pp_count = 2.0 * m.micro_batches;  // forward activations, backward gradients
+  v.dp_bytes = m.params * m.bytes_per_value / (r.tp * r.pp);
+  return v;
+}
+
+double RingSeconds(int n, double bytes, double bytes_per_s, double alpha_s) {
+  if (n <= 1) return 0;
+  return 2.0 * (n - 1) / n * bytes / bytes_per_s + 2.0 * (n - 1) * alpha_s;
+}
+
+}  // namespace
+
+Link LinkBetween(const Topology& topo, GpuId a, GpuId b) {
+  const Gpu& ga = topo.gpus()[a];
+  const Gpu& gb = topo.gpus()[b];
+  if (ga.domain == gb.domain) {
+    return {topo.domains()[ga.domain].nvlink_gbps * 1e9, topo.nvlink_alpha_us() * 1e-6};
+  }
+  if (ga.node == gb.node) return {kPcieGBps * 1e9, topo.net_alpha_us() * 1e-6};
+  double gbps = topo.PathGbps(ga.node, gb.node);
+  if (gbps <= 0) return {1.0, 1.0};  // disconnected: absurdly slow, never chosen
+  return {gbps / 8 * 1e9, topo.net_alpha_us() * 1e-6};
+}
+
+double RingAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus, double bytes) {
+  int n = static_cast<int>(gpus.size());
+  if (n <= 1) return 0;
+  double bw = 0, alpha = 0;
+  for (int i = 0; i < n; ++i) {
+    Link l = LinkBetween(topo, gpus[i], gpus[(i + 1) % n]);
+    bw = i == 0 ? l.bytes_per_s : std::min(bw, l.bytes_per_s);
+    alpha = std::max(alpha, l.alpha_s);
+  }
+  return RingSeconds(n, bytes, bw, alpha);
+}
+
+CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
+                          const Request& r, const ModelProfile& m) {
+  CommEstimate e;
+  if (static_cast<int>(ranks.size()) != r.gpus) return e;
+  Volumes v = VolumesFor(r, m);
+  auto rank = [&](int t, int p, int d) { return ranks[t + r.tp * (p + r.pp * d)]; };
+  std::vector<GpuId> group;
+  // TP groups: one ring per (p, d); tp_count all-reduces run one after another.
+  for (int d = 0; d < r.dp; ++d) {
+    for (int p = 0; p < r.pp; ++p) {
+      group.clear();
+      for (int t = 0; t < r.tp; ++t) group.push_back(rank(t, p, d));
+      e.tp_s = std::max(e.tp_s, v.tp_count * RingAllReduceSeconds(topo, group, v.tp_bytes));
+    }
+  }
+  // PP: each pipeline (t, d) sends across its pp-1 boundaries, one after another.
+  if (r.pp > 1) {
+    for (int d = 0; d < r.dp; ++d) {
+      for (int t = 0; t < r.tp; ++t) {
+        double s = 0;
+        for (int p = 0; p + 1 < r.pp; ++p) {
+          Link l = LinkBetween(topo, rank(t, p, d), rank(t, p + 1, d));
+          s += v.pp_count * (v.pp_bytes / l.bytes_per_s + l.alpha_s);
+        }
+        e.pp_s = std::max(e.pp_s, s);
+      }
+    }
+  }
+  // DP groups: one ring per (t, p), all at once; the slowest decides.
+  if (r.dp > 1) {
+    for (int p = 0; p < r.pp; ++p) {
+      for (int t = 0; t < r.tp; ++t) {
+        group.clear();
+        for (int d = 0; d < r.dp; ++d) group.push_back(rank(t, p, d));
+        e.dp_s = std::max(e.dp_s, RingAllReduceSeconds(topo, group, v.dp_bytes));
+      }
+    }
+  }
+  return e;
+}
+
+CommEstimate IdealComm(const Topology& topo, const Request& r, const ModelProfile& m) {
+  double nvlink = 0;
+  for (const GpuModelSpec& model : topo.gpu_models()) nvlink = std::max(nvlink, model.nvlink_gbps);
+  double bw = nvlink * 1e9, alpha = topo.nvlink_alpha_us() * 1e-6;
+  Volumes v = VolumesFor(r, m);
+  CommEstimate e;
+  e.tp_s = v.tp_count * RingSeconds(r.tp, v.tp_bytes, bw, alpha);
+  e.pp_s = r.pp > 1 ? (r.pp - 1) * v.pp_count * (v.pp_bytes / bw + alpha) : 0;
+  e.dp_s = RingSeconds(r.dp, v.dp_bytes, bw, alpha);
+  return e;
+}
+
+}  // namespace nvlplace

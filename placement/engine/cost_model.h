@@ -1,0 +1,58 @@
+// Alpha-beta communication cost of a placement: seconds per training step per group kind.
+#ifndef NVLPLACE_PLACEMENT_ENGINE_COST_MODEL_H_
+#define NVLPLACE_PLACEMENT_ENGINE_COST_MODEL_H_
+
+#include <vector>
+
+#include "placement/model/request.h"
+#include "placement/model/topology.h"
+
+namespace nvlplace {
+
+// The training step whose communication is estimated. Defaults follow a Llama-2-70B-like
+// model trained in bf16 with Megatron (hidden 8192, 80 layers, 4,096-token sequences).
+struct ModelProfile {
+  double params = 70e9;
+  int hidden = 8192;
+  int layers = 80;
+  int seq_len = 4096;
+  int micro_batch = 1;
+  int micro_batches = 8;  // per step, per pipeline
+  int bytes_per_value = 2;
+};
+
+// Bandwidth between two GPUs of one node that are in different NVLink islands (PCIe Gen5
+// x16 through the host), GB/s.
+inline constexpr double kPcieGBps = 64.0;
+
+struct CommEstimate {
+  double tp_s = 0;  // max over TP groups: 4 all-reduces per layer per micro-batch
+  double pp_s = 0;  // max over pipelines: activations and gradients across stage boundaries
+  double dp_s = 0;  // max over DP groups: one gradient all-reduce per step
+  double total() const { return tp_s + pp_s + dp_s; }
+};
+
+// Bytes per second and per-message latency (seconds) between two GPUs: NVLink inside a
+// domain, PCIe between islands of one node, else the fabric path (Topology::PathGbps, which
+// already holds the slowest link and oversubscription).
+struct Link {
+  double bytes_per_s;
+  double alpha_s;
+};
+Link LinkBetween(const Topology& topo, GpuId a, GpuId b);
+
+// Ring all-reduce of `bytes` over `gpus` in ring order: 2(n-1)/n * S/B + 2(n-1) * alpha,
+// B and alpha the worst of the ring's hops.
+double RingAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus, double bytes);
+
+// Communication per step of a job whose rank r runs on ranks[r] (Megatron order: TP
+// innermost, then PP, then DP).
+CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
+                          const Request& request, const ModelProfile& model);
+
+// The same job with every GPU in one NVLink domain of the fastest model: a lower bound.
+CommEstimate IdealComm(const Topology& topo, const Request& request, const ModelProfile& model);
+
+}  // namespace nvlplace
+
+#endif  // NVLPLACE_PLACEMENT_ENGINE_COST_MODEL_H_

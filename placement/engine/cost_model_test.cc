@@ -1,0 +1,140 @@
+// The communication cost model on hand-built clusters, with the arithmetic beside each number.
+#include "placement/engine/cost_model.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "placement/formats/topology_yaml.h"
+#include "tests/status_matchers.h"
+
+namespace nvlplace {
+namespace {
+
+using ::nvlplace::testing::IsOk;
+
+// Two leaves of two nodes, 8 H100 each; n0 has two 4-GPU islands. leaf1's ports run at
+// 200 Gb/s. NVLink 900 GB/s, alpha 0.6 us over NVLink and 2.7 us over the network.
+constexpr char kYaml[] = R"(name: cost
+tiers: [leaf, spine]
+gpu_models: [{name: H100, nvlink_gbps: 900}]
+nodes:
+  - {names: "n0", gpus: 8, model: H100, islands: [[0, 1, 2, 3], [4, 5, 6, 7]]}
+  - {names: "n[1-3]", gpus: 8, model: H100}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "n[0-1]"}
+  - {name: leaf1, tier: leaf, nodes: "n[2-3]", link_gbps: 200}
+  - {name: spine0, tier: spine, switches: "leaf[0-1]"}
+)";
+
+class CostModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto spec = ParseTopologyYaml(kYaml, "cost.yaml");
+    ASSERT_THAT(spec, IsOk());
+    auto topo = Topology::Create(*spec);
+    ASSERT_THAT(topo, IsOk());
+    topo_ = *topo;
+  }
+  // GPU `index` of node `name`.
+  GpuId G(const char* name, int index) const {
+    return topo_->nodes()[topo_->FindNode(name)].gpus[index];
+  }
+  std::vector<GpuId> On(const char* name, std::initializer_list<int> indexes) const {
+    std::vector<GpuId> out;
+    for (int i : indexes) out.push_back(G(name, i));
+    return out;
+  }
+  static std::vector<GpuId> Join(std::vector<GpuId> a, const std::vector<GpuId>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  }
+  std::shared_ptr<const Topology> topo_;
+};
+
+constexpr double kS = 1e9;  // bytes all-reduced
+
+TEST_F(CostModelTest, LinkBetweenEachKindOfHop) {
+  Link nvl = LinkBetween(*topo_, G("n1", 0), G("n1", 7));
+  EXPECT_DOUBLE_EQ(nvl.bytes_per_s, 900e9);
+  EXPECT_DOUBLE_EQ(nvl.alpha_s, 0.6e-6);
+  Link pcie = LinkBetween(*topo_, G("n0", 0), G("n0", 4));  // islands of one node
+  EXPECT_DOUBLE_EQ(pcie.bytes_per_s, 64e9);
+  EXPECT_DOUBLE_EQ(pcie.alpha_s, 2.7e-6);
+  Link leaf = LinkBetween(*topo_, G("n0", 0), G("n1", 0));
+  EXPECT_DOUBLE_EQ(leaf.bytes_per_s, 50e9);  // 400 Gb/s / 8
+  Link spine = LinkBetween(*topo_, G("n1", 0), G("n2", 0));
+  EXPECT_DOUBLE_EQ(spine.bytes_per_s, 25e9);  // the slowest port on the way: 200 Gb/s / 8
+}
+
+TEST_F(CostModelTest, RingInsideOneNvlinkDomain) {
+  // 2 (n-1)/n S/B + 2 (n-1) alpha = 2 * 7/8 * 1e9 / 900e9 + 14 * 0.6e-6
+  //   = 1.9444e-3 + 8.4e-6 = 1.95278e-3 s
+  EXPECT_NEAR(RingAllReduceSeconds(*topo_, On("n1", {0, 1, 2, 3, 4, 5, 6, 7}), kS),
+              1.75e9 / 900e9 + 8.4e-6, 1e-12);
+  EXPECT_EQ(RingAllReduceSeconds(*topo_, On("n1", {3}), kS), 0);  // one GPU: nothing to do
+}
+
+TEST_F(CostModelTest, RingAcrossIslandsGoesOverPcie) {
+  // n0:0-1 and n0:4-5: 2 * 3/4 * 1e9 / 64e9 + 6 * 2.7e-6 = 23.4375e-3 + 16.2e-6
+  EXPECT_NEAR(RingAllReduceSeconds(*topo_, On("n0", {0, 1, 4, 5}), kS), 1.5e9 / 64e9 + 16.2e-6,
+              1e-12);
+}
+
+TEST_F(CostModelTest, RingAcrossNodesRunsAtItsSlowestHop) {
+  double alpha8 = 14 * 2.7e-6;  // 2 (n-1) alpha over the network, n = 8
+  // 4 + 4 over n0's second island and n1, one leaf: 50 GB/s a port,
+  // 2 * 7/8 * 1e9 / 50e9 = 35e-3.
+  std::vector<GpuId> even = Join(On("n0", {4, 5, 6, 7}), On("n1", {0, 1, 2, 3}));
+  EXPECT_NEAR(RingAllReduceSeconds(*topo_, even, kS), 1.75e9 / 50e9 + alpha8, 1e-12);
+  // 7 + 1 through the spine, whose slowest port (leaf1's) is 200 Gb/s: 1.75e9 / 25e9.
+  std::vector<GpuId> lopsided = Join(On("n1", {0, 1, 2, 3, 4, 5, 6}), On("n2", {0}));
+  EXPECT_NEAR(RingAllReduceSeconds(*topo_, lopsided, kS), 1.75e9 / 25e9 + alpha8, 1e-12);
+  // 2 + 2 + 2 + 2 over four nodes: the hops n1 -> n2 and n3 -> n0 cross the spine.
+  std::vector<GpuId> spread = Join(Join(On("n0", {4, 5}), On("n1", {0, 1})),
+                                   Join(On("n2", {0, 1}), On("n3", {0, 1})));
+  EXPECT_NEAR(RingAllReduceSeconds(*topo_, spread, kS), 1.75e9 / 25e9 + alpha8, 1e-12);
+}
+
+TEST_F(CostModelTest, RingAcrossNodesAndIslandsTakesItsSlowestHop) {
+  // n0:0 -> n0:4 over PCIe (64 GB/s), n0:4 -> n1:0 and n1:1 -> n0:0 over the leaf (50 GB/s).
+  std::vector<GpuId> g = Join(On("n0", {0, 4}), On("n1", {0, 1}));
+  EXPECT_NEAR(RingAllReduceSeconds(*topo_, g, kS), 1.5e9 / 50e9 + 6 * 2.7e-6, 1e-12);
+}
+
+TEST_F(CostModelTest, EstimateCommSplitsTpPpAndDp) {
+  // TP=4 DP=2 on n1:0-3 and n2:0-3: TP inside a node, DP rings of one GPU per node.
+  RequestSpec rs;
+  rs.gpus = 8;
+  rs.tp = 4;
+  auto r = ResolveRequest(rs, *topo_);
+  ASSERT_THAT(r, IsOk());
+  ModelProfile m;  // 70e9 params, hidden 8192, 80 layers, seq 4096, 8 micro-batches, bf16
+  std::vector<GpuId> ranks = Join(On("n1", {0, 1, 2, 3}), On("n2", {0, 1, 2, 3}));
+  CommEstimate e = EstimateComm(*topo_, ranks, *r, m);
+  // TP: 4 * 80 / 1 * 8 = 2,560 all-reduces of 1 * 4096 * 8192 * 2 = 67,108,864 bytes,
+  //   each 2 * 3/4 * 67108864 / 900e9 + 6 * 0.6e-6 = 111.85e-6 + 3.6e-6 s.
+  double tp_one = 1.5 * 67108864.0 / 900e9 + 3.6e-6;
+  EXPECT_NEAR(e.tp_s, 2560 * tp_one, 1e-9);
+  EXPECT_EQ(e.pp_s, 0);
+  // DP: rings of 2 (one GPU on n1, one on n2, through the spine at 25 GB/s) over
+  //   70e9 * 2 / 4 = 35e9 bytes: 2 * 1/2 * 35e9 / 25e9 + 2 * 2.7e-6 = 1.4 + 5.4e-6 s.
+  EXPECT_NEAR(e.dp_s, 1.4 + 5.4e-6, 1e-9);
+}
+
+TEST_F(CostModelTest, IdealCommIsEveryGpuInOneFastestDomain) {
+  RequestSpec rs;
+  rs.gpus = 8;
+  rs.tp = 4;
+  rs.pp = 2;
+  auto r = ResolveRequest(rs, *topo_);
+  ASSERT_THAT(r, IsOk());
+  ModelProfile m;
+  CommEstimate e = IdealComm(*topo_, *r, m);
+  // TP: 4 * 80 / 2 * 8 = 1,280 all-reduces, each 1.5 * 67108864 / 900e9 + 3.6e-6.
+  EXPECT_NEAR(e.tp_s, 1280 * (1.5 * 67108864.0 / 900e9 + 3.6e-6), 1e-9);
+  // PP: 1 boundary, 16 sends of 67108864 / 4 bytes: 16 * (16777216 / 900e9 + 0.6e-6).
+  EXPECT_NEAR(e.pp_s, 16 * (16777216.0 / 900e9 + 0.6e-6), 1e-12);
+  EXPECT_EQ(e.dp_s, 0);  // DP = 1
+}
+
+}  // namespace
+}  // namespace nvlplace

@@ -1,0 +1,81 @@
+// The placement engine: filter, generate candidates over the host tree, score them with a
+// policy's weighted scorers, and explain the decision.
+#ifndef NVLPLACE_PLACEMENT_ENGINE_ENGINE_H_
+#define NVLPLACE_PLACEMENT_ENGINE_ENGINE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/model/cluster_state.h"
+#include "placement/engine/cost_model.h"
+#include "placement/model/request.h"
+#include "placement/engine/search.h"
+#include "placement/model/topology.h"
+#include "placement/engine/policy.h"
+
+namespace nvlplace {
+
+struct ScoreLine {
+  std::string scorer;
+  double weight = 0;
+  double score = 0;  // normalized, 0..100
+};
+
+struct Alternative {
+  std::string origin;
+  std::vector<GpuId> ranks;
+  double total = 0;
+  std::vector<ScoreLine> scores;
+  CommEstimate comm;
+  std::string why;  // the scorers where it lost, largest weighted gap first
+};
+
+struct PlacementResult {
+  bool placed = false;
+  bool internal_error = false;  // !placed because of a bug or an allocation failure
+  std::string reason;   // why not, in topology terms, when !placed
+  std::string request;  // DescribeRequest
+  std::string policy;
+  std::vector<GpuId> ranks;  // ranks[r]: the GPU of rank r (TP innermost, then PP, DP)
+  std::string origin;        // the generator and subtree of the chosen candidate
+  std::vector<std::string> relaxations;  // every constraint relaxed, never silently
+  std::vector<ScoreLine> scores;
+  double total = 0;  // weighted mean of the scores, 0..100
+  CommEstimate comm;
+  int job_tier = Topology::kSameNode;
+  int dp_tier = Topology::kSameNode;
+  int tp_groups_split = 0;
+  int candidates = 0;  // candidates scored
+  std::optional<Alternative> best_rejected;
+  // Set when another candidate (within the tier limit) was more local than the chosen one
+  // (inside one NVLink domain where the choice spans several, or under a lower switch) and
+  // the policy preferred the choice for other reasons, e.g. less fragmentation: what was
+  // traded and why, never silently. Empty when the choice is as local as any candidate.
+  std::string locality_traded;
+};
+
+class Engine {
+ public:
+  Engine(std::shared_ptr<const Topology> topo, std::shared_ptr<const Policy> policy,
+         ModelProfile model = {});
+
+  // Chooses GPUs for the request on the free GPUs of `state` (whose topology must be this
+  // engine's). "Cannot place now" is a normal result with a reason. Never throws.
+  PlacementResult Place(const ClusterState& state, const Request& request) const;
+
+  const Topology& topology() const { return *topo_; }
+  const std::shared_ptr<const Topology>& topology_ptr() const { return topo_; }
+  const Policy& policy() const { return *policy_; }
+
+ private:
+  std::shared_ptr<const Topology> topo_;
+  std::shared_ptr<const Policy> policy_;
+  ModelProfile model_;
+  Hierarchy hierarchy_;
+};
+
+}  // namespace nvlplace
+
+#endif  // NVLPLACE_PLACEMENT_ENGINE_ENGINE_H_

@@ -1,0 +1,49 @@
+// The scorer interface: one small named part of the weighted decision.
+#ifndef NVLPLACE_PLACEMENT_ENGINE_SCORER_H_
+#define NVLPLACE_PLACEMENT_ENGINE_SCORER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "placement/model/cluster_state.h"
+#include "placement/engine/cost_model.h"
+#include "placement/model/request.h"
+#include "placement/model/topology.h"
+
+namespace nvlplace {
+
+// Shared per decision, computed once (the PreScore step).
+struct ScoringContext {
+  const Topology& topo;
+  const ClusterState& state;  // before the placement
+  const Request& request;
+  CommEstimate ideal;         // every GPU in one NVLink domain: the lower bound
+};
+
+// Facts about one candidate, computed once and shared by every scorer.
+struct CandidateFacts {
+  std::vector<GpuId> ranks;      // ranks[r]: the GPU of rank r
+  std::vector<NodeId> nodes;      // distinct, ascending
+  std::vector<DomainId> domains;  // distinct, ascending
+  std::vector<int> used_per_domain;  // parallel to `domains`
+  int job_tier = Topology::kSameNode;  // highest tier the job's nodes cross
+  int dp_tier = Topology::kSameNode;   // highest tier any DP group crosses
+  int tp_groups_split = 0;             // TP groups spanning NVLink domains
+  CommEstimate comm;
+};
+
+class Scorer {
+ public:
+  virtual ~Scorer() = default;
+  virtual absl::string_view Name() const = 0;
+  // A score in [0, 100], higher is better, on an absolute scale where one exists, so that
+  // weights mean the same in every decision.
+  virtual double Score(const ScoringContext& ctx, const CandidateFacts& facts) const = 0;
+  // Optional NormalizeScore step over all candidates of one decision (still 0..100).
+  virtual void Normalize(std::vector<double>* scores) const { (void)scores; }
+};
+
+}  // namespace nvlplace
+
+#endif  // NVLPLACE_PLACEMENT_ENGINE_SCORER_H_

@@ -1,0 +1,124 @@
+// Candidate placements: the cluster as a tree of hosts under fabric tiers, and the
+// generators that fill it (hierarchical best fit, first fit, seeded random).
+#ifndef NVLPLACE_PLACEMENT_ENGINE_SEARCH_H_
+#define NVLPLACE_PLACEMENT_ENGINE_SEARCH_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "placement/model/cluster_state.h"
+#include "placement/model/request.h"
+#include "placement/model/topology.h"
+
+namespace nvlplace {
+
+// A possible placement: ranks[r] is the GPU of rank r.
+struct Candidate {
+  std::vector<GpuId> ranks;
+  std::string origin;  // which generator made it and from where, e.g. "best fit under leaf3"
+};
+
+// The unit the search takes GPUs from, and how.
+struct ChunkRule {
+  int size = 1;           // GPUs per chunk; a chunk stays inside one pool
+  bool per_node = false;  // nodes mode: one chunk per node, the node is the pool
+};
+
+// The tree the search walks. Leaves are hosts: a multi-node NVLink domain, or one node with
+// its NVLink islands. Above them one level per fabric tier: the hosts whose nodes are
+// connected at that tier or lower (clusters of leaf groups). A virtual root holds the top
+// tier's clusters (several when fabrics are disconnected). Built once per topology.
+class Hierarchy {
+ public:
+  struct HNode {
+    int level;                  // 0 host, t + 1 for fabric tier t, num_tiers + 1 root
+    std::vector<int> children;  // HNode ids; empty for hosts
+    std::vector<NodeId> nodes;  // hosts only: the nodes, ascending
+    std::string label;          // host: node or domain name; tier: a switch above it
+  };
+
+  explicit Hierarchy(const Topology& topo);
+
+  const std::vector<HNode>& nodes() const { return nodes_; }
+  int root() const { return root_; }
+  int num_levels() const { return num_levels_; }  // host level .. root level
+  const std::vector<int>& hosts() const { return hosts_; }  // HNode ids, in node order
+  const std::vector<int>& at_level(int level) const { return by_level_[level]; }
+
+ private:
+  std::vector<HNode> nodes_;
+  std::vector<std::vector<int>> by_level_;
+  std::vector<int> hosts_;
+  int root_ = -1;
+  int num_levels_ = 0;
+};
+
+// Per-decision view: free GPUs usable by this request (allowed nodes, exclusive nodes),
+// grouped into pools (NVLink islands, or nodes in nodes mode) under each host.
+class SearchState {
+ public:
+  SearchState(const Hierarchy& h, const ClusterState& state, const Request& request,
+              ChunkRule rule);
+
+  // Chunks each HNode can still give.
+  int capacity(int hnode) const { return cap_[hnode]; }
+  int total_capacity() const { return cap_[hierarchy_.root()]; }
+  // Largest number of usable free GPUs in one NVLink domain; in one HNode of a level.
+  int largest_free_domain() const { return largest_free_domain_; }
+  int usable_free() const { return usable_free_; }
+  int best_capacity_at_level(int level) const;
+  std::string label_of_best_at_level(int level) const;
+
+  // Hierarchical best fit from `hnode`: the child that fits `k` chunks with the least to
+  // spare, else the fullest children first. Appends chunks (size GPUs each) to `out`.
+  // Requires capacity(hnode) >= k. The state is not changed: a generator visits each host
+  // at most once per candidate.
+  void TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const;
+
+  // Fewest hosts, evenly: the hosts under `hnode` with the most room, as few as hold `k`
+  // chunks (what stock cons_tres does under its lowest switch: the fewest nodes), each given
+  // as close to the same number of chunks as their room allows. Best fit fills partial
+  // hosts first and may take more of them; this is its compact counterpart, so that the
+  // engine sees, scores and names the trade. Requires capacity(hnode) >= k. RET the hosts
+  // used.
+  int TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const;
+
+  // Chunks from hosts in the given order, as many as each gives.
+  void TakeInOrder(const std::vector<int>& host_order, int k, std::vector<GpuId>* out) const;
+
+  const Hierarchy& hierarchy() const { return hierarchy_; }
+
+ private:
+  int HostCapacity(int host) const;
+  void TakeFromHost(int host, int k, std::vector<GpuId>* out) const;
+
+  const Hierarchy& hierarchy_;
+  ChunkRule rule_;
+  // Hosts are HNodes 0..num_hosts-1. Host h's pools (the free usable GPUs of one island,
+  // or of one node in nodes mode, ascending) are pools [host_pool_[h], host_pool_[h + 1]);
+  // pool p's GPUs are gpus_[pool_begin_[p] .. pool_begin_[p + 1]). Flat, one allocation each.
+  int num_hosts_ = 0;
+  std::vector<GpuId> gpus_;
+  std::vector<int> pool_begin_;
+  std::vector<int> host_pool_;
+  std::vector<bool> spans_nodes_;  // per host: a multi-node NVLink domain (chunks may span)
+  std::vector<int> cap_;
+  int largest_free_domain_ = 0;
+  int usable_free_ = 0;
+};
+
+// Candidate generators. Each returns at most `limit` candidates of request.gpus GPUs.
+// Hierarchical: best fit from each HNode of the lowest level that can hold k chunks (the
+// tightest first, up to `limit`), and from a few of the level above.
+std::vector<Candidate> HierarchicalCandidates(const SearchState& s, int k, int limit);
+// Besides each best fit from a fabric level, the fewest-hosts take from the same HNode
+// (SearchState::TakeBalanced) when it spans several hosts and differs.
+// First fit: hosts in index order, lowest GPU indexes first.
+std::vector<Candidate> FirstFitCandidate(const SearchState& s, int k);
+// Seeded random: hosts in a shuffled order.
+std::vector<Candidate> RandomCandidate(const SearchState& s, int k, uint64_t seed);
+
+}  // namespace nvlplace
+
+#endif  // NVLPLACE_PLACEMENT_ENGINE_SEARCH_H_

@@ -1,0 +1,181 @@
+// The host tree and the candidate generators, on the lab cluster and a small island cluster.
+#include "placement/engine/search.h"
+
+#include <map>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "placement/formats/topology_yaml.h"
+#include "tests/status_matchers.h"
+#include "tests/test_data.h"
+#include "placement/formats/busy_list.h"
+
+namespace nvlplace {
+namespace {
+
+using ::nvlplace::testing::IsOk;
+using ::testing::ElementsAre;
+using ::testing::Pair;
+
+std::shared_ptr<const Topology> Topo(const char* yaml) {
+  auto spec = ParseTopologyYaml(yaml, "test.yaml");
+  EXPECT_THAT(spec, IsOk());
+  auto topo = Topology::Create(*spec);
+  EXPECT_THAT(topo, IsOk());
+  return *topo;
+}
+
+Request Req(const Topology& topo, RequestSpec spec) {
+  auto r = ResolveRequest(spec, topo);
+  EXPECT_THAT(r, IsOk());
+  return *r;
+}
+
+// GPUs taken per node name, in the order the ranks list them.
+std::vector<std::pair<std::string, int>> PerNode(const Topology& topo,
+                                                 const std::vector<GpuId>& ranks) {
+  std::vector<std::pair<std::string, int>> out;
+  for (GpuId g : ranks) {
+    const std::string& name = topo.nodes()[topo.gpus()[g].node].name;
+    if (out.empty() || out.back().first != name) out.push_back({name, 0});
+    ++out.back().second;
+  }
+  return out;
+}
+
+TEST(HierarchyTest, LabHasHostsLeavesAndARoot) {
+  auto topo = Topo(testing::kLabYaml);
+  Hierarchy h(*topo);
+  // Levels: hosts (8 nodes), leaf (2 groups), spine (1), root.
+  EXPECT_EQ(h.num_levels(), 4);
+  EXPECT_EQ(h.hosts().size(), 8u);
+  EXPECT_EQ(h.at_level(1).size(), 2u);
+  EXPECT_EQ(h.at_level(2).size(), 1u);
+  EXPECT_EQ(h.nodes()[h.root()].children.size(), 1u);
+  EXPECT_EQ(h.nodes()[h.at_level(1)[0]].label, "leaf0");
+  EXPECT_EQ(h.nodes()[h.at_level(1)[0]].children.size(), 4u);
+}
+
+TEST(SearchStateTest, CapacityCountsWholeChunksPerIsland) {
+  // n0: islands {0-3}, {4-7}; GPUs 0-1 and 4 busy: islands hold 2 and 3 free GPUs.
+  auto topo = Topo(R"(name: isl
+tiers: [leaf]
+gpu_models: [{name: H100, nvlink_gbps: 900}]
+nodes:
+  - {names: "n[0-1]", gpus: 8, model: H100, islands: [[0, 1, 2, 3], [4, 5, 6, 7]]}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "n[0-1]"}
+)");
+  ClusterState state(topo);
+  ASSERT_THAT(LoadBusyList("n0:0-1,4\n", "busy", &state), IsOk());
+  Hierarchy h(*topo);
+  Request r = Req(*topo, {.gpus = 4, .tp = 2});
+  SearchState s(h, state, r, ChunkRule{2, false});
+  // n0: 2 / 2 + 3 / 2 = 2 chunks of 2; n1: 4 / 2 + 4 / 2 = 4.
+  EXPECT_EQ(s.capacity(h.hosts()[0]), 2);
+  EXPECT_EQ(s.capacity(h.hosts()[1]), 4);
+  EXPECT_EQ(s.total_capacity(), 6);
+  EXPECT_EQ(s.largest_free_domain(), 4);  // n1's islands
+  EXPECT_EQ(s.usable_free(), 13);         // 5 + 8
+  // Chunks of 4 (TP=4): only n1's islands hold one each.
+  SearchState s4(h, state, Req(*topo, {.gpus = 4, .tp = 4}), ChunkRule{4, false});
+  EXPECT_EQ(s4.capacity(h.hosts()[0]), 0);
+  EXPECT_EQ(s4.capacity(h.hosts()[1]), 2);
+}
+
+class LabSearchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    topo_ = Topo(testing::kLabYaml);
+    state_ = std::make_unique<ClusterState>(topo_);
+    h_ = std::make_unique<Hierarchy>(*topo_);
+  }
+  void Busy(const char* text) { ASSERT_THAT(LoadBusyList(text, "busy", state_.get()), IsOk()); }
+  std::shared_ptr<const Topology> topo_;
+  std::unique_ptr<ClusterState> state_;
+  std::unique_ptr<Hierarchy> h_;
+};
+
+TEST_F(LabSearchTest, BestFitTakesTheTightestNodeThatHoldsTheJob) {
+  // Free: node0 2, node1 5, node2 1, node3 6 (leaf0); leaf1 empty.
+  Busy("node0:0-5\nnode1:0-2\nnode2:0-6\nnode3:0-1\n");
+  Request r = Req(*topo_, {.gpus = 5});
+  SearchState s(*h_, *state_, r, ChunkRule{});
+  std::vector<GpuId> out;
+  s.TakeBestFit(h_->at_level(1)[0], 5, &out);  // under leaf0
+  EXPECT_THAT(PerNode(*topo_, out), ElementsAre(Pair("node1", 5)));  // 5 of 5, not 5 of 6
+}
+
+TEST_F(LabSearchTest, BestFitFillsTheFullestNodesFirstWhenNoneHoldsTheJob) {
+  Busy("node0:0-5\nnode1:0-2\nnode2:0-6\nnode3:0-1\n");
+  Request r = Req(*topo_, {.gpus = 8});
+  SearchState s(*h_, *state_, r, ChunkRule{});
+  std::vector<GpuId> out;
+  s.TakeBestFit(h_->at_level(1)[0], 8, &out);
+  // node3 (6) first, then the tightest node that holds the other 2: node0 (2).
+  EXPECT_THAT(PerNode(*topo_, out), ElementsAre(Pair("node3", 6), Pair("node0", 2)));
+}
+
+TEST_F(LabSearchTest, FewestHostsTakesTheRoomiestNodesEvenly) {
+  // Free: node0 2, node1 5, node2 1, node3 6. Ten GPUs: node3 + node1 hold 11, so two
+  // nodes; evenly: 5 + 5 (node1 gives all 5 it has, node3 the other 5).
+  Busy("node0:0-5\nnode1:0-2\nnode2:0-6\nnode3:0-1\n");
+  Request r = Req(*topo_, {.gpus = 10});
+  SearchState s(*h_, *state_, r, ChunkRule{});
+  std::vector<GpuId> out;
+  EXPECT_EQ(s.TakeBalanced(h_->at_level(1)[0], 10, &out), 2);
+  EXPECT_THAT(PerNode(*topo_, out), ElementsAre(Pair("node1", 5), Pair("node3", 5)));
+  // Eight GPUs: still node3 and node1, 4 + 4 (best fit would take 6 + 2).
+  out.clear();
+  EXPECT_EQ(s.TakeBalanced(h_->at_level(1)[0], 8, &out), 2);
+  EXPECT_THAT(PerNode(*topo_, out), ElementsAre(Pair("node1", 4), Pair("node3", 4)));
+  // Thirteen: node3 6 + node1 5 + node0 2 (the roomiest three); node0 gives all it has
+  // (2 <= 13 / 3), the others share 11: 6 + 5 (node1 has only 5).
+  out.clear();
+  EXPECT_EQ(s.TakeBalanced(h_->at_level(1)[0], 13, &out), 3);
+  EXPECT_THAT(PerNode(*topo_, out),
+              ElementsAre(Pair("node0", 2), Pair("node1", 5), Pair("node3", 6)));
+}
+
+TEST_F(LabSearchTest, HierarchicalOffersBestFitAndFewestHostsFromTheLowestLevelThatHolds) {
+  // leaf0 free: node0 2, node1 5, node2 1, node3 6 = 14; leaf1 free: node4 6, node5 3 = 9.
+  Busy("node0:0-5\nnode1:0-2\nnode2:0-6\nnode3:0-1\nnode4:0-1\nnode5:0-4\nnode[6-7]\n");
+  Request r = Req(*topo_, {.gpus = 8});
+  SearchState s(*h_, *state_, r, ChunkRule{});
+  std::vector<Candidate> c = HierarchicalCandidates(s, 8, 16);
+  std::vector<std::string> origins;
+  for (const Candidate& x : c) {
+    origins.push_back(x.origin);
+    EXPECT_EQ(x.ranks.size(), 8u);
+  }
+  // Leaves first, tightest (leaf1, 9 free) first; then the spine above them.
+  EXPECT_THAT(origins, ElementsAre("best fit under leaf1", "fewest hosts under leaf1",
+                                   "best fit under leaf0", "fewest hosts under leaf0",
+                                   "best fit under spine0", "fewest hosts under spine0"));
+  // leaf1: best fit 6 + 2 leaves node5 one GPU; fewest hosts is also two nodes, as even as
+  // node5's 3 free GPUs allow: 5 + 3.
+  EXPECT_THAT(PerNode(*topo_, c[0].ranks), ElementsAre(Pair("node4", 6), Pair("node5", 2)));
+  EXPECT_THAT(PerNode(*topo_, c[1].ranks), ElementsAre(Pair("node4", 5), Pair("node5", 3)));
+  // The spine: the two roomiest nodes of the cluster, node3 and node4 (6 each), 4 + 4.
+  EXPECT_THAT(PerNode(*topo_, c[5].ranks), ElementsAre(Pair("node3", 4), Pair("node4", 4)));
+}
+
+TEST_F(LabSearchTest, FirstFitAndRandom) {
+  Busy("node0:0-5\n");
+  Request r = Req(*topo_, {.gpus = 4});
+  SearchState s(*h_, *state_, r, ChunkRule{});
+  std::vector<Candidate> ff = FirstFitCandidate(s, 4);
+  ASSERT_EQ(ff.size(), 1u);
+  EXPECT_THAT(PerNode(*topo_, ff[0].ranks), ElementsAre(Pair("node0", 2), Pair("node1", 2)));
+  // Seeded: the same seed, the same candidate.
+  std::vector<Candidate> a = RandomCandidate(s, 4, 42), b = RandomCandidate(s, 4, 42);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].ranks, b[0].ranks);
+  EXPECT_EQ(a[0].origin, "random (seed 42)");
+  // No room: no candidate.
+  EXPECT_TRUE(FirstFitCandidate(s, 100).empty());
+  EXPECT_TRUE(HierarchicalCandidates(s, 100, 16).empty());
+}
+
+}  // namespace
+}  // namespace nvlplace

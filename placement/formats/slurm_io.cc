@@ -1,0 +1,1464 @@
+// Reads and writes Slurm's topology.conf and gres.conf, with "# nvlplace:" annotations.
+#include "placement/formats/slurm_io.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <map>
+#include <memory>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "placement/model/hostlist.h"
+#include "placement/model/limits.h"
+#include "placement/formats/nvidia_smi.h"
+#include "placement/model/status_macros.h"
+
+namespace nvlplace {
+namespace {
+
+constexpr absl::string_view kAnnotation = "nvlplace:";
+
+// A key (or the word where a key was expected) as the path of a message: escaped.
+SourceLoc At(const std::string& file, int line, absl::string_view key) {
+  return SourceLoc{file, line, 0, Printable(key)};
+}
+
+absl::Status LineError(const std::string& file, int line, absl::string_view key,
+                       absl::string_view message) {
+  return absl::InvalidArgumentError(FormatAt(At(file, line, key), message));
+}
+
+// The shortest text of a limit ("1000000", not "1e+06").
+std::string LimitText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.15g", v);
+  return buf;
+}
+
+// ---------------------------------------------------------------------------------------
+// Lines and key=value fields, shared by topology.conf, gres.conf and the annotations.
+
+struct TextLine {
+  int line;          // 1-based; a continued line keeps the number of its first line
+  std::string text;  // comment removed, continuations joined
+};
+
+struct SplitText {
+  std::vector<TextLine> lines;        // configuration lines
+  std::vector<TextLine> annotations;  // the text after "# nvlplace:"
+};
+
+// The text before an unescaped '#' ("\#" stands for '#', as in Slurm's parser).
+std::string StripComment(absl::string_view raw) {
+  std::string out;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '\\' && i + 1 < raw.size() && raw[i + 1] == '#') {
+      out += '#';
+      ++i;
+    } else if (raw[i] == '#') {
+      break;
+    } else {
+      out += raw[i];
+    }
+  }
+  return out;
+}
+
+// Strips comments, joins lines continued by a trailing '\', keeps "# nvlplace:" comments.
+SplitText SplitConf(absl::string_view text) {
+  SplitText out;
+  std::vector<absl::string_view> physical = absl::StrSplit(text, '\n');
+  std::string pending;
+  int first = 0;
+  for (size_t i = 0; i < physical.size(); ++i) {
+    int number = static_cast<int>(i) + 1;
+    absl::string_view comment = absl::StripLeadingAsciiWhitespace(physical[i]);
+    if (absl::ConsumePrefix(&comment, "#")) {
+      comment = absl::StripLeadingAsciiWhitespace(comment);
+      if (absl::ConsumePrefix(&comment, kAnnotation)) {
+        out.annotations.push_back({number, std::string(absl::StripAsciiWhitespace(comment))});
+      }
+    }
+    std::string code = StripComment(physical[i]);
+    absl::string_view body = absl::StripTrailingAsciiWhitespace(code);
+    bool continued = absl::ConsumeSuffix(&body, "\\");
+    if (first == 0) first = number;
+    absl::StrAppend(&pending, body, " ");
+    if (continued && i + 1 < physical.size()) continue;
+    if (!absl::StripAsciiWhitespace(pending).empty()) out.lines.push_back({first, pending});
+    pending.clear();
+    first = 0;
+  }
+  return out;
+}
+
+// Whitespace-separated words; a double-quoted part may hold spaces (the quotes are dropped).
+// A quote left open is an error at the line.
+absl::StatusOr<std::vector<std::string>> Words(absl::string_view text, const std::string& file,
+                                               int line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool quoted = false, any = false;
+  size_t open_at = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      quoted = !quoted;
+      if (quoted) open_at = i;
+      any = true;
+    } else if (!quoted && absl::ascii_isspace(c)) {
+      if (any) words.push_back(std::move(word));
+      word.clear();
+      any = false;
+    } else {
+      word += c;
+      any = true;
+    }
+  }
+  if (quoted) {
+    return LineError(
+        file, line, "",
+        absl::StrCat("a quote is opened but never closed: ",
+                     Printable(absl::StripTrailingAsciiWhitespace(text.substr(open_at)), 24),
+                     "; close it on the same line"));
+  }
+  if (any) words.push_back(std::move(word));
+  return words;
+}
+
+// One line's key=value pairs, keys in their canonical spelling, in the order written.
+struct Fields {
+  std::string file;
+  int line = 0;
+  std::vector<std::pair<std::string, std::string>> values;
+
+  const std::string* Find(absl::string_view key) const {
+    for (const auto& [k, v] : values) {
+      if (k == key) return &v;
+    }
+    return nullptr;
+  }
+  absl::Status Error(absl::string_view key, absl::string_view message) const {
+    return LineError(file, line, key, message);
+  }
+};
+
+// Keys match `keys` case-insensitively; an unknown key or a key given twice is an error.
+absl::StatusOr<Fields> ParseFields(const std::vector<std::string>& words, const std::string& file,
+                                   int line, const std::vector<absl::string_view>& keys,
+                                   absl::string_view what) {
+  Fields f{file, line, {}};
+  for (const std::string& word : words) {
+    size_t eq = word.find('=');
+    if (eq == std::string::npos) return f.Error(word, "expected key=value");
+    absl::string_view key = absl::string_view(word).substr(0, eq);
+    auto known = std::find_if(keys.begin(), keys.end(),
+                              [&](absl::string_view k) { return absl::EqualsIgnoreCase(k, key); });
+    if (known == keys.end()) {
+      return f.Error(key,
+                     absl::StrCat("unknown key; ", what, " keys are ", absl::StrJoin(keys, ", ")));
+    }
+    if (f.Find(*known) != nullptr) return f.Error(*known, "given twice");
+    f.values.emplace_back(std::string(*known), word.substr(eq + 1));
+  }
+  return f;
+}
+
+absl::Status Require(const Fields& f, absl::string_view key) {
+  return f.Find(key) ? absl::OkStatus() : f.Error(key, "required");
+}
+
+// The typed getters leave *out alone when the key is absent.
+absl::Status GetNumber(const Fields& f, absl::string_view key, double* out) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return absl::OkStatus();
+  if (!absl::SimpleAtod(*v, out) || !std::isfinite(*out)) {
+    return f.Error(key, absl::StrCat("'", Printable(*v), "' is not a number"));
+  }
+  return absl::OkStatus();
+}
+
+// A number in [min, max] (min refused when `min_excluded`), else "'<v>' is not <what>".
+absl::Status GetBounded(const Fields& f, absl::string_view key, double min, bool min_excluded,
+                        double max, absl::string_view what, double* out) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return absl::OkStatus();
+  double x = 0;
+  NVL_RETURN_IF_ERROR(GetNumber(f, key, &x));
+  if (x < min || (min_excluded && x == min) || x > max) {
+    return f.Error(key, absl::StrCat("'", Printable(*v), "' is not ", what));
+  }
+  *out = x;
+  return absl::OkStatus();
+}
+
+std::string BandwidthRule() {
+  return absl::StrCat("a positive number of Gb/s up to ", LimitText(limits::kMaxBandwidth));
+}
+
+std::string NvlinkBandwidthRule() {
+  return absl::StrCat("a positive number of GB/s up to ", LimitText(limits::kMaxBandwidth));
+}
+
+std::string LatencyRule() {
+  return absl::StrCat("a number of microseconds from 0 to ", LimitText(limits::kMaxLatencyUs));
+}
+
+std::string OversubscriptionRule() {
+  return absl::StrCat("a downlink:uplink ratio from 1 to ",
+                      LimitText(limits::kMaxOversubscription));
+}
+
+// A whole number in [min, max].
+absl::Status GetInt(const Fields& f, absl::string_view key, int min, int max, int* out) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return absl::OkStatus();
+  int x = 0;
+  if (!absl::SimpleAtoi(*v, &x)) {
+    return f.Error(key, absl::StrCat("'", Printable(*v), "' is not an integer"));
+  }
+  if (x < min || x > max) {
+    return f.Error(
+        key, absl::StrCat("'", Printable(*v), "' is not a whole number from ", min, " to ", max));
+  }
+  *out = x;
+  return absl::OkStatus();
+}
+
+// A name given as a value: checked (printable UTF-8, not too long).
+absl::StatusOr<std::string> GetName(const Fields& f, absl::string_view key,
+                                    absl::string_view what) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return std::string();
+  absl::Status ok = CheckName(*v, what);
+  if (!ok.ok()) return f.Error(key, ok.message());
+  return *v;
+}
+
+// Names expanded from the hostlists of one file, all together (limits::kMaxNamesPerFile).
+struct NameBudget {
+  size_t names = 0;
+};
+
+// The number of names a hostlist value holds, checked against the file's budget.
+absl::StatusOr<size_t> CountNames(const Fields& f, absl::string_view key, NameBudget* budget) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return 0;
+  absl::StatusOr<size_t> count = CountHostlist(*v);
+  if (!count.ok()) return f.Error(key, count.status().message());
+  if (*count > limits::kMaxNamesPerFile - budget->names) {
+    return f.Error(key,
+                   absl::StrCat("the hostlists of this file expand to more than ",
+                                limits::kMaxNamesPerFile, " names (this one to ", *count, ")"));
+  }
+  budget->names += *count;
+  return *count;
+}
+
+// Appends the expanded hostlist.
+absl::Status GetHostlist(const Fields& f, absl::string_view key, NameBudget* budget,
+                         std::vector<std::string>* out) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return absl::OkStatus();
+  NVL_RETURN_IF_ERROR(CountNames(f, key, budget).status());
+  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(*v);
+  if (!names.ok()) return f.Error(key, names.status().message());
+  out->insert(out->end(), std::make_move_iterator(names->begin()),
+              std::make_move_iterator(names->end()));
+  return absl::OkStatus();
+}
+
+// "0,1,2,3/4,5,6,7" -> {{0,1,2,3},{4,5,6,7}}.
+absl::Status GetIslands(const Fields& f, std::vector<std::vector<int>>* out) {
+  const std::string* v = f.Find("islands");
+  if (v == nullptr) return absl::OkStatus();
+  size_t indexes = 0;
+  for (absl::string_view part : absl::StrSplit(*v, '/')) {
+    out->emplace_back();
+    for (absl::string_view index : absl::StrSplit(part, ',')) {
+      if (++indexes > static_cast<size_t>(limits::kMaxGpusPerNode)) {
+        return f.Error("islands", absl::StrCat("more than ", limits::kMaxGpusPerNode,
+                                               " GPU indexes; list every GPU of a node once"));
+      }
+      int gpu;
+      if (!absl::SimpleAtoi(index, &gpu)) {
+        return f.Error("islands", absl::StrCat("'", Printable(index),
+                                               "' is not a GPU index; write islands "
+                                               "as 0,1,2,3/4,5,6,7"));
+      }
+      out->back().push_back(gpu);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Islands in canonical form: each sorted, sorted by first GPU, and none for a single island.
+std::vector<std::vector<int>> Canonical(std::vector<std::vector<int>> islands) {
+  if (islands.size() <= 1) return {};
+  for (auto& island : islands) std::sort(island.begin(), island.end());
+  std::sort(islands.begin(), islands.end());
+  return islands;
+}
+
+// ---------------------------------------------------------------------------------------
+// Import: what the files say, before it becomes a spec.
+
+struct Child {
+  std::string name;
+  int line;
+  absl::string_view key;  // "Switches" or "switches"
+};
+
+struct SwitchDraft {
+  SwitchSpec spec;  // nodes, link_gbps and annotated fields; children below
+  std::vector<Child> children;
+  bool has_line = false;   // a SwitchName line defines it (Slurm sees it)
+  bool annotated = false;  // a "switch" annotation describes it
+  bool tier_given = false;
+  bool is_domain = false;  // the SwitchName line is an NVLink domain
+};
+
+struct NodeShape {
+  int gpus = 0;
+  std::string model;                      // empty: not said
+  std::vector<std::vector<int>> islands;  // canonical
+  bool islands_known = false;
+  SourceLoc loc;
+};
+
+struct Draft {
+  TopologySpec spec;  // cluster fields and GPU models from annotations
+  std::string file;
+  TopologyLimits limits;
+  NameBudget budget;
+  int64_t noted_gpus = 0;  // GPUs of the nodes annotations
+  bool cluster_given = false;
+  bool tiers_given = false;
+  std::vector<SwitchDraft> switches;
+  absl::flat_hash_map<std::string, size_t> switch_index;
+  std::vector<std::string> noted_nodes;                 // in annotation order
+  std::vector<NodeShape> shapes;                        // one per nodes annotation
+  absl::flat_hash_map<std::string, size_t> node_notes;  // node -> its annotation's shape
+  absl::flat_hash_map<std::string, int> domain_lines;   // NVLink domain -> its annotation
+};
+
+// The switch's draft, created (as a switch Slurm does not see) when no line defines it.
+SwitchDraft& DraftFor(const std::string& name, const SourceLoc& loc, Draft* draft) {
+  auto [it, inserted] = draft->switch_index.emplace(name, draft->switches.size());
+  if (inserted) {
+    draft->switches.emplace_back();
+    draft->switches.back().spec.name = name;
+    draft->switches.back().spec.loc = loc;
+  }
+  return draft->switches[it->second];
+}
+
+absl::Status ParseSwitchLine(const TextLine& line, const std::string& file, Draft* draft) {
+  NVL_ASSIGN_OR_RETURN(std::vector<std::string> words, Words(line.text, file, line.line));
+  NVL_ASSIGN_OR_RETURN(
+      Fields f, ParseFields(words, file, line.line,
+                            {"SwitchName", "Switches", "Nodes", "LinkSpeed"}, "topology.conf"));
+  if (f.values[0].first != "SwitchName") {
+    return f.Error(f.values[0].first, "a line must start with SwitchName=");
+  }
+  const std::string& name = f.values[0].second;
+  if (name.empty()) return f.Error("SwitchName", "a switch needs a name");
+  NVL_RETURN_IF_ERROR(GetName(f, "SwitchName", "switch name").status());
+  SourceLoc loc = At(file, line.line, "SwitchName");
+  SwitchDraft& d = DraftFor(name, loc, draft);
+  if (d.has_line) {
+    return f.Error("SwitchName", absl::StrCat("switch '", name,
+                                              "' is defined twice (first on "
+                                              "line ",
+                                              d.spec.loc.line, ")"));
+  }
+  d.has_line = true;
+  d.spec.loc = loc;
+  NVL_RETURN_IF_ERROR(GetHostlist(f, "Nodes", &draft->budget, &d.spec.nodes));
+  std::vector<std::string> children;
+  NVL_RETURN_IF_ERROR(GetHostlist(f, "Switches", &draft->budget, &children));
+  for (std::string& c : children) d.children.push_back({std::move(c), f.line, "Switches"});
+  if (f.Find("LinkSpeed") == nullptr) return absl::OkStatus();
+  double speed = 0;
+  NVL_RETURN_IF_ERROR(GetBounded(f, "LinkSpeed", 0, true, limits::kMaxBandwidth,
+                                 absl::StrCat(BandwidthRule(), " (LinkSpeed is read as Gb/s)"),
+                                 &speed));
+  if (d.spec.link_gbps == 0) d.spec.link_gbps = speed;  // an annotated link_gbps is exact
+  return absl::OkStatus();
+}
+
+absl::Status NoteCluster(const Fields& f, Draft* draft) {
+  if (draft->cluster_given) return f.Error("cluster", "the cluster annotation is given twice");
+  draft->cluster_given = true;
+  TopologySpec& spec = draft->spec;
+  if (f.Find("name") != nullptr) {
+    NVL_ASSIGN_OR_RETURN(spec.name, GetName(f, "name", "cluster name"));
+  }
+  if (const std::string* tiers = f.Find("tiers")) {
+    std::vector<std::string> names = absl::StrSplit(*tiers, ',');
+    if (names.size() > static_cast<size_t>(limits::kMaxTiers)) {
+      return f.Error("tiers", absl::StrCat(names.size(), " tiers; at most ", limits::kMaxTiers,
+                                           " are allowed"));
+    }
+    for (const std::string& tier : names) {
+      absl::Status ok = CheckName(tier, "tier name");
+      if (!ok.ok()) return f.Error("tiers", ok.message());
+    }
+    spec.tiers = std::move(names);
+    draft->tiers_given = true;
+  }
+  NVL_RETURN_IF_ERROR(
+      GetBounded(f, "link_gbps", 0, true, limits::kMaxBandwidth, BandwidthRule(), &spec.link_gbps));
+  NVL_RETURN_IF_ERROR(GetBounded(f, "nvlink_alpha_us", 0, false, limits::kMaxLatencyUs,
+                                 LatencyRule(), &spec.nvlink_alpha_us));
+  return GetBounded(f, "net_alpha_us", 0, false, limits::kMaxLatencyUs, LatencyRule(),
+                    &spec.net_alpha_us);
+}
+
+absl::Status NoteGpuModel(const Fields& f, Draft* draft) {
+  NVL_RETURN_IF_ERROR(Require(f, "name"));
+  GpuModelSpec model;
+  NVL_ASSIGN_OR_RETURN(model.name, GetName(f, "name", "GPU model name"));
+  model.loc = At(f.file, f.line, "gpu_model");
+  NVL_RETURN_IF_ERROR(GetBounded(f, "nvlink_gbps", 0, true, limits::kMaxBandwidth,
+                                 NvlinkBandwidthRule(), &model.nvlink_gbps));
+  draft->spec.gpu_models.push_back(std::move(model));
+  return absl::OkStatus();
+}
+
+absl::Status NoteNodes(const Fields& f, Draft* draft) {
+  for (absl::string_view key : {"names", "gpus", "model"}) NVL_RETURN_IF_ERROR(Require(f, key));
+  NodeShape shape;
+  NVL_RETURN_IF_ERROR(GetInt(f, "gpus", 1, limits::kMaxGpusPerNode, &shape.gpus));
+  // The GPUs these nodes add, known from the hostlist's size before it is expanded.
+  NVL_ASSIGN_OR_RETURN(size_t count, CountNames(f, "names", &draft->budget));
+  int64_t adds = static_cast<int64_t>(count) * shape.gpus;
+  if (adds > draft->limits.max_gpus - draft->noted_gpus) {
+    return f.Error("names", absl::StrCat("these ", count, " nodes of ", shape.gpus,
+                                         " GPUs bring the cluster to ", draft->noted_gpus + adds,
+                                         " GPUs, more than the limit of ", draft->limits.max_gpus,
+                                         " GPUs; raise it (--max-gpus) if the cluster is "
+                                         "really that large"));
+  }
+  draft->noted_gpus += adds;
+  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(*f.Find("names"));
+  if (!names.ok()) return f.Error("names", names.status().message());
+  NVL_ASSIGN_OR_RETURN(shape.model, GetName(f, "model", "GPU model name"));
+  NVL_RETURN_IF_ERROR(GetIslands(f, &shape.islands));
+  shape.islands = Canonical(std::move(shape.islands));
+  shape.islands_known = true;
+  shape.loc = At(f.file, f.line, "nodes");
+  size_t index = draft->shapes.size();
+  draft->shapes.push_back(std::move(shape));
+  for (std::string& name : *names) {
+    auto [it, inserted] = draft->node_notes.emplace(name, index);
+    if (!inserted) {
+      return f.Error("names", absl::StrCat("node '", name,
+                                           "' is in two nodes annotations (first "
+                                           "on line ",
+                                           draft->shapes[it->second].loc.line, ")"));
+    }
+    draft->noted_nodes.push_back(std::move(name));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status NoteDomain(const Fields& f, Draft* draft) {
+  NVL_RETURN_IF_ERROR(Require(f, "name"));
+  DomainSpec domain;
+  NVL_ASSIGN_OR_RETURN(domain.name, GetName(f, "name", "NVLink domain name"));
+  domain.loc = At(f.file, f.line, "nvlink_domain");
+  NVL_RETURN_IF_ERROR(GetInt(f, "gpus", 1, std::numeric_limits<int>::max(), &domain.expected_gpus));
+  NVL_RETURN_IF_ERROR(GetHostlist(f, "nodes", &draft->budget, &domain.nodes));
+  auto [first, inserted] = draft->domain_lines.emplace(domain.name, f.line);
+  if (!inserted) {
+    return f.Error("name", absl::StrCat("NVLink domain '", domain.name,
+                                        "' is annotated twice "
+                                        "(first on line ",
+                                        first->second, ")"));
+  }
+  draft->spec.domains.push_back(std::move(domain));
+  return absl::OkStatus();
+}
+
+absl::Status NoteSwitch(const Fields& f, Draft* draft) {
+  NVL_RETURN_IF_ERROR(Require(f, "name"));
+  NVL_ASSIGN_OR_RETURN(std::string name, GetName(f, "name", "switch name"));
+  SwitchDraft& d = DraftFor(name, At(f.file, f.line, "switch"), draft);
+  if (d.annotated)
+    return f.Error("name", absl::StrCat("switch '", d.spec.name, "' is annotated twice"));
+  d.annotated = true;
+  if (f.Find("tier") != nullptr) {
+    NVL_ASSIGN_OR_RETURN(d.spec.tier, GetName(f, "tier", "tier name"));
+    d.tier_given = true;
+  }
+  NVL_RETURN_IF_ERROR(GetInt(f, "rail", 0, limits::kMaxGpusPerNode - 1, &d.spec.rail));
+  NVL_RETURN_IF_ERROR(GetBounded(f, "link_gbps", 0, true, limits::kMaxBandwidth, BandwidthRule(),
+                                 &d.spec.link_gbps));
+  NVL_RETURN_IF_ERROR(GetBounded(f, "oversubscription", 1, false, limits::kMaxOversubscription,
+                                 OversubscriptionRule(), &d.spec.oversubscription));
+  NVL_RETURN_IF_ERROR(GetHostlist(f, "nodes", &draft->budget, &d.spec.nodes));
+  std::vector<std::string> children;
+  NVL_RETURN_IF_ERROR(GetHostlist(f, "switches", &draft->budget, &children));
+  for (std::string& c : children) d.children.push_back({std::move(c), f.line, "switches"});
+  return absl::OkStatus();
+}
+
+struct NoteKind {
+  absl::string_view name;
+  std::vector<absl::string_view> keys;
+  absl::Status (*apply)(const Fields&, Draft*);
+};
+
+const std::vector<NoteKind>& NoteKinds() {
+  static const auto* kinds = new std::vector<NoteKind>{
+      {"cluster", {"name", "tiers", "link_gbps", "nvlink_alpha_us", "net_alpha_us"}, NoteCluster},
+      {"gpu_model", {"name", "nvlink_gbps"}, NoteGpuModel},
+      {"nodes", {"names", "gpus", "model", "islands"}, NoteNodes},
+      {"nvlink_domain", {"name", "gpus", "nodes"}, NoteDomain},
+      {"switch",
+       {"name", "tier", "rail", "link_gbps", "oversubscription", "nodes", "switches"},
+       NoteSwitch},
+  };
+  return *kinds;
+}
+
+absl::Status ApplyAnnotation(const TextLine& note, const std::string& file, Draft* draft) {
+  NVL_ASSIGN_OR_RETURN(std::vector<std::string> words, Words(note.text, file, note.line));
+  std::string kind = words.empty() ? "" : words[0];
+  for (const NoteKind& k : NoteKinds()) {
+    if (k.name != kind) continue;
+    words.erase(words.begin());
+    NVL_ASSIGN_OR_RETURN(
+        Fields f, ParseFields(words, file, note.line, k.keys, absl::StrCat("nvlplace ", kind)));
+    return k.apply(f, draft);
+  }
+  return LineError(file, note.line, "nvlplace",
+                   absl::StrCat("unknown annotation '", Printable(kind),
+                                "'; expected cluster, gpu_model, "
+                                "nodes, nvlink_domain or switch"));
+}
+
+// A SwitchName line named by an nvlink_domain annotation gives the domain its nodes.
+absl::Status ResolveDomains(Draft* draft) {
+  for (DomainSpec& domain : draft->spec.domains) {
+    auto it = draft->switch_index.find(domain.name);
+    if (!domain.nodes.empty() || it == draft->switch_index.end()) continue;
+    SwitchDraft& d = draft->switches[it->second];
+    const SourceLoc& loc = d.spec.loc;
+    if (d.annotated || !d.has_line) {
+      return LineError(loc.file, loc.line, "switch",
+                       absl::StrCat("'", domain.name,
+                                    "' is annotated both as a switch and as an "
+                                    "NVLink domain (line ",
+                                    domain.loc.line, ")"));
+    }
+    if (!d.children.empty()) {
+      return LineError(loc.file, loc.line, "Switches",
+                       absl::StrCat("NVLink domain '", domain.name,
+                                    "' lists Switches=; a "
+                                    "domain lists the nodes it joins with Nodes="));
+    }
+    domain.nodes.insert(domain.nodes.end(), d.spec.nodes.begin(), d.spec.nodes.end());
+    d.is_domain = true;
+  }
+  return absl::OkStatus();
+}
+
+// A node named by a switch or an NVLink domain, and where (for "has no GPUs" errors).
+struct Mention {
+  const std::string* node;
+  const SourceLoc* loc;
+};
+
+// Switch specs with domain children replaced by the domains' nodes; every node named. The
+// nodes a domain brings each time a switch lists it count against the names budget.
+absl::Status BuildSwitches(Draft* draft, TopologySpec* spec, std::vector<Mention>* mentions,
+                           std::vector<SourceLoc>* mention_locs) {
+  absl::flat_hash_map<std::string, const DomainSpec*> domain_switch;
+  for (const DomainSpec& domain : draft->spec.domains) {
+    auto it = draft->switch_index.find(domain.name);
+    if (it != draft->switch_index.end() && draft->switches[it->second].is_domain) {
+      domain_switch[domain.name] = &domain;
+    }
+  }
+  for (const SwitchDraft& d : draft->switches) {
+    if (d.is_domain) continue;
+    SwitchSpec s = d.spec;
+    absl::flat_hash_set<absl::string_view> listed;
+    for (const Child& c : d.children) {
+      SourceLoc at = At(s.loc.file, c.line, c.key);
+      if (!listed.insert(c.name).second) {
+        return absl::InvalidArgumentError(
+            FormatAt(at, absl::StrCat("switch '", c.name, "' is listed twice")));
+      }
+      auto domain = domain_switch.find(c.name);
+      if (domain != domain_switch.end()) {
+        const std::vector<std::string>& nodes = domain->second->nodes;
+        if (nodes.size() > limits::kMaxNamesPerFile - draft->budget.names) {
+          return absl::InvalidArgumentError(
+              FormatAt(at, absl::StrCat("the hostlists of this file, with the nodes of the NVLink "
+                                        "domains they list, name more than ",
+                                        limits::kMaxNamesPerFile, " nodes and switches")));
+        }
+        draft->budget.names += nodes.size();
+        s.nodes.insert(s.nodes.end(), nodes.begin(), nodes.end());
+      } else if (draft->switch_index.contains(c.name)) {
+        s.switches.push_back(c.name);
+      } else {
+        return absl::InvalidArgumentError(
+            FormatAt(at, absl::StrCat("unknown switch '", c.name, "'")));
+      }
+    }
+    spec->switches.push_back(std::move(s));
+  }
+  // Every node named, where it is named: the domains first, then the switches.
+  mention_locs->reserve(spec->switches.size());
+  for (const SwitchSpec& s : spec->switches) {
+    mention_locs->push_back(At(s.loc.file, s.loc.line, "Nodes"));
+  }
+  for (const DomainSpec& domain : draft->spec.domains) {
+    for (const std::string& n : domain.nodes) mentions->push_back({&n, &domain.loc});
+  }
+  for (size_t i = 0; i < spec->switches.size(); ++i) {
+    for (const std::string& n : spec->switches[i].nodes) {
+      mentions->push_back({&n, &(*mention_locs)[i]});
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string DefaultTierName(int height) {
+  static const char* const kNames[] = {"leaf", "spine", "core"};
+  return height < 3 ? kNames[height] : absl::StrCat("tier", height);
+}
+
+// Height of each switch: 0 for a switch without child switches, else 1 + the highest child's.
+// Iterative (children before parents, Kahn's order), so a long chain cannot overflow the
+// stack; a chain of more than limits::kMaxTiers switches is an error naming it. Switches on a
+// cycle (and above one) keep height 0 here; Topology::Create reports the cycle.
+absl::StatusOr<std::vector<int>> SwitchHeights(const std::vector<SwitchSpec>& switches) {
+  size_t n = switches.size();
+  absl::flat_hash_map<absl::string_view, int> index;
+  for (size_t i = 0; i < n; ++i) index.emplace(switches[i].name, static_cast<int>(i));
+  std::vector<std::vector<int>> parents(n);
+  std::vector<size_t> waiting(n, 0);  // children not yet done
+  for (size_t i = 0; i < n; ++i) {
+    for (const std::string& c : switches[i].switches) {
+      auto it = index.find(c);
+      if (it == index.end()) continue;  // BuildSwitches keeps only known children
+      parents[it->second].push_back(static_cast<int>(i));
+      ++waiting[i];
+    }
+  }
+  std::vector<int> height(n, 0);
+  std::vector<int> ready;
+  for (size_t i = 0; i < n; ++i) {
+    if (waiting[i] == 0) ready.push_back(static_cast<int>(i));
+  }
+  while (!ready.empty()) {
+    int s = ready.back();
+    ready.pop_back();
+    if (height[s] >= limits::kMaxTiers) {
+      // Name the chain from this switch down to a switch without children.
+      std::vector<std::string> chain = {switches[s].name};
+      for (int at = s; height[at] > 0;) {
+        for (const std::string& c : switches[at].switches) {
+          auto it = index.find(c);
+          if (it != index.end() && height[it->second] == height[at] - 1) {
+            at = it->second;
+            break;
+          }
+        }
+        chain.push_back(switches[at].name);
+      }
+      return absl::InvalidArgumentError(
+          FormatAt(At(switches[s].loc.file, switches[s].loc.line, "Switches"),
+                   absl::StrCat("switch '", switches[s].name, "' is ", height[s] + 1,
+                                " levels of switches high (", absl::StrJoin(chain, " -> "),
+                                "); nvlplace models at most ", limits::kMaxTiers,
+                                " tiers: is a Switches= list wrong?")));
+    }
+    for (int p : parents[s]) {
+      height[p] = std::max(height[p], height[s] + 1);
+      if (--waiting[p] == 0) ready.push_back(p);
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (waiting[i] > 0) height[i] = 0;  // on or above a cycle
+  }
+  return height;
+}
+
+// Tiers by height where no annotation names them; the tier list too when not annotated.
+absl::Status AssignTiers(const Draft& draft, TopologySpec* spec) {
+  NVL_ASSIGN_OR_RETURN(std::vector<int> height, SwitchHeights(spec->switches));
+  if (!draft.tiers_given) {
+    int top = height.empty() ? 0 : *std::max_element(height.begin(), height.end());
+    spec->tiers.clear();
+    for (int h = 0; h <= top; ++h) spec->tiers.push_back(DefaultTierName(h));
+  }
+  size_t k = 0;
+  for (const SwitchDraft& d : draft.switches) {
+    if (d.is_domain) continue;
+    SwitchSpec& s = spec->switches[k];
+    int h = height[k++];
+    if (d.tier_given) continue;
+    s.tier = h < static_cast<int>(spec->tiers.size()) ? spec->tiers[h] : DefaultTierName(h);
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------------------
+// Import: gres.conf.
+
+// What one GPU line of gres.conf says, shared by every GPU and node it describes.
+struct GresLine {
+  int line = 0;
+  std::string type;
+  bool has_links = false;
+  std::vector<int> links;  // the Links= row
+};
+
+struct GresGpu {
+  int index = -1;  // -1: counted by Count= without File=
+  const GresLine* src = nullptr;
+};
+
+struct GresTable {
+  std::string file;
+  TopologyLimits limits;
+  NameBudget budget;
+  int64_t total_gpus = 0;
+  std::vector<std::unique_ptr<GresLine>> lines;
+  std::vector<std::string> order;
+  absl::flat_hash_map<std::string, std::vector<GresGpu>> gpus;
+};
+
+absl::StatusOr<std::vector<int>> DeviceIndexes(const Fields& f, NameBudget* budget) {
+  const std::string* value = f.Find("File");
+  if (value == nullptr) return std::vector<int>();
+  auto bad = [&] {
+    return f.Error("File", absl::StrCat("'", Printable(*value),
+                                        "' is not /dev/nvidiaN (N a GPU number, or a bracket "
+                                        "range such as /dev/nvidia[0-7])"));
+  };
+  absl::StatusOr<size_t> count = CountHostlist(*value);
+  if (!count.ok()) return f.Error("File", count.status().message());
+  if (*count > static_cast<size_t>(limits::kMaxGpusPerNode)) {
+    return f.Error("File", absl::StrCat("File= names ", *count, " devices; a node has at most ",
+                                        limits::kMaxGpusPerNode, " GPUs"));
+  }
+  std::vector<std::string> files;
+  NVL_RETURN_IF_ERROR(GetHostlist(f, "File", budget, &files));
+  std::vector<int> indexes;
+  for (absl::string_view path : files) {
+    if (!absl::ConsumePrefix(&path, "/dev/nvidia") || path.empty() || path.size() > 4 ||
+        !std::all_of(path.begin(), path.end(), [](char c) { return absl::ascii_isdigit(c); })) {
+      return bad();
+    }
+    int index = 0;
+    for (char c : path) index = index * 10 + (c - '0');
+    if (index >= limits::kMaxGpusPerNode) {
+      return f.Error("File", absl::StrCat("/dev/nvidia", index, ": a node has at most ",
+                                          limits::kMaxGpusPerNode, " GPUs, numbered from 0"));
+    }
+    indexes.push_back(index);
+  }
+  return indexes;
+}
+
+absl::StatusOr<std::vector<int>> LinksRow(const Fields& f) {
+  std::vector<int> row;
+  for (absl::string_view item : absl::StrSplit(*f.Find("Links"), ',')) {
+    if (row.size() == static_cast<size_t>(limits::kMaxGpusPerNode)) {
+      return f.Error("Links", absl::StrCat("more than ", limits::kMaxGpusPerNode,
+                                           " entries; a node has at most that many GPUs"));
+    }
+    int v;
+    if (!absl::SimpleAtoi(item, &v) || v < -1) {
+      return f.Error("Links",
+                     absl::StrCat("'", Printable(item), "' is not a link count (-1, 0, 1, ...)"));
+    }
+    row.push_back(v);
+  }
+  return row;
+}
+
+// The GPUs one "NodeName=... Name=gpu ..." line gives each of its nodes.
+absl::StatusOr<std::vector<GresGpu>> LineGpus(const Fields& f, GresTable* table) {
+  if (f.Find("File") == nullptr && f.Find("Count") == nullptr) {
+    return f.Error("File", "a GPU line needs File=/dev/nvidiaN or Count=");
+  }
+  NVL_ASSIGN_OR_RETURN(std::vector<int> indexes, DeviceIndexes(f, &table->budget));
+  int count = static_cast<int>(indexes.size());
+  NVL_RETURN_IF_ERROR(GetInt(f, "Count", 1, limits::kMaxGpusPerNode, &count));
+  if (!indexes.empty() && count != static_cast<int>(indexes.size())) {
+    return f.Error("Count",
+                   absl::StrCat("Count=", count, " but File= names ", indexes.size(), " devices"));
+  }
+  auto src = std::make_unique<GresLine>();
+  src->line = f.line;
+  NVL_ASSIGN_OR_RETURN(src->type, GetName(f, "Type", "GPU type"));
+  if (f.Find("Links") != nullptr) {
+    if (indexes.size() != 1) return f.Error("Links", "Links= needs exactly one device in File=");
+    NVL_ASSIGN_OR_RETURN(src->links, LinksRow(f));
+    src->has_links = true;
+  }
+  std::vector<GresGpu> gpus(count);
+  for (int i = 0; i < count; ++i) {
+    gpus[i].index = indexes.empty() ? -1 : indexes[i];
+    gpus[i].src = src.get();
+  }
+  table->lines.push_back(std::move(src));
+  return gpus;
+}
+
+absl::Status ParseGresLine(const TextLine& line, GresTable* table) {
+  const std::string& file = table->file;
+  NVL_ASSIGN_OR_RETURN(std::vector<std::string> words, Words(line.text, file, line.line));
+  NVL_ASSIGN_OR_RETURN(Fields f, ParseFields(words, file, line.line,
+                                             {"NodeName", "Name", "Type", "File", "Links", "Count",
+                                              "Cores", "CPUs", "Flags", "AutoDetect"},
+                                             "gres.conf"));
+  const std::string* name = f.Find("Name");
+  // Lines of other GRES ("Name=nic") and "[NodeName=...] AutoDetect=nvml" lines say nothing here.
+  if (name == nullptr || !absl::EqualsIgnoreCase(*name, "gpu")) return absl::OkStatus();
+  if (f.Find("NodeName") == nullptr) {
+    return f.Error("NodeName",
+                   "a GPU line needs NodeName=: nvlplace reads one gres.conf for "
+                   "the whole cluster");
+  }
+  std::vector<std::string> nodes;
+  NVL_RETURN_IF_ERROR(GetHostlist(f, "NodeName", &table->budget, &nodes));
+  NVL_ASSIGN_OR_RETURN(std::vector<GresGpu> gpus, LineGpus(f, table));
+  int64_t adds = static_cast<int64_t>(nodes.size()) * static_cast<int64_t>(gpus.size());
+  if (adds > table->limits.max_gpus - table->total_gpus) {
+    return f.Error("NodeName",
+                   absl::StrCat("these ", nodes.size(), " nodes of ", gpus.size(),
+                                " GPUs bring gres.conf to ", table->total_gpus + adds,
+                                " GPUs, more than the limit of ", table->limits.max_gpus,
+                                " GPUs; raise it (--max-gpus) if the cluster is really that "
+                                "large"));
+  }
+  table->total_gpus += adds;
+  for (std::string& node : nodes) {
+    auto [it, inserted] = table->gpus.try_emplace(node);
+    if (inserted) table->order.push_back(std::move(node));
+    if (it->second.size() + gpus.size() > static_cast<size_t>(limits::kMaxGpusPerNode)) {
+      return f.Error("NodeName", absl::StrCat("node '", it->first, "' has more than ",
+                                              limits::kMaxGpusPerNode, " GPUs in gres.conf"));
+    }
+    it->second.insert(it->second.end(), gpus.begin(), gpus.end());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseGres(absl::string_view text, GresTable* table) {
+  for (const TextLine& line : SplitConf(text).lines) {
+    NVL_RETURN_IF_ERROR(ParseGresLine(line, table));
+  }
+  return absl::OkStatus();
+}
+
+// Sorts the node's GPUs by index and checks they are /dev/nvidia0..n-1, each once.
+absl::Status CheckIndexes(const std::string& node, const std::string& file,
+                          std::vector<GresGpu>* gpus) {
+  int anonymous = static_cast<int>(
+      std::count_if(gpus->begin(), gpus->end(), [](const GresGpu& g) { return g.index < 0; }));
+  if (anonymous == static_cast<int>(gpus->size())) return absl::OkStatus();
+  if (anonymous > 0) {
+    return LineError(file, gpus->front().src->line, "File",
+                     absl::StrCat("node '", node,
+                                  "' mixes Count= lines without File= and File= "
+                                  "lines"));
+  }
+  std::stable_sort(gpus->begin(), gpus->end(),
+                   [](const GresGpu& a, const GresGpu& b) { return a.index < b.index; });
+  for (size_t i = 0; i < gpus->size(); ++i) {
+    const GresGpu& g = (*gpus)[i];
+    if (i > 0 && g.index == (*gpus)[i - 1].index) {
+      return LineError(file, g.src->line, "File",
+                       absl::StrCat("/dev/nvidia", g.index, " of node '", node,
+                                    "' is listed "
+                                    "twice (also on line ",
+                                    (*gpus)[i - 1].src->line, ")"));
+    }
+    if (g.index != static_cast<int>(i)) {
+      return LineError(file, g.src->line, "File",
+                       absl::StrCat("node '", node, "' has no /dev/nvidia", i,
+                                    "; GPUs must be "
+                                    "numbered 0..",
+                                    gpus->size() - 1));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Islands from the node's Links= rows (indexes checked); false when no row is given.
+absl::StatusOr<bool> LinkIslands(const std::string& node, const std::string& file,
+                                 const std::vector<GresGpu>& gpus,
+                                 std::vector<std::vector<int>>* islands) {
+  int n = static_cast<int>(gpus.size());
+  std::vector<const std::vector<int>*> links;
+  for (const GresGpu& g : gpus) {
+    if (g.src->has_links != gpus.front().src->has_links) {
+      const GresGpu& without = g.src->has_links ? gpus.front() : g;
+      return LineError(file, without.src->line, "Links",
+                       absl::StrCat("node '", node,
+                                    "' gives Links= for some GPUs but not for "
+                                    "/dev/nvidia",
+                                    without.index));
+    }
+    if (!g.src->has_links) return false;
+    const std::vector<int>& row = g.src->links;
+    if (static_cast<int>(row.size()) != n) {
+      return LineError(file, g.src->line, "Links",
+                       absl::StrCat("the row has ", row.size(), " entries but node '", node,
+                                    "' has ", n, " GPUs"));
+    }
+    for (int j = 0; j < n; ++j) {
+      if ((row[j] == -1) != (j == g.index)) {
+        return LineError(file, g.src->line, "Links",
+                         absl::StrCat("entry ", j, " is ", row[j],
+                                      "; -1 marks the GPU "
+                                      "itself (entry ",
+                                      g.index, ") and only it"));
+      }
+    }
+    links.push_back(&row);
+  }
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      if (((*links[i])[j] >= 1) != ((*links[j])[i] >= 1)) {
+        return LineError(file, gpus[i].src->line, "Links",
+                         absl::StrCat("node '", node, "': GPU ", i, " and GPU ", j,
+                                      " disagree on whether they share an NVLink"));
+      }
+    }
+  }
+  std::vector<std::vector<int>> matrix;
+  matrix.reserve(n);
+  for (const std::vector<int>* row : links) matrix.push_back(*row);
+  *islands = Canonical(NvlinkIslands(matrix));
+  return true;
+}
+
+absl::StatusOr<NodeShape> GresShape(const std::string& node, const std::string& file,
+                                    std::vector<GresGpu> gpus) {
+  NVL_RETURN_IF_ERROR(CheckIndexes(node, file, &gpus));
+  NodeShape shape;
+  shape.gpus = static_cast<int>(gpus.size());
+  shape.model = gpus.front().src->type;
+  shape.loc = At(file, gpus.front().src->line, "NodeName");
+  for (const GresGpu& g : gpus) {
+    if (g.src->type != shape.model) {
+      return LineError(file, g.src->line, "Type",
+                       absl::StrCat("node '", node, "' mixes GPU types '", shape.model, "' and '",
+                                    g.src->type, "'"));
+    }
+  }
+  NVL_ASSIGN_OR_RETURN(shape.islands_known, LinkIslands(node, file, gpus, &shape.islands));
+  return shape;
+}
+
+// Nodes that the same gres.conf lines describe have the same shape: it is worked out once
+// (checking a node's Links= rows takes GPUs^2 steps).
+using GresKey = std::vector<std::pair<int, const GresLine*>>;
+
+absl::StatusOr<NodeShape> CachedGresShape(const std::string& node, const GresTable& gres,
+                                          const std::vector<GresGpu>& gpus,
+                                          absl::flat_hash_map<GresKey, NodeShape>* cache) {
+  GresKey key;
+  key.reserve(gpus.size());
+  for (const GresGpu& g : gpus) key.emplace_back(g.index, g.src);
+  auto it = cache->find(key);
+  if (it != cache->end()) return it->second;
+  NVL_ASSIGN_OR_RETURN(NodeShape shape, GresShape(node, gres.file, gpus));
+  cache->emplace(std::move(key), shape);
+  return shape;
+}
+
+// gres.conf wins where it speaks, the annotation fills the gaps; where both speak they agree.
+absl::StatusOr<NodeShape> Merge(const std::string& node, NodeShape gres, const NodeShape& note) {
+  auto differ = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(
+        FormatAt(gres.loc, absl::StrCat("node '", node, "': ", what,
+                                        " differs from the nvlplace "
+                                        "annotation on ",
+                                        note.loc.file, ":", note.loc.line)));
+  };
+  if (gres.gpus != note.gpus) return differ("the GPU count");
+  if (!gres.model.empty() && gres.model != note.model) return differ("the GPU type");
+  if (gres.islands_known && gres.islands != note.islands) return differ("the NVLink islands");
+  if (gres.model.empty()) gres.model = note.model;
+  gres.islands = note.islands;
+  return gres;
+}
+
+// A node's shape from gres.conf and its annotation, else from the import options.
+absl::StatusOr<NodeShape> ShapeOf(const std::string& name, const SourceLoc* mention,
+                                  const Draft& draft, const GresTable& gres,
+                                  const SlurmImportOptions& options,
+                                  absl::flat_hash_map<GresKey, NodeShape>* cache) {
+  auto note = draft.node_notes.find(name);
+  auto listed = gres.gpus.find(name);
+  if (listed != gres.gpus.end()) {
+    NVL_ASSIGN_OR_RETURN(NodeShape shape, CachedGresShape(name, gres, listed->second, cache));
+    if (note != draft.node_notes.end()) {
+      return Merge(name, std::move(shape), draft.shapes[note->second]);
+    }
+    if (shape.model.empty()) shape.model = options.gpu_model;
+    return shape;
+  }
+  if (note != draft.node_notes.end()) return draft.shapes[note->second];
+  if (options.gpus_per_node < 1) {
+    return absl::InvalidArgumentError(
+        FormatAt(*mention, absl::StrCat("node '", name,
+                                        "' has no GPUs in gres.conf; describe it there or "
+                                        "give a default GPU count per node")));
+  }
+  NodeShape shape;
+  shape.gpus = options.gpus_per_node;
+  shape.model = options.gpu_model;
+  shape.loc = *mention;
+  return shape;
+}
+
+// Nodes in order: annotations, gres.conf, topology.conf; consecutive equal shapes share a group.
+absl::Status BuildNodes(const Draft& draft, const GresTable& gres,
+                        const std::vector<Mention>& mentions, const SlurmImportOptions& options,
+                        TopologySpec* spec) {
+  std::vector<std::pair<const std::string*, const SourceLoc*>> order;
+  absl::flat_hash_set<absl::string_view> seen;
+  for (const std::string& n : draft.noted_nodes) {
+    if (seen.insert(n).second) order.emplace_back(&n, nullptr);
+  }
+  for (const std::string& n : gres.order) {
+    if (seen.insert(n).second) order.emplace_back(&n, nullptr);
+  }
+  for (const Mention& m : mentions) {
+    if (seen.insert(*m.node).second) order.emplace_back(m.node, m.loc);
+  }
+  absl::flat_hash_map<GresKey, NodeShape> cache;
+  int64_t gpus = 0;
+  for (const auto& [name, mention] : order) {
+    NVL_ASSIGN_OR_RETURN(NodeShape shape, ShapeOf(*name, mention, draft, gres, options, &cache));
+    gpus += shape.gpus;
+    if (gpus > draft.limits.max_gpus) {
+      return absl::InvalidArgumentError(FormatAt(
+          shape.loc,
+          absl::StrCat("node '", *name, "' brings the cluster past ", draft.limits.max_gpus,
+                       " GPUs, the limit; raise it (--max-gpus) if the cluster is "
+                       "really that large")));
+    }
+    if (!spec->node_groups.empty()) {
+      NodeGroupSpec& last = spec->node_groups.back();
+      if (last.gpus == shape.gpus && last.model == shape.model && last.islands == shape.islands) {
+        last.names.push_back(*name);
+        continue;
+      }
+    }
+    NodeGroupSpec group;
+    group.names = {*name};
+    group.gpus = shape.gpus;
+    group.model = shape.model;
+    group.islands = shape.islands;
+    group.loc = shape.loc;
+    spec->node_groups.push_back(std::move(group));
+  }
+  return absl::OkStatus();
+}
+
+// Models that nodes use but no annotation describes get the default NVLink bandwidth.
+void AddMissingModels(const SlurmImportOptions& options, TopologySpec* spec) {
+  absl::flat_hash_set<std::string> known;
+  for (const GpuModelSpec& m : spec->gpu_models) known.insert(m.name);
+  for (const NodeGroupSpec& g : spec->node_groups) {
+    if (!known.insert(g.model).second) continue;
+    GpuModelSpec model;
+    model.name = g.model;
+    model.nvlink_gbps = options.nvlink_gbps;
+    spec->gpu_models.push_back(std::move(model));
+  }
+}
+
+// The import options come from a command line or a caller: checked like file values.
+absl::Status CheckOptions(const SlurmImportOptions& options) {
+  if (options.gpus_per_node < 0 || options.gpus_per_node > limits::kMaxGpusPerNode) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the default GPU count per node must be from "
+                     "1 to ",
+                     limits::kMaxGpusPerNode, ", not ", options.gpus_per_node));
+  }
+  if (!(options.nvlink_gbps > 0 && options.nvlink_gbps <= limits::kMaxBandwidth)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the default NVLink bandwidth must be ", NvlinkBandwidthRule()));
+  }
+  NVL_RETURN_IF_ERROR(CheckName(options.gpu_model, "the default GPU model name"));
+  return CheckName(options.name, "the cluster name");
+}
+
+// ---------------------------------------------------------------------------------------
+// Export.
+
+// The shortest decimal that reads back as the same double.
+std::string Num(double v) {
+  char buf[40];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof(buf), "%.0f", v);
+    return buf;
+  }
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    double back;
+    if (absl::SimpleAtod(buf, &back) && back == v) break;
+  }
+  return buf;
+}
+
+std::string Field(absl::string_view key, absl::string_view value) {
+  bool plain = !value.empty() && std::none_of(value.begin(), value.end(),
+                                              [](char c) { return absl::ascii_isspace(c); });
+  return plain ? absl::StrCat(key, "=", value) : absl::StrCat(key, "=\"", value, "\"");
+}
+
+void Note(absl::string_view kind, const std::vector<std::string>& fields, std::string* out) {
+  absl::StrAppend(out, "# ", kAnnotation, " ", kind, " ", absl::StrJoin(fields, " "), "\n");
+}
+
+std::vector<std::string> NodeNames(const Topology& topo, const std::vector<NodeId>& nodes) {
+  std::vector<std::string> names;
+  for (NodeId n : nodes) names.push_back(topo.nodes()[n].name);
+  return names;
+}
+
+std::string IslandsText(const std::vector<std::vector<int>>& islands) {
+  return absl::StrJoin(islands, "/", [](std::string* out, const std::vector<int>& island) {
+    absl::StrAppend(out, absl::StrJoin(island, ","));
+  });
+}
+
+// The cluster, its GPU models and its node shapes.
+void WriteClusterNotes(const Topology& topo, const TopologySpec& spec, std::string* out) {
+  Note("cluster",
+       {Field("name", topo.name()), Field("tiers", absl::StrJoin(topo.tiers(), ",")),
+        Field("link_gbps", Num(topo.link_gbps())),
+        Field("nvlink_alpha_us", Num(topo.nvlink_alpha_us())),
+        Field("net_alpha_us", Num(topo.net_alpha_us()))},
+       out);
+  for (const GpuModelSpec& m : topo.gpu_models()) {
+    Note("gpu_model", {Field("name", m.name), Field("nvlink_gbps", Num(m.nvlink_gbps))}, out);
+  }
+  for (const NodeGroupSpec& g : spec.node_groups) {
+    std::vector<std::string> fields = {Field("names", CompressHostlist(g.names)),
+                                       Field("gpus", absl::StrCat(g.gpus)),
+                                       Field("model", g.model)};
+    if (!g.islands.empty()) fields.push_back(Field("islands", IslandsText(g.islands)));
+    Note("nodes", fields, out);
+  }
+}
+
+// Switches Slurm sees: leaves of no rail or rail 0, and switches above at least one of them.
+std::vector<bool> VisibleSwitches(const Topology& topo) {
+  std::vector<SwitchId> order(topo.num_switches());
+  for (SwitchId s = 0; s < topo.num_switches(); ++s) order[s] = s;
+  std::stable_sort(order.begin(), order.end(), [&](SwitchId a, SwitchId b) {
+    return topo.switches()[a].tier < topo.switches()[b].tier;
+  });
+  std::vector<bool> visible(topo.num_switches(), false);
+  for (SwitchId s : order) {
+    const Switch& sw = topo.switches()[s];
+    visible[s] = sw.nodes.empty() ? std::any_of(sw.children.begin(), sw.children.end(),
+                                                [&](SwitchId c) { return visible[c]; })
+                                  : sw.rail <= 0;
+  }
+  return visible;
+}
+
+// The multi-node domain of a node, or -1.
+DomainId MultiNodeDomain(const Topology& topo, NodeId n) {
+  const Node& node = topo.nodes()[n];
+  if (node.domains.size() != 1 || !topo.domains()[node.domains[0]].multi_node) return -1;
+  return node.domains[0];
+}
+
+// Per visible leaf, the NVLink domains written as Slurm switches below it: all of a leaf's
+// nodes must be in multi-node domains that lie wholly under it (and whose names are free).
+std::vector<std::vector<DomainId>> DomainSwitches(const Topology& topo,
+                                                  const std::vector<bool>& visible) {
+  std::vector<SwitchId> leaf_of(topo.num_nodes(), -1);
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    for (SwitchId s : topo.nodes()[n].leaves) {
+      if (visible[s]) leaf_of[n] = s;
+    }
+  }
+  std::vector<std::vector<DomainId>> out(topo.num_switches());
+  for (SwitchId s = 0; s < topo.num_switches(); ++s) {
+    const Switch& sw = topo.switches()[s];
+    if (!visible[s] || sw.nodes.empty()) continue;
+    std::vector<DomainId> domains;
+    absl::flat_hash_set<DomainId> listed;
+    bool whole = true;
+    for (NodeId n : sw.nodes) {
+      DomainId d = MultiNodeDomain(topo, n);
+      if (d < 0 || topo.FindSwitch(topo.domains()[d].name) >= 0) whole = false;
+      if (!whole) break;
+      if (listed.insert(d).second) domains.push_back(d);
+    }
+    for (DomainId d : domains) {
+      for (NodeId n : topo.domains()[d].nodes) whole = whole && leaf_of[n] == s;
+    }
+    if (whole) out[s] = std::move(domains);
+  }
+  return out;
+}
+
+// Multi-node domains that are not written as switches: annotations with their nodes.
+void WriteDomainNotes(const Topology& topo, const std::vector<std::vector<DomainId>>& as_switch,
+                      std::string* out) {
+  std::vector<bool> written(topo.num_domains(), false);
+  for (const auto& domains : as_switch) {
+    for (DomainId d : domains) written[d] = true;
+  }
+  for (DomainId d = 0; d < topo.num_domains(); ++d) {
+    const NvlDomain& dom = topo.domains()[d];
+    if (!dom.multi_node || written[d]) continue;
+    Note("nvlink_domain",
+         {Field("name", dom.name), Field("gpus", absl::StrCat(dom.gpus.size())),
+          Field("nodes", CompressHostlist(NodeNames(topo, dom.nodes)))},
+         out);
+  }
+}
+
+bool IsWhole(double v) { return v == std::floor(v) && v < 4e9; }
+
+// One switch: its domain "switches", its annotation and its SwitchName line, or only the
+// annotation when Slurm does not see it.
+void WriteSwitch(const Topology& topo, SwitchId id, const std::vector<bool>& visible,
+                 const std::vector<DomainId>& domains, std::string* out) {
+  const Switch& sw = topo.switches()[id];
+  std::vector<std::string> note = {Field("name", sw.name), Field("tier", topo.tiers()[sw.tier])};
+  if (sw.rail >= 0) note.push_back(Field("rail", absl::StrCat(sw.rail)));
+  bool speed_differs = sw.link_gbps != topo.link_gbps();
+  bool link_speed = speed_differs && visible[id] && IsWhole(sw.link_gbps);
+  if (speed_differs && !link_speed) note.push_back(Field("link_gbps", Num(sw.link_gbps)));
+  if (sw.oversubscription != 1.0) {
+    note.push_back(Field("oversubscription", Num(sw.oversubscription)));
+  }
+  std::vector<std::string> shown, hidden;  // child switches Slurm sees, and the others
+  for (SwitchId c : sw.children) (visible[c] ? shown : hidden).push_back(topo.switches()[c].name);
+  if (!hidden.empty()) note.push_back(Field("switches", CompressHostlist(hidden)));
+  std::string nodes = CompressHostlist(NodeNames(topo, sw.nodes));
+  if (!visible[id]) {
+    if (!nodes.empty()) note.push_back(Field("nodes", nodes));
+    Note("switch", note, out);
+    return;
+  }
+  std::vector<std::string> domain_names;
+  for (DomainId d : domains) {
+    const NvlDomain& dom = topo.domains()[d];
+    domain_names.push_back(dom.name);
+    Note("nvlink_domain", {Field("name", dom.name), Field("gpus", absl::StrCat(dom.gpus.size()))},
+         out);
+    absl::StrAppend(out, "SwitchName=", dom.name,
+                    " Nodes=", CompressHostlist(NodeNames(topo, dom.nodes)), "\n");
+  }
+  Note("switch", note, out);
+  absl::StrAppend(out, "SwitchName=", sw.name);
+  if (!domains.empty()) {
+    absl::StrAppend(out, " Switches=", CompressHostlist(domain_names));
+  } else if (!nodes.empty()) {
+    absl::StrAppend(out, " Nodes=", nodes);
+  } else {
+    absl::StrAppend(out, " Switches=", CompressHostlist(shown));
+  }
+  if (link_speed) absl::StrAppend(out, " LinkSpeed=", Num(sw.link_gbps));
+  absl::StrAppend(out, "\n");
+}
+
+std::string WriteTopologyConf(const Topology& topo) {
+  std::string out = absl::StrCat(
+      "# topology.conf of cluster ", topo.name(),
+      ", written by nvlplace for Slurm's "
+      "topology/tree.\n# Slurm reads the SwitchName lines and ignores comments; the "
+      "\"# nvlplace:\" comments carry\n# what Slurm cannot express (GPU models, NVLink domains, "
+      "tiers, rails) for nvlplace.\n");
+  WriteClusterNotes(topo, topo.ToSpec(), &out);
+  std::vector<bool> visible = VisibleSwitches(topo);
+  std::vector<std::vector<DomainId>> domains = DomainSwitches(topo, visible);
+  WriteDomainNotes(topo, domains, &out);
+  for (SwitchId s = 0; s < topo.num_switches(); ++s) {
+    WriteSwitch(topo, s, visible, domains[s], &out);
+  }
+  return out;
+}
+
+// Per GPU index, the index of its NVLink island among the node's domains.
+std::vector<int> IslandOfGpus(const Topology& topo, const Node& node) {
+  std::vector<int> island(node.gpus.size(), 0);
+  if (node.domains.size() == 1) return island;  // one island, or a multi-node domain
+  for (size_t k = 0; k < node.domains.size(); ++k) {
+    for (GpuId g : topo.domains()[node.domains[k]].gpus) {
+      island[topo.gpus()[g].index] = static_cast<int>(k);  // single-node domains: its own GPUs
+    }
+  }
+  return island;
+}
+
+// The nodes of one gres.conf shape: a GPU model and the island of each GPU index.
+struct GresGroup {
+  int model;
+  std::vector<int> island;
+  std::string hostlist;  // the nodes, compressed
+};
+
+std::vector<GresGroup> GresGroups(const Topology& topo) {
+  using Shape = std::pair<int, std::vector<int>>;  // GPU model, island of each GPU
+  std::map<Shape, size_t> index;
+  std::vector<GresGroup> groups;
+  std::vector<std::vector<std::string>> names;
+  for (const Node& node : topo.nodes()) {
+    Shape shape{node.model, IslandOfGpus(topo, node)};
+    auto [it, inserted] = index.emplace(shape, groups.size());
+    if (inserted) {
+      groups.push_back(GresGroup{shape.first, shape.second, ""});
+      names.emplace_back();
+    }
+    names[it->second].push_back(node.name);
+  }
+  for (size_t i = 0; i < groups.size(); ++i) groups[i].hostlist = CompressHostlist(names[i]);
+  return groups;
+}
+
+std::string GresHeader(const Topology& topo, const SlurmExportOptions& options) {
+  return absl::StrCat(
+      "# gres.conf of cluster ", topo.name(),
+      ", written by nvlplace: one line per GPU index and node shape.\n",
+      options.links
+          ? "# Links=: -1 the GPU itself, 1 a GPU of the same NVLink island, 0 a GPU reached "
+            "over PCIe.\n"
+          : "# Without Links rows: from Slurm 24.05 cons_tres takes the least-linked GPU first, "
+            "which splits\n# NVLink islands; select/cons_tres_nvlplace places by island "
+            "itself.\n");
+}
+
+// "NodeName=<hostlist> Name=gpu Type=<model> File=/dev/nvidia" before the index.
+std::string GresLinePrefix(const Topology& topo, const GresGroup& g) {
+  return absl::StrCat("NodeName=", g.hostlist, " Name=gpu Type=", topo.gpu_models()[g.model].name,
+                      " File=/dev/nvidia");
+}
+
+std::string WriteGresConf(const Topology& topo, const SlurmExportOptions& options) {
+  std::string out = GresHeader(topo, options);
+  for (const GresGroup& g : GresGroups(topo)) {
+    std::string prefix = GresLinePrefix(topo, g);
+    const std::vector<int>& island = g.island;
+    for (size_t i = 0; i < island.size(); ++i) {
+      if (!options.links) {
+        absl::StrAppend(&out, prefix, i, "\n");
+        continue;
+      }
+      std::vector<int> row;
+      for (size_t j = 0; j < island.size(); ++j) {
+        row.push_back(i == j ? -1 : island[i] == island[j] ? 1 : 0);
+      }
+      absl::StrAppend(&out, prefix, i, " Links=", absl::StrJoin(row, ","), "\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+absl::StatusOr<TopologySpec> Import(absl::string_view topology_conf,
+                                    const std::string& topology_file, absl::string_view gres_conf,
+                                    const std::string& gres_file, const SlurmImportOptions& options,
+                                    const TopologyLimits& topology_limits) {
+  NVL_RETURN_IF_ERROR(CheckOptions(options));
+  Draft draft;
+  draft.file = topology_file;
+  draft.limits = topology_limits;
+  SplitText topology = SplitConf(topology_conf);
+  // In file order, so that switches keep the order in which the file first names them.
+  size_t next_note = 0;
+  for (const TextLine& line : topology.lines) {
+    for (; next_note < topology.annotations.size() &&
+           topology.annotations[next_note].line < line.line;
+         ++next_note) {
+      NVL_RETURN_IF_ERROR(ApplyAnnotation(topology.annotations[next_note], topology_file, &draft));
+    }
+    NVL_RETURN_IF_ERROR(ParseSwitchLine(line, topology_file, &draft));
+  }
+  for (; next_note < topology.annotations.size(); ++next_note) {
+    NVL_RETURN_IF_ERROR(ApplyAnnotation(topology.annotations[next_note], topology_file, &draft));
+  }
+  GresTable gres;
+  gres.file = gres_file;
+  gres.limits = topology_limits;
+  NVL_RETURN_IF_ERROR(ParseGres(gres_conf, &gres));
+  NVL_RETURN_IF_ERROR(ResolveDomains(&draft));
+  TopologySpec spec = draft.spec;
+  spec.loc = SourceLoc{topology_file, 0, 0, ""};
+  if (spec.name.empty()) spec.name = options.name;
+  std::vector<Mention> mentions;
+  std::vector<SourceLoc> mention_locs;
+  NVL_RETURN_IF_ERROR(BuildSwitches(&draft, &spec, &mentions, &mention_locs));
+  NVL_RETURN_IF_ERROR(AssignTiers(draft, &spec));
+  NVL_RETURN_IF_ERROR(BuildNodes(draft, gres, mentions, options, &spec));
+  AddMissingModels(options, &spec);
+  return spec;
+}
+
+}  // namespace
+
+absl::StatusOr<TopologySpec> ImportSlurm(absl::string_view topology_conf,
+                                         const std::string& topology_file,
+                                         absl::string_view gres_conf, const std::string& gres_file,
+                                         const SlurmImportOptions& options,
+                                         const TopologyLimits& topology_limits) {
+  try {
+    return Import(topology_conf, topology_file, gres_conf, gres_file, options, topology_limits);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(topology_file, ": out of memory while importing"));
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(topology_file, ": cannot import: ", e.what()));
+  }
+}
+
+size_t ExportedGresBytes(const Topology& topo, const SlurmExportOptions& options) {
+  size_t bytes = GresHeader(topo, options).size();
+  for (const GresGroup& g : GresGroups(topo)) {
+    size_t n = g.island.size();
+    size_t prefix = GresLinePrefix(topo, g).size();
+    for (size_t i = 0; i < n; ++i) {
+      // The index, " Links=", a row of n entries ("-1" once, "1" or "0" else) and commas.
+      bytes += prefix + std::to_string(i).size() + (options.links ? 7 + 2 * n : 0) + 1;
+    }
+  }
+  return bytes;
+}
+
+bool SlurmLinksHelp(int major, int minor) { return major < 24 || (major == 24 && minor < 5); }
+
+SlurmFiles ExportSlurm(const Topology& topo, const SlurmExportOptions& options) {
+  return SlurmFiles{WriteTopologyConf(topo), WriteGresConf(topo, options)};
+}
+
+}  // namespace nvlplace

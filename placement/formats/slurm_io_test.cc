@@ -1,0 +1,786 @@
+// Tests for importing and exporting Slurm's topology.conf and gres.conf.
+#include "placement/formats/slurm_io.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "placement/formats/topology_yaml.h"
+#include "tests/status_matchers.h"
+#include "tests/test_data.h"
+
+namespace nvlplace {
+namespace {
+
+using ::nvlplace::testing::IsOk;
+using ::nvlplace::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const char kFixtures[] = "tests/fixtures/slurm/";
+
+std::string Fixture(const std::string& name) {
+  if (name.empty()) return "";
+  absl::StatusOr<std::string> text = ReadFileToString(kFixtures + name);
+  EXPECT_THAT(text, IsOk());
+  return text.ok() ? *text : "";
+}
+
+SlurmImportOptions Options(int gpus_per_node) {
+  SlurmImportOptions options;
+  options.gpus_per_node = gpus_per_node;
+  return options;
+}
+
+absl::StatusOr<std::shared_ptr<const Topology>> Import(const std::string& topology,
+                                                       const std::string& gres,
+                                                       const SlurmImportOptions& options) {
+  absl::StatusOr<TopologySpec> spec =
+      ImportSlurm(topology, "topology.conf", gres, "gres.conf", options);
+  if (!spec.ok()) return spec.status();
+  return Topology::Create(*spec);
+}
+
+std::shared_ptr<const Topology> FromYaml(const std::string& yaml) {
+  absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(yaml, "inline.yaml");
+  EXPECT_THAT(spec, IsOk());
+  if (!spec.ok()) return nullptr;
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(*spec);
+  EXPECT_THAT(topo, IsOk());
+  return topo.ok() ? *topo : nullptr;
+}
+
+std::vector<std::string> SwitchNames(const Topology& t, const std::vector<SwitchId>& ids) {
+  std::vector<std::string> names;
+  for (SwitchId s : ids) names.push_back(t.switches()[s].name);
+  return names;
+}
+
+std::string TierOf(const Topology& t, absl::string_view sw) {
+  return t.tiers()[t.switches()[t.FindSwitch(sw)].tier];
+}
+
+// Drops the "# nvlplace:" annotations: what stock Slurm sees of an exported file.
+std::string WithoutAnnotations(const std::string& text) {
+  std::string out;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::StartsWith(line, "# nvlplace:")) absl::StrAppend(&out, line, "\n");
+  }
+  return out;
+}
+
+std::vector<std::string> Lines(const std::string& text, absl::string_view prefix) {
+  std::vector<std::string> out;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::StartsWith(line, prefix)) out.emplace_back(line);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Plain Slurm files.
+
+TEST(ImportSlurmTest, ReadsManPageStyleTree) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      Import(Fixture("manpage-tree.conf"), "", Options(4));
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  EXPECT_EQ(t.name(), "imported");
+  EXPECT_THAT(t.tiers(), ElementsAre("leaf", "spine"));  // heights 0 and 1
+  EXPECT_EQ(t.num_nodes(), 18);
+  EXPECT_EQ(t.num_gpus(), 72);  // 18 nodes x 4 GPUs per node (the option)
+  EXPECT_EQ(t.gpu_models()[0].name, "H100");
+  EXPECT_EQ(TierOf(t, "s0"), "leaf");
+  EXPECT_EQ(TierOf(t, "s3"), "spine");
+  EXPECT_THAT(SwitchNames(t, t.switches()[t.FindSwitch("s3")].children),
+              ElementsAre("s0", "s1", "s2"));
+  EXPECT_EQ(t.CommonTier(t.FindNode("dev0"), t.FindNode("dev5")), 0);
+  EXPECT_EQ(t.CommonTier(t.FindNode("dev0"), t.FindNode("dev17")), 1);
+  EXPECT_EQ(t.switches()[0].link_gbps, 400);  // no LinkSpeed: the default
+}
+
+TEST(ImportSlurmTest, ReadsPlainTreeWithGres) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      Import(Fixture("plain-tree.conf"), Fixture("plain-gres.conf"), Options(0));
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  EXPECT_THAT(t.tiers(), ElementsAre("leaf", "spine", "core"));
+  EXPECT_EQ(TierOf(t, "core"), "core");
+  EXPECT_EQ(TierOf(t, "spine1"), "spine");
+  // Lower-case keys and the continued line.
+  EXPECT_EQ(t.switches()[t.FindSwitch("leaf0")].link_gbps, 200);
+  EXPECT_EQ(t.switches()[t.FindSwitch("leaf1")].link_gbps, 200);
+  EXPECT_EQ(t.switches()[t.FindSwitch("spine1")].link_gbps, 800);
+  EXPECT_EQ(t.switches()[t.FindSwitch("leaf2")].nodes.size(), 2u);
+  // Both spines reach every leaf.
+  EXPECT_THAT(SwitchNames(t, t.switches()[t.FindSwitch("leaf3")].parents),
+              ElementsAre("spine0", "spine1"));
+  // gpu[01-04]: 8 H100 in one island; pcie[1-2]: two islands of 2 from Links=; old[1-2]:
+  // Count=2 of the default model. 4*8 + 2*4 + 2*2 = 44 GPUs.
+  EXPECT_EQ(t.num_nodes(), 8);
+  EXPECT_EQ(t.num_gpus(), 44);
+  const Node& pcie = t.nodes()[t.FindNode("pcie2")];
+  ASSERT_EQ(pcie.domains.size(), 2u);
+  EXPECT_EQ(t.domains()[pcie.domains[1]].name, "pcie2:nvl1");
+  EXPECT_EQ(t.domains()[pcie.domains[1]].gpus, (std::vector<GpuId>{pcie.gpus[2], pcie.gpus[3]}));
+  EXPECT_EQ(t.gpu_models()[pcie.model].name, "A100-PCIe");
+  EXPECT_EQ(t.nodes()[t.FindNode("gpu03")].domains.size(), 1u);
+  EXPECT_EQ(t.gpu_models()[t.nodes()[t.FindNode("old1")].model].name, "H100");
+  EXPECT_EQ(t.nodes()[t.FindNode("old1")].gpus.size(), 2u);
+  EXPECT_EQ(t.CommonTier(t.FindNode("gpu01"), t.FindNode("old2")), 1);
+}
+
+TEST(ImportSlurmTest, UsesOptionsForUndescribedNodes) {
+  SlurmImportOptions options = Options(2);
+  options.name = "lab";
+  options.gpu_model = "L40S";
+  options.nvlink_gbps = 0.5;
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      Import("SwitchName=s0 Nodes=a[1-3]\n", "", options);
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_EQ((*topo)->name(), "lab");
+  EXPECT_EQ((*topo)->num_gpus(), 6);
+  ASSERT_EQ((*topo)->gpu_models().size(), 1u);
+  EXPECT_EQ((*topo)->gpu_models()[0].name, "L40S");
+  EXPECT_EQ((*topo)->gpu_models()[0].nvlink_gbps, 0.5);
+}
+
+TEST(ImportSlurmTest, ReadsQuotedValuesAndEscapedHash) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Import(
+      "SwitchName=rack\\#1 Nodes=\"n[1-2]\"  # \\# escapes a hash, as in Slurm\n", "", Options(1));
+  ASSERT_THAT(topo, IsOk());
+  ASSERT_EQ((*topo)->num_switches(), 1);
+  EXPECT_EQ((*topo)->switches()[0].name, "rack#1");
+  EXPECT_EQ((*topo)->num_nodes(), 2);
+}
+
+TEST(ImportSlurmTest, InfersTiersBeyondCore) {
+  // Heights 0..4: leaf, spine, core, tier3, tier4.
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Import(
+      "SwitchName=a Nodes=n1\nSwitchName=b Switches=a\nSwitchName=c Switches=b\n"
+      "SwitchName=d Switches=c\nSwitchName=e Switches=d,a\n",
+      "", Options(1));
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_THAT((*topo)->tiers(), ElementsAre("leaf", "spine", "core", "tier3", "tier4"));
+  EXPECT_EQ(TierOf(**topo, "e"), "tier4");  // 1 + max(height(d) = 3, height(a) = 0)
+}
+
+TEST(ImportSlurmTest, LeavesSemanticErrorsToCreate) {
+  // A cycle: the import succeeds and Topology::Create names the line.
+  absl::StatusOr<TopologySpec> spec =
+      ImportSlurm("SwitchName=l Nodes=n1\nSwitchName=a Switches=b,l\nSwitchName=b Switches=a\n",
+                  "cycle.conf", "", "", Options(1));
+  ASSERT_THAT(spec, IsOk());
+  EXPECT_THAT(Topology::Create(*spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("switch cycle")));
+  // A node under two plain leaves.
+  EXPECT_THAT(Import("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n2\n", "", Options(1)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("node 'n2' is under several leaf switches")));
+}
+
+TEST(ImportSlurmTest, GresAgreeingWithAnnotationIsAccepted) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      Import(Fixture("annotated-base.conf"), "NodeName=n[0-1] Name=gpu File=/dev/nvidia[0-7]\n",
+             Options(0));
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_EQ((*topo)->name(), "small");
+  EXPECT_EQ((*topo)->num_gpus(), 16);
+  EXPECT_EQ((*topo)->gpu_models()[0].name, "H100");  // from the annotation: gres gives no Type
+}
+
+struct BadImport {
+  std::string topology;  // fixture
+  std::string gres;      // fixture or ""
+  std::string message;
+  int gpus_per_node = 8;
+};
+
+void PrintTo(const BadImport& c, std::ostream* os) { *os << c.topology << " " << c.gres; }
+
+class ImportErrorTest : public ::testing::TestWithParam<BadImport> {};
+
+TEST_P(ImportErrorTest, Rejects) {
+  const BadImport& c = GetParam();
+  absl::StatusOr<TopologySpec> spec = ImportSlurm(Fixture(c.topology), c.topology, Fixture(c.gres),
+                                                  c.gres, Options(c.gpus_per_node));
+  EXPECT_THAT(spec, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(c.message)));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    TopologyConf, ImportErrorTest,
+    ::testing::Values(
+        BadImport{"bad-unknown-key.conf", "",
+                  "bad-unknown-key.conf:2: Speed: unknown key; topology.conf keys are "
+                  "SwitchName, Switches, Nodes, LinkSpeed"},
+        BadImport{
+            "bad-hostlist.conf", "",
+            "bad-hostlist.conf:2: Nodes: bad hostlist \"n[0-3\" at character 2: '[' without a "
+            "matching ']'"},
+        BadImport{"bad-switch-twice.conf", "",
+                  "bad-switch-twice.conf:3: SwitchName: switch 's0' is defined twice (first on "
+                  "line 2)"},
+        BadImport{"bad-unknown-child.conf", "",
+                  "bad-unknown-child.conf:3: Switches: unknown switch 's9'"},
+        BadImport{"bad-no-switchname.conf", "",
+                  "bad-no-switchname.conf:2: Nodes: a line must start with SwitchName="},
+        BadImport{"bad-linkspeed.conf", "",
+                  "bad-linkspeed.conf:2: LinkSpeed: 'fast' is not a number"},
+        BadImport{"bad-not-key-value.conf", "",
+                  "bad-not-key-value.conf:2: Nodes: expected key=value"},
+        BadImport{"bad-key-twice.conf", "", "bad-key-twice.conf:2: Nodes: given twice"},
+        BadImport{"bad-no-gpus.conf", "",
+                  "bad-no-gpus.conf:2: Nodes: node 'n0' has no GPUs in gres.conf", 0}));
+
+INSTANTIATE_TEST_SUITE_P(
+    Annotations, ImportErrorTest,
+    ::testing::Values(
+        BadImport{"bad-annotation-kind.conf", "",
+                  "bad-annotation-kind.conf:1: nvlplace: unknown annotation 'rack'"},
+        BadImport{"bad-annotation-key.conf", "",
+                  "bad-annotation-key.conf:1: speed: unknown key; nvlplace switch keys are name, "
+                  "tier, rail"},
+        BadImport{"bad-annotation-rail.conf", "",
+                  "bad-annotation-rail.conf:1: rail: 'first' is not an integer"},
+        BadImport{"bad-annotation-islands.conf", "",
+                  "bad-annotation-islands.conf:1: islands: 'x' is not a GPU index"},
+        BadImport{"bad-annotation-no-name.conf", "",
+                  "bad-annotation-no-name.conf:1: name: required"},
+        BadImport{"bad-annotation-number.conf", "",
+                  "bad-annotation-number.conf:1: link_gbps: 'fast' is not a number"},
+        BadImport{"bad-cluster-twice.conf", "",
+                  "bad-cluster-twice.conf:2: cluster: the cluster annotation is given twice"},
+        BadImport{"bad-node-annotated-twice.conf", "",
+                  "bad-node-annotated-twice.conf:2: names: node 'n3' is in two nodes "
+                  "annotations (first on line 1)"},
+        BadImport{"bad-switch-annotated-twice.conf", "",
+                  "bad-switch-annotated-twice.conf:2: name: switch 's0' is annotated twice"},
+        BadImport{"bad-domain-twice.conf", "",
+                  "bad-domain-twice.conf:2: name: NVLink domain 'd0' is annotated twice (first "
+                  "on line 1)"},
+        BadImport{"bad-domain-with-switches.conf", "",
+                  "bad-domain-with-switches.conf:2: Switches: NVLink domain 'd0' lists "
+                  "Switches="},
+        BadImport{"bad-domain-and-switch.conf", "",
+                  "bad-domain-and-switch.conf:3: switch: 'd0' is annotated both as a switch and "
+                  "as an NVLink domain (line 1)"},
+        BadImport{"bad-hidden-unknown-child.conf", "",
+                  "bad-hidden-unknown-child.conf:2: switches: unknown switch 's7'"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    GresConf, ImportErrorTest,
+    ::testing::Values(
+        BadImport{"gres-base.conf", "bad-gres-unknown-key.gres",
+                  "bad-gres-unknown-key.gres:1: Speed: unknown key; gres.conf keys are NodeName"},
+        BadImport{"gres-base.conf", "bad-gres-links-length.gres",
+                  "bad-gres-links-length.gres:2: Links: the row has 3 entries but node 'n0' has "
+                  "4 GPUs"},
+        BadImport{"gres-base.conf", "bad-gres-links-self.gres",
+                  "bad-gres-links-self.gres:1: Links: entry 0 is 1; -1 marks the GPU itself "
+                  "(entry 0) and only it"},
+        BadImport{"gres-base.conf", "bad-gres-links-asymmetric.gres",
+                  "bad-gres-links-asymmetric.gres:1: Links: node 'n0': GPU 0 and GPU 1 disagree "
+                  "on whether they share an NVLink"},
+        BadImport{"gres-base.conf", "bad-gres-links-some.gres",
+                  "bad-gres-links-some.gres:3: Links: node 'n0' gives Links= for some GPUs but "
+                  "not for /dev/nvidia2"},
+        BadImport{"gres-base.conf", "bad-gres-links-multifile.gres",
+                  "bad-gres-links-multifile.gres:1: Links: Links= needs exactly one device"},
+        BadImport{"gres-base.conf", "bad-gres-links-value.gres",
+                  "bad-gres-links-value.gres:1: Links: 'x' is not a link count"},
+        BadImport{"gres-base.conf", "bad-gres-file.gres",
+                  "bad-gres-file.gres:1: File: '/dev/sda' is not /dev/nvidiaN"},
+        BadImport{"gres-base.conf", "bad-gres-gap.gres",
+                  "bad-gres-gap.gres:1: File: node 'n0' has no /dev/nvidia2; GPUs must be "
+                  "numbered 0..2"},
+        BadImport{"gres-base.conf", "bad-gres-duplicate.gres",
+                  "bad-gres-duplicate.gres:2: File: /dev/nvidia1 of node 'n1' is listed twice "
+                  "(also on line 1)"},
+        BadImport{"gres-base.conf", "bad-gres-mixed-type.gres",
+                  "bad-gres-mixed-type.gres:2: Type: node 'n0' mixes GPU types 'H100' and "
+                  "'A100'"},
+        BadImport{"gres-base.conf", "bad-gres-no-nodename.gres",
+                  "bad-gres-no-nodename.gres:2: NodeName: a GPU line needs NodeName="},
+        BadImport{"gres-base.conf", "bad-gres-count.gres",
+                  "bad-gres-count.gres:1: Count: Count=3 but File= names 4 devices"},
+        BadImport{"gres-base.conf", "bad-gres-count-mixed.gres",
+                  "bad-gres-count-mixed.gres:1: File: node 'n0' mixes Count= lines without "
+                  "File= and File= lines"},
+        BadImport{"gres-base.conf", "bad-gres-no-file.gres",
+                  "bad-gres-no-file.gres:1: File: a GPU line needs File=/dev/nvidiaN or Count="},
+        BadImport{"gres-base.conf", "bad-gres-bad-nodename.gres",
+                  "bad-gres-bad-nodename.gres:1: NodeName: bad hostlist"},
+        BadImport{"annotated-base.conf", "bad-gres-disagrees.gres",
+                  "bad-gres-disagrees.gres:2: NodeName: node 'n0': the GPU count differs from "
+                  "the nvlplace annotation on annotated-base.conf:3"},
+        BadImport{"annotated-base.conf", "bad-gres-disagrees-islands.gres",
+                  "bad-gres-disagrees-islands.gres:2: NodeName: node 'n0': the NVLink islands "
+                  "differ"}));
+
+// ---------------------------------------------------------------------------------------
+// Export, and the round trip.
+
+// Export, import (both files, or topology.conf alone), build, compare; and export again.
+void ExpectRoundTrip(const Topology& m, const std::string& what) {
+  SlurmFiles files = ExportSlurm(m);
+  for (bool with_gres : {true, false}) {
+    SCOPED_TRACE(what + (with_gres ? " with gres.conf" : " without gres.conf"));
+    absl::StatusOr<std::shared_ptr<const Topology>> back =
+        Import(files.topology_conf, with_gres ? files.gres_conf : "", Options(0));
+    ASSERT_THAT(back, IsOk()) << files.topology_conf;
+    EXPECT_THAT(CompareTopologies(m, **back), IsOk());
+    EXPECT_EQ(ExportSlurm(**back).topology_conf, files.topology_conf);
+    EXPECT_EQ(ExportSlurm(**back).gres_conf, files.gres_conf);
+  }
+}
+
+// From Slurm 24.05 cons_tres takes the least-linked GPU first: the export for such a release
+// writes no Links=, and the islands still come back from the nvlplace annotations.
+TEST(ExportLinksTest, NoLinksForSlurm2405On) {
+  EXPECT_TRUE(SlurmLinksHelp(22, 5));
+  EXPECT_TRUE(SlurmLinksHelp(23, 11));
+  EXPECT_TRUE(SlurmLinksHelp(24, 2));
+  EXPECT_FALSE(SlurmLinksHelp(24, 5));
+  EXPECT_FALSE(SlurmLinksHelp(24, 11));
+  EXPECT_FALSE(SlurmLinksHelp(26, 5));
+  absl::StatusOr<std::shared_ptr<const Topology>> m =
+      LoadTopologyFile("configs/lab-islands.yaml");
+  ASSERT_THAT(m, IsOk());
+  SlurmFiles with = ExportSlurm(**m);
+  SlurmFiles without = ExportSlurm(**m, SlurmExportOptions{.links = false});
+  EXPECT_THAT(with.gres_conf, HasSubstr(" Links=-1,1,1,1,0,0,0,0\n"));
+  EXPECT_THAT(without.gres_conf, Not(HasSubstr("Links=")));
+  EXPECT_THAT(without.gres_conf, HasSubstr("File=/dev/nvidia7\n"));
+  EXPECT_EQ(without.topology_conf, with.topology_conf);
+  absl::StatusOr<std::shared_ptr<const Topology>> back =
+      Import(without.topology_conf, without.gres_conf, Options(0));
+  ASSERT_THAT(back, IsOk());
+  EXPECT_THAT(CompareTopologies(**m, **back), IsOk());
+}
+
+TEST(RoundTripTest, EveryBundledConfig) {
+  std::vector<std::string> configs = testing::ConfigFiles();
+  ASSERT_FALSE(configs.empty()) << "no configs/*.yaml: run from the source root";
+  for (const std::string& path : configs) {
+    absl::StatusOr<std::shared_ptr<const Topology>> m = LoadTopologyFile(path);
+    ASSERT_THAT(m, IsOk()) << path;
+    ExpectRoundTrip(**m, path);
+  }
+}
+
+// What the bundled configs do not exercise: rails under a spine of their own, a domain split
+// across leaves, a leaf mixing domain and plain nodes, speeds that LinkSpeed cannot hold,
+// oversubscription, an unused GPU model, custom tier names and a name with a space.
+const char kOddCluster[] = R"(
+name: odd cluster
+tiers: [tor, agg, top]
+link_gbps: 200
+latency: {nvlink_alpha_us: 0.75, net_alpha_us: 3.1}
+gpu_models:
+  - {name: GB200, nvlink_gbps: 1800}
+  - {name: H100, nvlink_gbps: 900}
+  - {name: spare, nvlink_gbps: 123.456}
+nodes:
+  - {names: "gb[01-04]", gpus: 4, model: GB200}
+  - {names: "h[1-2]", gpus: 8, model: H100, islands: [[0, 1, 2, 3], [4, 5, 6, 7]]}
+  - {names: "r[1-2]", gpus: 2, model: H100}
+nvlink_domains:
+  - {name: rackA, nodes: "gb[01-04]", gpus: 16}
+switches:
+  - {name: tor0, tier: tor, nodes: "gb[01-02]", link_gbps: 12.5}
+  - {name: tor1, tier: tor, nodes: "gb[03-04],h1"}
+  - {name: tor2, tier: tor, nodes: h2, oversubscription: 1.5}
+  - {name: rail0, tier: tor, rail: 0, nodes: "r[1-2]"}
+  - {name: rail1, tier: tor, rail: 1, nodes: "r[1-2]"}
+  - {name: railspine1, tier: agg, switches: rail1}
+  - {name: agg0, tier: agg, switches: "tor[0-2],rail0", link_gbps: 800}
+  - {name: top, tier: top, switches: "agg0,railspine1"}
+)";
+
+// Two racks under one leaf, which sits straight under a core (no spine switch).
+const char kTwoRacksPerLeaf[] = R"(
+name: two-racks
+gpu_models: [{name: GB200, nvlink_gbps: 1800}]
+nodes: [{names: "gb[01-08]", gpus: 4, model: GB200}]
+nvlink_domains:
+  - {name: rack1, nodes: "gb[01-04]"}
+  - {name: rack2, nodes: "gb[05-08]"}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "gb[01-08]"}
+  - {name: core0, tier: core, switches: leaf0}
+)";
+
+// A domain named like a switch cannot become a Slurm switch.
+const char kDomainNamedLikeSwitch[] = R"(
+name: clash
+tiers: [leaf]
+gpu_models: [{name: GB200}]
+nodes: [{names: "gb[1-2]", gpus: 4, model: GB200}]
+nvlink_domains: [{name: leaf0, nodes: "gb[1-2]"}]
+switches: [{name: leaf0, tier: leaf, nodes: "gb[1-2]"}]
+)";
+
+TEST(RoundTripTest, OddShapes) {
+  for (const char* yaml : {kOddCluster, kTwoRacksPerLeaf, kDomainNamedLikeSwitch}) {
+    std::shared_ptr<const Topology> m = FromYaml(yaml);
+    ASSERT_NE(m, nullptr);
+    ExpectRoundTrip(*m, m->name());
+  }
+}
+
+TEST(ExportSlurmTest, WritesLabClusterExactly) {
+  absl::StatusOr<std::shared_ptr<const Topology>> m = LoadTopologyFile("configs/lab-h100.yaml");
+  ASSERT_THAT(m, IsOk());
+  SlurmFiles files = ExportSlurm(**m);
+  EXPECT_EQ(files.topology_conf,
+            "# topology.conf of cluster lab-h100, written by nvlplace for Slurm's "
+            "topology/tree.\n"
+            "# Slurm reads the SwitchName lines and ignores comments; the \"# nvlplace:\" "
+            "comments carry\n"
+            "# what Slurm cannot express (GPU models, NVLink domains, tiers, rails) for "
+            "nvlplace.\n"
+            "# nvlplace: cluster name=lab-h100 tiers=leaf,spine link_gbps=400 "
+            "nvlink_alpha_us=0.6 net_alpha_us=2.7\n"
+            "# nvlplace: gpu_model name=H100 nvlink_gbps=900\n"
+            "# nvlplace: nodes names=node[0-7] gpus=8 model=H100\n"
+            "# nvlplace: switch name=leaf0 tier=leaf\n"
+            "SwitchName=leaf0 Nodes=node[0-3]\n"
+            "# nvlplace: switch name=leaf1 tier=leaf\n"
+            "SwitchName=leaf1 Nodes=node[4-7]\n"
+            "# nvlplace: switch name=spine0 tier=spine\n"
+            "SwitchName=spine0 Switches=leaf[0-1]\n");
+  std::vector<std::string> gres = Lines(files.gres_conf, "NodeName=");
+  ASSERT_EQ(gres.size(), 8u);  // one shape x 8 GPU indexes
+  EXPECT_EQ(gres[0],
+            "NodeName=node[0-7] Name=gpu Type=H100 File=/dev/nvidia0 "
+            "Links=-1,1,1,1,1,1,1,1");
+  EXPECT_EQ(gres[7],
+            "NodeName=node[0-7] Name=gpu Type=H100 File=/dev/nvidia7 "
+            "Links=1,1,1,1,1,1,1,-1");
+}
+
+TEST(ExportSlurmTest, IslandsGiveLinksAndAnnotation) {
+  absl::StatusOr<std::shared_ptr<const Topology>> m = LoadTopologyFile("configs/lab-islands.yaml");
+  ASSERT_THAT(m, IsOk());
+  SlurmFiles files = ExportSlurm(**m);
+  EXPECT_THAT(files.topology_conf,
+              HasSubstr("# nvlplace: nodes names=node[00-15] gpus=8 model=H100-PCIe "
+                        "islands=0,1,2,3/4,5,6,7\n"));
+  EXPECT_THAT(files.gres_conf, HasSubstr("NodeName=node[00-15] Name=gpu Type=H100-PCIe "
+                                         "File=/dev/nvidia5 Links=0,0,0,0,1,-1,1,1\n"));
+}
+
+TEST(ExportSlurmTest, RailLeavesAboveRailZeroAreAnnotations) {
+  absl::StatusOr<std::shared_ptr<const Topology>> m =
+      LoadTopologyFile("configs/dgx-h100-superpod-su.yaml");
+  ASSERT_THAT(m, IsOk());
+  std::string conf = ExportSlurm(**m).topology_conf;
+  EXPECT_THAT(Lines(conf, "SwitchName="),
+              ElementsAre("SwitchName=su1-leaf-rail0 Nodes=dgx[001-032]",
+                          "SwitchName=su1-spine1 Switches=su1-leaf-rail0",
+                          "SwitchName=su1-spine2 Switches=su1-leaf-rail0",
+                          "SwitchName=su1-spine3 Switches=su1-leaf-rail0",
+                          "SwitchName=su1-spine4 Switches=su1-leaf-rail0"));
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=su1-leaf-rail7 tier=leaf rail=7 "
+                              "nodes=dgx[001-032]\n"));
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=su1-spine1 tier=spine "
+                              "switches=su1-leaf-rail[1-7]\n"));
+}
+
+TEST(ExportSlurmTest, NvlinkDomainsBecomeLowestSwitches) {
+  absl::StatusOr<std::shared_ptr<const Topology>> m =
+      LoadTopologyFile("configs/gb200-nvl72-su.yaml");
+  ASSERT_THAT(m, IsOk());
+  std::string conf = ExportSlurm(**m).topology_conf;
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: nvlink_domain name=nvl72-rack01 gpus=72\n"
+                              "SwitchName=nvl72-rack01 Nodes=gb[001-018]\n"
+                              "# nvlplace: switch name=leaf-rack01 tier=leaf\n"
+                              "SwitchName=leaf-rack01 Switches=nvl72-rack01\n"));
+  // What stock topology/tree sees: each rack is a leaf of its own.
+  absl::StatusOr<std::shared_ptr<const Topology>> plain =
+      Import(WithoutAnnotations(conf), "", Options(4));
+  ASSERT_THAT(plain, IsOk());
+  const Topology& t = **plain;
+  EXPECT_THAT(t.tiers(), ElementsAre("leaf", "spine", "core"));
+  EXPECT_EQ(TierOf(t, "nvl72-rack01"), "leaf");
+  EXPECT_EQ(TierOf(t, "leaf-rack01"), "spine");
+  EXPECT_EQ(t.switches()[t.FindSwitch("nvl72-rack08")].nodes_under.size(), 18u);
+  EXPECT_EQ(t.CommonTier(t.FindNode("gb001"), t.FindNode("gb018")), 0);
+}
+
+TEST(ExportSlurmTest, OddShapesAreWrittenHonestly) {
+  std::shared_ptr<const Topology> m = FromYaml(kOddCluster);
+  ASSERT_NE(m, nullptr);
+  SlurmFiles files = ExportSlurm(*m);
+  const std::string& conf = files.topology_conf;
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: cluster name=\"odd cluster\" tiers=tor,agg,top "
+                              "link_gbps=200 nvlink_alpha_us=0.75 net_alpha_us=3.1\n"));
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: gpu_model name=spare nvlink_gbps=123.456\n"));
+  // rackA spans tor0 and tor1: an annotation with its nodes, not a switch.
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: nvlink_domain name=rackA gpus=16 nodes=gb[01-04]\n"));
+  EXPECT_THAT(conf, Not(HasSubstr("SwitchName=rackA")));
+  // 12.5 Gb/s does not fit LinkSpeed's integer; 800 does.
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=tor0 tier=tor link_gbps=12.5\n"
+                              "SwitchName=tor0 Nodes=gb[01-02]\n"));
+  EXPECT_THAT(conf, HasSubstr("SwitchName=agg0 Switches=tor[0-2],rail0 LinkSpeed=800\n"));
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=tor2 tier=tor oversubscription=1.5\n"));
+  // rail1 and the spine above only it are invisible to Slurm.
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=railspine1 tier=agg switches=rail1\n"));
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=top tier=top switches=railspine1\n"
+                              "SwitchName=top Switches=agg0\n"));
+  EXPECT_THAT(Lines(conf, "SwitchName="), ::testing::SizeIs(6));  // tor0-2, rail0, agg0, top
+  EXPECT_THAT(files.gres_conf, HasSubstr("NodeName=r[1-2] Name=gpu Type=H100 File=/dev/nvidia1 "
+                                         "Links=1,-1\n"));
+}
+
+TEST(ExportSlurmTest, SeveralDomainsUnderOneLeaf) {
+  std::shared_ptr<const Topology> m = FromYaml(kTwoRacksPerLeaf);
+  ASSERT_NE(m, nullptr);
+  std::string conf = ExportSlurm(*m).topology_conf;
+  EXPECT_THAT(
+      Lines(conf, "SwitchName="),
+      ElementsAre("SwitchName=rack1 Nodes=gb[01-04]", "SwitchName=rack2 Nodes=gb[05-08]",
+                  "SwitchName=leaf0 Switches=rack[1-2]", "SwitchName=core0 Switches=leaf0"));
+}
+
+// ---------------------------------------------------------------------------------------
+// The irregular cluster from contrib/tools/gen_irregular_topology.py (plain Slurm files).
+
+TEST(ImportSlurmTest, ImportsIrregularCluster) {
+  absl::StatusOr<std::string> topology = ReadFileToString("tests/fixtures/irregular/topology.conf");
+  absl::StatusOr<std::string> gres = ReadFileToString("tests/fixtures/irregular/gres.conf");
+  ASSERT_THAT(topology, IsOk());
+  ASSERT_THAT(gres, IsOk());
+  absl::StatusOr<TopologySpec> spec =
+      ImportSlurm(*topology, "irregular/topology.conf", *gres, "irregular/gres.conf", Options(0));
+  ASSERT_THAT(spec, IsOk());
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(*spec);
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  // The generator states its counts in the header: "# 304 nodes, 1964 GPUs, 68 leaves, ...".
+  int nodes = 0, gpus = 0, leaves = 0, spines = 0, cores = 0;
+  for (absl::string_view line : absl::StrSplit(*topology, '\n')) {
+    if (std::sscanf(std::string(line).c_str(), "# %d nodes, %d GPUs, %d leaves, %d spines, %d core",
+                    &nodes, &gpus, &leaves, &spines, &cores) == 5) {
+      break;
+    }
+  }
+  ASSERT_GE(nodes, 100) << "the fixture's header line with its counts is missing";
+  EXPECT_EQ(t.num_nodes(), nodes);
+  EXPECT_EQ(t.num_gpus(), gpus);
+  EXPECT_THAT(t.tiers(), ElementsAre("leaf", "spine", "core"));
+  std::vector<int> per_tier(3, 0);
+  for (const Switch& sw : t.switches()) ++per_tier[sw.tier];
+  EXPECT_THAT(per_tier, ElementsAre(leaves, spines, cores));
+  ExpectRoundTrip(t, "irregular");
+}
+
+// ---------------------------------------------------------------------------------------
+// Bounds: no input crashes, hangs or exhausts memory, and each error names its line.
+
+TEST(ImportLimitTest, DeepSwitchChainIsRefusedNamingIt) {
+  // 40,000 levels in 1.3 MB: the recursive height computation overflowed the stack.
+  std::string conf = "SwitchName=s0 Nodes=n0\n";
+  for (int i = 1; i < 40000; ++i)
+    absl::StrAppend(&conf, "SwitchName=s", i, " Switches=s", i - 1, "\n");
+  EXPECT_THAT(ImportSlurm(conf, "chain.conf", "", "", Options(1)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "chain.conf:17: Switches: switch 's16' is 17 levels of switches high (s16 "
+                       "-> s15 -> s14 -> s13 -> s12 -> s11 -> s10 -> s9 -> s8 -> s7 -> s6 -> s5 "
+                       "-> s4 -> s3 -> s2 -> s1 -> s0); nvlplace models at most 16 tiers: is a "
+                       "Switches= list wrong?"));
+  // 16 levels are fine: tiers leaf, spine, core, tier3 ... tier15.
+  std::string sixteen = "SwitchName=s0 Nodes=n0\n";
+  for (int i = 1; i < 16; ++i)
+    absl::StrAppend(&sixteen, "SwitchName=s", i, " Switches=s", i - 1, "\n");
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Import(sixteen, "", Options(1));
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_EQ((*topo)->tiers().size(), 16u);
+  EXPECT_EQ(TierOf(**topo, "s15"), "tier15");
+}
+
+TEST(ImportLimitTest, MaxGpusIsCheckedBeforeNodesAreBuilt) {
+  // gres.conf: 2 nodes x 8 GPUs = 16 GPUs against a limit of 15.
+  EXPECT_THAT(
+      ImportSlurm("SwitchName=s0 Nodes=n[0-1]\n", "t.conf", "NodeName=n[0-1] Name=gpu Count=8\n",
+                  "g.conf", Options(0), TopologyLimits{15}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "g.conf:1: NodeName: these 2 nodes of 8 GPUs bring gres.conf to 16 GPUs, "
+               "more than the limit of 15 GPUs; raise it (--max-gpus) if the cluster is "
+               "really that large"));
+  // Nodes that only topology.conf names get the default count: 3 x 8 = 24 > 20.
+  EXPECT_THAT(
+      ImportSlurm("SwitchName=s0 Nodes=n[0-2]\n", "t.conf", "", "", Options(8), TopologyLimits{20}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "t.conf:1: Nodes: node 'n2' brings the cluster past 20 GPUs, the limit; "
+               "raise it (--max-gpus) if the cluster is really that large"));
+  // A nodes annotation: counted from its hostlist before it is expanded.
+  EXPECT_THAT(ImportSlurm("# nvlplace: nodes names=n[0000000-1048575] gpus=1024 model=H\n",
+                          "a.conf", "", "", Options(0)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("a.conf:1: names: these 1048576 nodes of 1024 GPUs bring the "
+                                 "cluster to 1073741824 GPUs, more than the limit of 4194304")));
+}
+
+struct BadText {
+  std::string name;
+  std::string topology;  // text of topology.conf
+  std::string gres;      // text of gres.conf
+  std::string message;   // the whole message
+};
+
+class BadTextTest : public ::testing::TestWithParam<BadText> {};
+
+TEST_P(BadTextTest, IsRefusedAtItsLine) {
+  const BadText& c = GetParam();
+  absl::StatusOr<TopologySpec> spec =
+      ImportSlurm(c.topology, "t.conf", c.gres, "g.conf", Options(8));
+  EXPECT_THAT(spec, StatusIs(absl::StatusCode::kInvalidArgument, c.message));
+  for (char ch : std::string(spec.status().message())) {
+    EXPECT_FALSE(static_cast<unsigned char>(ch) < 0x20) << "raw control byte in the message";
+  }
+}
+
+const char kBase[] = "SwitchName=s0 Nodes=n[0-1]\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    TopologyConf, BadTextTest,
+    ::testing::Values(
+        BadText{"UnterminatedQuote", "SwitchName=s0 Nodes=n0\nSwitchName=\"s1 Switches=s0\n", "",
+                "t.conf:2: a quote is opened but never closed: \"s1 Switches=s0; close it on "
+                "the same line"},
+        BadText{"UnterminatedQuoteInAnnotation",
+                "# nvlplace: cluster name=\"lab\n" + std::string(kBase), "",
+                "t.conf:1: a quote is opened but never closed: \"lab; close it on the same "
+                "line"},
+        BadText{"BadUtf8SwitchName", "SwitchName=s\xff Nodes=n0\nSwitchName=t Switches=s\xff\n", "",
+                "t.conf:1: SwitchName: switch name 's\\xff': byte \\xff is not valid UTF-8 (byte "
+                "2); names are printable UTF-8"},
+        BadText{"ControlInKey",
+                "SwitchName=s0 No\x01"
+                "des=n0\n",
+                "",
+                "t.conf:1: No\\x01des: unknown key; topology.conf keys are SwitchName, Switches, "
+                "Nodes, LinkSpeed"},
+        BadText{"HugeLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=1e7\n", "",
+                "t.conf:1: LinkSpeed: '1e7' is not a positive number of Gb/s up to 1000000 "
+                "(LinkSpeed is read as Gb/s)"},
+        BadText{"InfLinkGbps", "# nvlplace: cluster link_gbps=inf\n" + std::string(kBase), "",
+                "t.conf:1: link_gbps: 'inf' is not a number"},
+        BadText{"NanLatency", "# nvlplace: cluster nvlink_alpha_us=nan\n" + std::string(kBase), "",
+                "t.conf:1: nvlink_alpha_us: 'nan' is not a number"},
+        BadText{"NegativeLatency", "# nvlplace: cluster net_alpha_us=-1\n" + std::string(kBase), "",
+                "t.conf:1: net_alpha_us: '-1' is not a number of microseconds from 0 to 1000000"},
+        BadText{"HugeNvlink",
+                "# nvlplace: gpu_model name=H nvlink_gbps=1e300\n" + std::string(kBase), "",
+                "t.conf:1: nvlink_gbps: '1e300' is not a positive number of GB/s up to 1000000"},
+        BadText{"LowOversubscription",
+                "# nvlplace: switch name=s0 oversubscription=0.5\n" + std::string(kBase), "",
+                "t.conf:1: oversubscription: '0.5' is not a downlink:uplink ratio from 1 to 1000"},
+        BadText{"TooManyGpusPerNode",
+                "# nvlplace: nodes names=n[0-1] gpus=2000 model=H\n" + std::string(kBase), "",
+                "t.conf:1: gpus: '2000' is not a whole number from 1 to 1024"},
+        BadText{"NulInModel", std::string("# nvlplace: gpu_model name=H\0x\n", 31) + kBase, "",
+                "t.conf:1: name: GPU model name 'H\\x00x': control character \\x00 is not "
+                "allowed (byte 2); names are printable UTF-8"},
+        BadText{
+            "SeventeenTiers",
+            "# nvlplace: cluster tiers=a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q\n" + std::string(kBase),
+            "", "t.conf:1: tiers: 17 tiers; at most 16 are allowed"}),
+    [](const ::testing::TestParamInfo<BadText>& info) { return info.param.name; });
+
+INSTANTIATE_TEST_SUITE_P(
+    GresConf, BadTextTest,
+    ::testing::Values(
+        // 40 bytes that asked for 30,000,000 GPUs (7 GB), or 2,000,000,000 (std::bad_alloc).
+        BadText{"HugeCount", kBase, "NodeName=n0 Name=gpu Count=30000000\n",
+                "g.conf:1: Count: '30000000' is not a whole number from 1 to 1024"},
+        BadText{"HugerCount", kBase, "NodeName=n0 Name=gpu Count=2000000000\n",
+                "g.conf:1: Count: '2000000000' is not a whole number from 1 to 1024"},
+        BadText{"PlusInDevice", kBase, "NodeName=n0 Name=gpu File=/dev/nvidia+0\n",
+                "g.conf:1: File: '/dev/nvidia+0' is not /dev/nvidiaN (N a GPU number, or a "
+                "bracket range such as /dev/nvidia[0-7])"},
+        BadText{"HugeDeviceRange", kBase, "NodeName=n0 Name=gpu File=/dev/nvidia[0-99999999]\n",
+                "g.conf:1: File: bad hostlist \"/dev/nvidia[0-99999999]\" at character 13: "
+                "more than 1048576 hosts"},
+        BadText{"ManyDevices", kBase, "NodeName=n0 Name=gpu File=/dev/nvidia[0-2047]\n",
+                "g.conf:1: File: File= names 2048 devices; a node has at most 1024 GPUs"},
+        BadText{"DeviceTooHigh", kBase, "NodeName=n0 Name=gpu File=/dev/nvidia1024\n",
+                "g.conf:1: File: /dev/nvidia1024: a node has at most 1024 GPUs, numbered from 0"},
+        BadText{"TooManyGpusOnANode", kBase,
+                "NodeName=n0 Name=gpu Count=1000\nNodeName=n[0-1] Name=gpu Count=1000\n",
+                "g.conf:2: NodeName: node 'n0' has more than 1024 GPUs in gres.conf"},
+        BadText{"BadUtf8Type", kBase, "NodeName=n0 Name=gpu Type=H\xc3 Count=1\n",
+                "g.conf:1: Type: GPU type 'H\\xc3': byte \\xc3 is not valid UTF-8 (byte 2); "
+                "names are printable UTF-8"}),
+    [](const ::testing::TestParamInfo<BadText>& info) { return info.param.name; });
+
+TEST(ImportLimitTest, LongLinksRowIsRefused) {
+  std::string row = "-1";
+  for (int i = 0; i < 1100; ++i) row += ",1";
+  EXPECT_THAT(
+      ImportSlurm(kBase, "t.conf", "NodeName=n0 Name=gpu File=/dev/nvidia0 Links=" + row + "\n",
+                  "g.conf", Options(8)),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "g.conf:1: Links: more than 1024 entries; a node has at most that many "
+               "GPUs"));
+}
+
+TEST(ImportLimitTest, OptionsAreCheckedLikeFileValues) {
+  SlurmImportOptions options = Options(5000);
+  EXPECT_THAT(ImportSlurm(kBase, "t.conf", "", "", options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the default GPU count per node must be from 1 to 1024")));
+  options = Options(8);
+  options.nvlink_gbps = std::numeric_limits<double>::infinity();
+  EXPECT_THAT(ImportSlurm(kBase, "t.conf", "", "", options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the default NVLink bandwidth must be")));
+  options = Options(8);
+  options.gpu_model = "H\t100";
+  EXPECT_THAT(ImportSlurm(kBase, "t.conf", "", "", options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("control character \\x09")));
+}
+
+TEST(ExportLimitTest, GresSizeIsKnownBeforeWriting) {
+  for (const std::string& path : testing::ConfigFiles()) {
+    absl::StatusOr<std::shared_ptr<const Topology>> m = LoadTopologyFile(path);
+    ASSERT_THAT(m, IsOk()) << path;
+    EXPECT_EQ(ExportedGresBytes(**m), ExportSlurm(**m).gres_conf.size()) << path;
+    SlurmExportOptions no_links{.links = false};
+    EXPECT_EQ(ExportedGresBytes(**m, no_links), ExportSlurm(**m, no_links).gres_conf.size())
+        << path;
+  }
+  // 40 nodes of 1,024 GPUs, each with its own two islands: 40 shapes of 1,024 lines of about
+  // 2,100 bytes, 86 MB from a model of 40,960 GPUs; counted, not written.
+  TopologySpec spec;
+  spec.name = "wide";
+  spec.gpu_models.push_back(GpuModelSpec{"X", 900, {}});
+  SwitchSpec leaf;
+  leaf.name = "leaf";
+  leaf.tier = "leaf";
+  for (int k = 0; k < 40; ++k) {
+    NodeGroupSpec g;
+    g.names = {absl::StrCat("w", k)};
+    g.gpus = 1024;
+    g.model = "X";
+    g.islands.resize(2);
+    for (int i = 0; i < 1024; ++i) g.islands[i <= k ? 0 : 1].push_back(i);
+    spec.node_groups.push_back(g);
+    leaf.nodes.push_back(g.names[0]);
+  }
+  spec.switches.push_back(leaf);
+  absl::StatusOr<std::shared_ptr<const Topology>> wide = Topology::Create(spec);
+  ASSERT_THAT(wide, IsOk());
+  EXPECT_GT(ExportedGresBytes(**wide), size_t{64} << 20);
+}
+
+}  // namespace
+}  // namespace nvlplace

@@ -1,0 +1,69 @@
+// Which GPUs are allocated: the engine's view of a cluster at one moment.
+#include "placement/model/cluster_state.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+
+namespace nvlplace {
+
+ClusterState::ClusterState(std::shared_ptr<const Topology> topo) : topo_(std::move(topo)) {
+  busy_.assign(topo_->num_gpus(), false);
+  node_free_.resize(topo_->num_nodes());
+  for (NodeId n = 0; n < topo_->num_nodes(); ++n) {
+    node_free_[n] = static_cast<int>(topo_->nodes()[n].gpus.size());
+  }
+  domain_free_.resize(topo_->num_domains());
+  for (DomainId d = 0; d < topo_->num_domains(); ++d) {
+    domain_free_[d] = static_cast<int>(topo_->domains()[d].gpus.size());
+  }
+  num_free_ = topo_->num_gpus();
+}
+
+void ClusterState::Set(GpuId g, bool busy) {
+  int delta = busy ? -1 : 1;
+  busy_[g] = busy;
+  node_free_[topo_->gpus()[g].node] += delta;
+  domain_free_[topo_->gpus()[g].domain] += delta;
+  num_free_ += delta;
+}
+
+absl::Status ClusterState::CheckIds(const std::vector<GpuId>& gpus) const {
+  for (GpuId g : gpus) {
+    if (g < 0 || g >= topo_->num_gpus()) return absl::OutOfRangeError(absl::StrCat("no GPU ", g));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ClusterState::Allocate(const std::vector<GpuId>& gpus) {
+  if (absl::Status s = CheckIds(gpus); !s.ok()) return s;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    GpuId g = gpus[i];
+    if (busy_[g]) {
+      for (size_t j = 0; j < i; ++j) Set(gpus[j], false);
+      const Gpu& gpu = topo_->gpus()[g];
+      return absl::FailedPreconditionError(absl::StrCat(
+          "GPU ", gpu.index, " of ", topo_->nodes()[gpu.node].name, " is already allocated"));
+    }
+    Set(g, true);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ClusterState::Release(const std::vector<GpuId>& gpus) {
+  if (absl::Status s = CheckIds(gpus); !s.ok()) return s;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    GpuId g = gpus[i];
+    if (!busy_[g]) {
+      for (size_t j = 0; j < i; ++j) Set(gpus[j], true);
+      const Gpu& gpu = topo_->gpus()[g];
+      return absl::FailedPreconditionError(absl::StrCat(
+          "GPU ", gpu.index, " of ", topo_->nodes()[gpu.node].name, " is not allocated"));
+    }
+    Set(g, false);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace nvlplace

@@ -1,0 +1,97 @@
+// The free/busy view of a cluster: counts per node, domain and cluster, and no change on error.
+#include "placement/model/cluster_state.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/status_matchers.h"
+
+namespace nvlplace {
+namespace {
+
+using ::nvlplace::testing::IsOk;
+using ::nvlplace::testing::StatusIs;
+using ::testing::HasSubstr;
+
+// Two nodes of 4 GPUs; a0 has two islands {0,1} {2,3}; one leaf.
+std::shared_ptr<const Topology> TwoNodes() {
+  TopologySpec spec;
+  spec.name = "two";
+  spec.tiers = {"leaf"};
+  spec.gpu_models = {{"H100", 900.0, {}}};
+  spec.node_groups.push_back({{"a0"}, 4, "H100", {{0, 1}, {2, 3}}, {}});
+  spec.node_groups.push_back({{"a1"}, 4, "H100", {}, {}});
+  SwitchSpec leaf;
+  leaf.name = "leaf0";
+  leaf.tier = "leaf";
+  leaf.nodes = {"a0", "a1"};
+  spec.switches.push_back(leaf);
+  auto topo = Topology::Create(spec);
+  EXPECT_THAT(topo, IsOk());
+  return *topo;
+}
+
+TEST(ClusterStateTest, CountsFreeGpusPerNodeDomainAndCluster) {
+  auto topo = TwoNodes();
+  ClusterState state(topo);
+  EXPECT_EQ(state.num_free(), 8);
+  EXPECT_TRUE(state.node_all_free(0));
+  // a0:1 and a0:2 (one in each island), a1:0.
+  const auto& a0 = topo->nodes()[0].gpus;
+  const auto& a1 = topo->nodes()[1].gpus;
+  ASSERT_THAT(state.Allocate({a0[1], a0[2], a1[0]}), IsOk());
+  EXPECT_EQ(state.num_free(), 5);        // 8 - 3
+  EXPECT_EQ(state.free_on_node(0), 2);   // 4 - 2
+  EXPECT_EQ(state.free_on_node(1), 3);   // 4 - 1
+  EXPECT_FALSE(state.node_all_free(0));
+  EXPECT_EQ(state.free_in_domain(topo->DomainOf(a0[0])), 1);  // island {0,1}: 2 - 1
+  EXPECT_EQ(state.free_in_domain(topo->DomainOf(a0[3])), 1);  // island {2,3}: 2 - 1
+  EXPECT_EQ(state.free_in_domain(topo->DomainOf(a1[0])), 3);  // the whole node: 4 - 1
+  EXPECT_TRUE(state.busy(a0[1]));
+  EXPECT_FALSE(state.busy(a0[0]));
+  ASSERT_THAT(state.Release({a0[1], a1[0]}), IsOk());
+  EXPECT_EQ(state.num_free(), 7);
+  EXPECT_EQ(state.free_on_node(1), 4);
+  EXPECT_TRUE(state.node_all_free(1));
+}
+
+// A failed call changes nothing: every count is as before.
+void ExpectUnchanged(const ClusterState& state, const std::vector<bool>& busy, int free) {
+  EXPECT_EQ(state.num_free(), free);
+  for (GpuId g = 0; g < static_cast<GpuId>(busy.size()); ++g) EXPECT_EQ(state.busy(g), busy[g]) << g;
+  int on_nodes = state.free_on_node(0) + state.free_on_node(1);
+  EXPECT_EQ(on_nodes, free);
+}
+
+TEST(ClusterStateTest, AllocateChangesNothingOnError) {
+  auto topo = TwoNodes();
+  ClusterState state(topo);
+  ASSERT_THAT(state.Allocate({3}), IsOk());
+  std::vector<bool> busy = {false, false, false, true, false, false, false, false};
+  // GPU 3 is busy: the two before it must not stay allocated.
+  EXPECT_THAT(state.Allocate({0, 1, 3}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("GPU 3 of a0 is already")));
+  ExpectUnchanged(state, busy, 7);
+  // Listed twice.
+  EXPECT_THAT(state.Allocate({5, 5}), StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("GPU 1 of a1")));
+  ExpectUnchanged(state, busy, 7);
+  // An id past the cluster, after valid ones.
+  EXPECT_THAT(state.Allocate({0, 1, 8}), StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("no GPU 8")));
+  ExpectUnchanged(state, busy, 7);
+  EXPECT_THAT(state.Allocate({-1}), StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("no GPU -1")));
+  ExpectUnchanged(state, busy, 7);
+}
+
+TEST(ClusterStateTest, ReleaseChangesNothingOnError) {
+  auto topo = TwoNodes();
+  ClusterState state(topo);
+  ASSERT_THAT(state.Allocate({0, 1}), IsOk());
+  std::vector<bool> busy = {true, true, false, false, false, false, false, false};
+  EXPECT_THAT(state.Release({0, 1, 2}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("GPU 2 of a0 is not allocated")));
+  ExpectUnchanged(state, busy, 6);
+  EXPECT_THAT(state.Release({0, 9}), StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("no GPU 9")));
+  ExpectUnchanged(state, busy, 6);
+}
+
+}  // namespace
+}  // namespace nvlplace

@@ -1,0 +1,407 @@
+// Slurm hostlist expressions: parsing ("gpu[001-018]") and printing; name checks.
+#include "placement/model/hostlist.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace nvlplace {
+namespace {
+
+// Length of the valid UTF-8 sequence at s[i] (its code point in *cp), or 0 when invalid
+// (overlong forms, surrogates and code points past U+10FFFF are invalid).
+size_t DecodeUtf8(absl::string_view s, size_t i, uint32_t* cp) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) {
+    *cp = c;
+    return 1;
+  }
+  size_t n;
+  uint32_t v, min;
+  if ((c & 0xE0) == 0xC0) {
+    n = 2, v = c & 0x1F, min = 0x80;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 3, v = c & 0x0F, min = 0x800;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 4, v = c & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (n > s.size() - i) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    unsigned char d = static_cast<unsigned char>(s[i + k]);
+    if ((d & 0xC0) != 0x80) return 0;
+    v = (v << 6) | (d & 0x3F);
+  }
+  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  *cp = v;
+  return n;
+}
+
+// C0 controls (NUL, tab, newline, ...), DEL and the C1 controls.
+bool IsControl(uint32_t cp) { return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0); }
+
+std::string HexByte(char c) {
+  static const char kHex[] = "0123456789abcdef";
+  unsigned char b = static_cast<unsigned char>(c);
+  return {'\\', 'x', kHex[b >> 4], kHex[b & 15]};
+}
+
+// The first byte of `s` that cannot be in a name: its position and what is wrong with it.
+struct BadByte {
+  size_t pos;
+  std::string what;
+};
+
+bool FindBadByte(absl::string_view s, BadByte* bad) {
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    size_t n = DecodeUtf8(s, i, &cp);
+    if (n == 0) {
+      *bad = {i, absl::StrCat("byte ", HexByte(s[i]), " is not valid UTF-8")};
+      return true;
+    }
+    if (IsControl(cp)) {
+      *bad = {i, absl::StrCat("control character ", HexByte(s[i]), " is not allowed")};
+      return true;
+    }
+    i += n;
+  }
+  return false;
+}
+
+absl::Status HostlistError(absl::string_view expr, size_t pos, absl::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("bad hostlist \"", Printable(expr), "\" at character ", pos + 1, ": ", what));
+}
+
+// The parsed expression: terms of pieces, each piece literal text or a bracket of ranges.
+struct Range {
+  uint64_t lo, hi;
+  size_t width;  // digits of "lo": numbers are zero-padded to it
+};
+
+struct Piece {
+  absl::string_view text;  // literal text; empty for a bracket
+  size_t first_range = 0;  // bracket: its ranges in Parsed::ranges
+  size_t num_ranges = 0;
+};
+
+struct Term {
+  size_t first_piece = 0;
+  size_t num_pieces = 0;
+  size_t count = 1;  // names it expands to
+};
+
+struct Parsed {
+  std::vector<Range> ranges;
+  std::vector<Piece> pieces;
+  std::vector<Term> terms;
+  size_t total = 0;
+};
+
+size_t Digits(uint64_t v) {
+  size_t d = 1;
+  while (v >= 10) v /= 10, ++d;
+  return d;
+}
+
+// Reads the inside of a bracket, expr[begin, end), into `out`; returns the number of values.
+absl::StatusOr<size_t> ParseBracket(absl::string_view expr, size_t begin, size_t end,
+                                    size_t* max_width, Parsed* out) {
+  size_t values = 0;
+  *max_width = 0;
+  size_t pos = begin;
+  while (true) {
+    size_t comma = pos;
+    while (comma < end && expr[comma] != ',') ++comma;
+    absl::string_view item = absl::StripAsciiWhitespace(expr.substr(pos, comma - pos));
+    if (item.empty()) return HostlistError(expr, pos, "empty range inside brackets");
+    size_t dash = item.find('-');
+    absl::string_view lo = item.substr(0, dash);
+    absl::string_view hi = dash == absl::string_view::npos ? lo : item.substr(dash + 1);
+    auto digits = [](absl::string_view s) {
+      return !s.empty() &&
+             std::all_of(s.begin(), s.end(), [](char c) { return absl::ascii_isdigit(c); });
+    };
+    if (!digits(lo) || !digits(hi)) {
+      return HostlistError(
+          expr, pos, absl::StrCat("\"", Printable(item), "\" is not a number or range lo-hi"));
+    }
+    if (lo.size() > 18 || hi.size() > 18) return HostlistError(expr, pos, "number too long");
+    uint64_t a = 0, b = 0;
+    for (char c : lo) a = a * 10 + static_cast<uint64_t>(c - '0');
+    for (char c : hi) b = b * 10 + static_cast<uint64_t>(c - '0');
+    if (b < a) {
+      return HostlistError(expr, pos, absl::StrCat("range ", item, " ends before it starts"));
+    }
+    // b - a + 1 <= 10^18: no overflow; the sum is checked before it can grow past the limit.
+    if (b - a >= limits::kMaxHosts || values + (b - a) >= limits::kMaxHosts) {
+      return HostlistError(expr, pos, absl::StrCat("more than ", limits::kMaxHosts, " hosts"));
+    }
+    values += static_cast<size_t>(b - a) + 1;
+    *max_width = std::max({*max_width, lo.size(), Digits(b)});
+    out->ranges.push_back(Range{a, b, lo.size()});
+    if (comma == end) break;
+    pos = comma + 1;
+  }
+  return values;
+}
+
+// One linear pass: every character is looked at a bounded number of times, and each term's
+// size is known (and checked) before anything is expanded.
+absl::StatusOr<Parsed> Parse(absl::string_view expr) {
+  if (absl::StripAsciiWhitespace(expr).empty()) {
+    return absl::InvalidArgumentError("bad hostlist \"\": empty");
+  }
+  BadByte bad;
+  if (FindBadByte(expr, &bad)) return HostlistError(expr, bad.pos, bad.what);
+  Parsed out;
+  size_t pos = 0;
+  while (true) {
+    // One term: from here to the next ',' outside brackets.
+    while (pos < expr.size() && absl::ascii_isspace(expr[pos])) ++pos;
+    Term term;
+    term.first_piece = out.pieces.size();
+    size_t name_bytes = 0;
+    size_t begin = pos;
+    size_t space_at = expr.size();  // trailing whitespace seen there: the term must end
+    while (pos < expr.size() && expr[pos] != ',') {
+      char c = expr[pos];
+      if (c == '[') {
+        if (space_at < pos) return HostlistError(expr, space_at, "space inside a host name");
+        size_t close = pos + 1;
+        while (close < expr.size() && expr[close] != ']' && expr[close] != '[') ++close;
+        if (close == expr.size()) return HostlistError(expr, pos, "'[' without a matching ']'");
+        if (expr[close] == '[') return HostlistError(expr, close, "nested '['");
+        Piece piece;
+        piece.first_range = out.ranges.size();
+        size_t width = 0;
+        absl::StatusOr<size_t> values = ParseBracket(expr, pos + 1, close, &width, &out);
+        if (!values.ok()) return values.status();
+        piece.num_ranges = out.ranges.size() - piece.first_range;
+        out.pieces.push_back(piece);
+        if (term.count > limits::kMaxHosts / *values) {
+          return HostlistError(expr, begin,
+                               absl::StrCat("more than ", limits::kMaxHosts, " hosts"));
+        }
+        term.count *= *values;
+        name_bytes += width;
+        pos = close + 1;
+      } else if (c == ']') {
+        return HostlistError(expr, pos, "']' without a matching '['");
+      } else {
+        size_t next = pos;
+        while (next < expr.size() && expr[next] != ',' && expr[next] != '[' && expr[next] != ']' &&
+               !absl::ascii_isspace(expr[next])) {
+          ++next;
+        }
+        if (next > pos) {
+          if (space_at < pos) return HostlistError(expr, space_at, "space inside a host name");
+          Piece piece;
+          piece.text = expr.substr(pos, next - pos);
+          out.pieces.push_back(piece);
+          name_bytes += next - pos;
+          pos = next;
+        } else {  // whitespace: only before the ',' or the end
+          if (space_at > pos) space_at = pos;
+          while (pos < expr.size() && absl::ascii_isspace(expr[pos])) ++pos;
+        }
+      }
+      if (name_bytes > limits::kMaxNameBytes) {
+        return HostlistError(
+            expr, begin, absl::StrCat("host names longer than ", limits::kMaxNameBytes, " bytes"));
+      }
+    }
+    term.num_pieces = out.pieces.size() - term.first_piece;
+    if (term.num_pieces == 0) {
+      return HostlistError(expr, std::min(pos, expr.size() - 1), "empty host name");
+    }
+    if (term.count > limits::kMaxHosts - out.total) {
+      return HostlistError(expr, begin, absl::StrCat("more than ", limits::kMaxHosts, " hosts"));
+    }
+    out.total += term.count;
+    out.terms.push_back(term);
+    if (pos == expr.size()) break;
+    ++pos;  // the ','
+  }
+  return out;
+}
+
+std::string Number(uint64_t v, size_t width) {
+  std::string num = std::to_string(v);
+  if (num.size() < width) num.insert(0, width - num.size(), '0');
+  return num;
+}
+
+}  // namespace
+
+absl::StatusOr<size_t> CountHostlist(absl::string_view expr) {
+  absl::StatusOr<Parsed> parsed = Parse(expr);
+  if (!parsed.ok()) return parsed.status();
+  return parsed->total;
+}
+
+absl::StatusOr<std::vector<std::string>> ExpandHostlist(absl::string_view expr) {
+  absl::StatusOr<Parsed> parsed = Parse(expr);
+  if (!parsed.ok()) return parsed.status();
+  std::vector<std::string> out;
+  out.reserve(parsed->total);
+  // Per bracket of the current term: the range and the value now, and its text.
+  struct Digit {
+    size_t range;
+    uint64_t value;
+    std::string text;
+  };
+  for (const Term& term : parsed->terms) {
+    const Piece* pieces = &parsed->pieces[term.first_piece];
+    std::vector<Digit> digits(term.num_pieces);
+    for (size_t i = 0; i < term.num_pieces; ++i) {
+      if (!pieces[i].text.empty()) continue;
+      const Range& r = parsed->ranges[pieces[i].first_range];
+      digits[i] = Digit{pieces[i].first_range, r.lo, Number(r.lo, r.width)};
+    }
+    for (size_t n = 0; n < term.count; ++n) {
+      std::string name;
+      for (size_t i = 0; i < term.num_pieces; ++i) {
+        if (pieces[i].text.empty()) {
+          name += digits[i].text;
+        } else {
+          name.append(pieces[i].text.data(), pieces[i].text.size());
+        }
+      }
+      out.push_back(std::move(name));
+      // The odometer: the rightmost bracket turns fastest.
+      for (size_t i = term.num_pieces; i-- > 0;) {
+        if (!pieces[i].text.empty()) continue;
+        Digit& d = digits[i];
+        const Range* r = &parsed->ranges[d.range];
+        bool carry = false;
+        if (d.value < r->hi) {
+          ++d.value;
+        } else if (d.range + 1 < pieces[i].first_range + pieces[i].num_ranges) {
+          r = &parsed->ranges[++d.range];
+          d.value = r->lo;
+        } else {
+          d.range = pieces[i].first_range;
+          r = &parsed->ranges[d.range];
+          d.value = r->lo;
+          carry = true;
+        }
+        d.text = Number(d.value, r->width);
+        if (!carry) break;
+      }
+    }
+  }
+  return out;
+}
+
+absl::Status CheckName(absl::string_view name, absl::string_view what) {
+  if (name.size() > limits::kMaxNameBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " '", Printable(name, limits::kMaxNameBytes), "' is longer than ",
+                     limits::kMaxNameBytes, " bytes"));
+  }
+  BadByte bad;
+  if (FindBadByte(name, &bad)) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " '", Printable(name), "': ", bad.what,
+                                                   " (byte ", bad.pos + 1,
+                                                   "); names are printable UTF-8"));
+  }
+  return absl::OkStatus();
+}
+
+std::string Printable(absl::string_view text, size_t max_bytes) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size() && i < max_bytes) {
+    uint32_t cp = 0;
+    size_t n = DecodeUtf8(text, i, &cp);
+    if (n == 0 || IsControl(cp)) {
+      out += HexByte(text[i]);
+      ++i;
+    } else {
+      out.append(text.data() + i, n);
+      i += n;
+    }
+  }
+  if (i < text.size()) absl::StrAppend(&out, "... (", text.size(), " bytes)");
+  return out;
+}
+
+std::string CompressHostlist(const std::vector<std::string>& hosts) {
+  // Group key: prefix and digit width; names without trailing digits are their own group.
+  struct Group {
+    std::string prefix;
+    size_t width = 0;
+    bool numeric = false;
+    std::vector<uint64_t> numbers;
+  };
+  std::vector<Group> groups;
+  absl::flat_hash_map<std::string, size_t> index;  // prefix + '\0' + width -> group
+  absl::flat_hash_set<std::string> seen;
+  for (const std::string& h : hosts) {
+    if (!seen.insert(h).second) continue;
+    size_t d = h.size();
+    while (d > 0 && absl::ascii_isdigit(h[d - 1])) --d;
+    size_t width = h.size() - d;
+    // Keep numbers small enough to parse; treat very long digit runs as literal names.
+    if (width == 0 || width > 18 || d == 0) {
+      std::string key = absl::StrCat(h, std::string(1, '\0'), "literal");
+      if (index.emplace(key, groups.size()).second) {
+        groups.push_back(Group{h, 0, false, {}});
+      }
+      continue;
+    }
+    uint64_t v = std::stoull(h.substr(d));
+    // A number without leading zero written at its natural width can share a group with
+    // numbers of other natural widths only if none is padded; use width 0 for "unpadded".
+    // Unpadded numbers ("100") join a padded group of their width ("098") when one exists.
+    size_t key_width = (h[d] == '0' && width > 1) ? width : 0;
+    std::string key = absl::StrCat(h.substr(0, d), std::string(1, '\0'), key_width);
+    if (key_width == 0) {
+      std::string padded = absl::StrCat(h.substr(0, d), std::string(1, '\0'), width);
+      if (index.contains(padded)) key = padded, key_width = width;
+    }
+    auto [it, inserted] = index.emplace(key, groups.size());
+    if (inserted) groups.push_back(Group{h.substr(0, d), key_width, true, {}});
+    groups[it->second].numbers.push_back(v);
+  }
+  std::string out;
+  for (Group& g : groups) {
+    if (!out.empty()) out += ',';
+    if (!g.numeric) {
+      out += g.prefix;
+      continue;
+    }
+    std::sort(g.numbers.begin(), g.numbers.end());
+    g.numbers.erase(std::unique(g.numbers.begin(), g.numbers.end()), g.numbers.end());
+    auto fmt = [&](uint64_t v) {
+      std::string s = std::to_string(v);
+      if (s.size() < g.width) s.insert(0, g.width - s.size(), '0');
+      return s;
+    };
+    if (g.numbers.size() == 1) {
+      out += g.prefix + fmt(g.numbers[0]);
+      continue;
+    }
+    out += g.prefix + "[";
+    for (size_t i = 0; i < g.numbers.size();) {
+      size_t j = i;
+      while (j + 1 < g.numbers.size() && g.numbers[j + 1] == g.numbers[j] + 1) ++j;
+      if (i > 0) out += ',';
+      out += fmt(g.numbers[i]);
+      if (j > i) out += "-" + fmt(g.numbers[j]);
+      i = j + 1;
+    }
+    out += "]";
+  }
+  return out;
+}
+
+}  // namespace nvlplace

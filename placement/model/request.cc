@@ -1,0 +1,232 @@
+// A job's placement request: validation and defaults.
+#include "placement/model/request.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "placement/model/hostlist.h"
+#include "placement/model/limits.h"
+
+namespace nvlplace {
+namespace {
+
+absl::Status Bad(absl::string_view message) { return absl::InvalidArgumentError(message); }
+
+absl::Status MarkNodes(const std::string& expr, const Topology& topo, const char* what, bool value,
+                       std::vector<bool>* allowed) {
+  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(expr);
+  if (!names.ok()) return Bad(absl::StrCat(what, ": ", names.status().message()));
+  for (const std::string& name : *names) {
+    NodeId n = topo.FindNode(name);
+    if (n < 0) {
+      return Bad(
+          absl::StrCat(what, ": node ", QuoteUserText(name), " is not in cluster ", topo.name()));
+    }
+    (*allowed)[n] = value;
+  }
+  return absl::OkStatus();
+}
+
+// One size of a RequestSpec and its bound.
+struct SizeBound {
+  const char* name;  // as the message shows it: "tp", "gpus-per-node"
+  int value;
+  int64_t max;
+  const char* what;  // "the largest TP size"
+};
+
+// The sizes of a request, resolved and checked without a topology. Every product is
+// computed in 64 bits from values already bounded, so none overflows; every divisor is
+// at least 1.
+absl::Status ResolveSizes(const RequestSpec& spec, Request* r) {
+  for (const SizeBound& b : {
+           SizeBound{"gpus", spec.gpus, limits::kMaxJobGpus, "the most GPUs of one job"},
+           SizeBound{"nodes", spec.nodes, limits::kMaxJobNodes, "the most nodes of one job"},
+           SizeBound{"gpus-per-node", spec.gpus_per_node, limits::kMaxGpusPerNode,
+                     "the most GPUs of one node"},
+           SizeBound{"tp", spec.tp, limits::kMaxGroupSize, "the largest TP size"},
+           SizeBound{"pp", spec.pp, limits::kMaxGroupSize, "the largest PP size"},
+           SizeBound{"dp", spec.dp, limits::kMaxGroupSize, "the largest DP size"},
+       }) {
+    if (b.value < 0) {
+      return Bad(absl::StrCat(b.name, "=", b.value, " is negative; give a size of 1 or more, ",
+                              "or 0 for not given"));
+    }
+    if (b.value > b.max) {
+      return Bad(absl::StrCat(b.name, "=", b.value, " is more than ", b.max, ", ", b.what));
+    }
+  }
+  // From here on each size is in [0, its bound]: products of two or three fit in int64.
+  int64_t gpus = spec.gpus;
+  int64_t nodes = spec.nodes;
+  if (spec.nodes > 0 && spec.gpus_per_node > 0) {
+    int64_t product = int64_t{spec.nodes} * spec.gpus_per_node;
+    if (product > limits::kMaxJobGpus) {
+      return Bad(absl::StrCat("nodes x gpus-per-node = ", spec.nodes, " x ", spec.gpus_per_node,
+                              " = ", product, " is more than ", limits::kMaxJobGpus,
+                              ", the most GPUs of one job; lower nodes or gpus-per-node"));
+    }
+    if (spec.gpus > 0 && spec.gpus != product) {
+      return Bad(absl::StrCat("gpus=", spec.gpus, " does not match nodes x gpus-per-node = ",
+                              spec.nodes, " x ", spec.gpus_per_node, " = ", product));
+    }
+    gpus = product;
+  } else if (spec.gpus_per_node > 0 || (spec.nodes > 0 && spec.gpus == 0)) {
+    return Bad("give nodes together with gpus-per-node, or give gpus");
+  }
+  if (gpus == 0 && spec.tp > 0 && spec.dp > 0) {  // sizes alone define the job
+    int64_t product = int64_t{spec.tp} * std::max(spec.pp, 1) * spec.dp;
+    if (product > limits::kMaxJobGpus) {
+      return Bad(absl::StrCat("TP x PP x DP = ", spec.tp, " x ", std::max(spec.pp, 1), " x ",
+                              spec.dp, " = ", product, " is more than ", limits::kMaxJobGpus,
+                              ", the most GPUs of one job; lower tp, pp or dp"));
+    }
+    gpus = product;
+  }
+  if (gpus <= 0) return Bad("the request needs a GPU count (gpus, or nodes x gpus-per-node)");
+  int64_t tp = spec.tp > 0 ? spec.tp : 1;
+  int64_t pp = spec.pp > 0 ? spec.pp : 1;
+  int64_t tp_pp = tp * pp;  // >= 1
+  if (gpus % tp_pp != 0) {  // also when TP x PP is more than the GPUs
+    return Bad(
+        absl::StrCat("TP x PP = ", tp, " x ", pp, " = ", tp_pp, " does not divide ", gpus, " GPUs",
+                     tp_pp > gpus ? "; it is more than the GPUs requested: lower tp or pp" : ""));
+  }
+  // DP derived from the GPU count is at most gpus, so within kMaxJobGpus.
+  int64_t dp = spec.dp > 0 ? spec.dp : gpus / tp_pp;
+  if (tp_pp * dp != gpus) {
+    return Bad(absl::StrCat("TP x PP x DP = ", tp, " x ", pp, " x ", dp, " = ", tp_pp * dp,
+                            " is not the ", gpus, " GPUs requested"));
+  }
+  if (nodes > 0 && gpus % nodes != 0) {
+    return Bad(absl::StrCat(gpus, " GPUs do not split evenly over ", nodes, " nodes"));
+  }
+  // Every value is now at most kMaxJobGpus (< INT_MAX): the narrowing is exact.
+  static_assert(limits::kMaxJobGpus <= std::numeric_limits<int>::max());
+  static_assert(limits::kMaxJobNodes <= std::numeric_limits<int>::max());
+  r->gpus = static_cast<int>(gpus);
+  r->nodes = static_cast<int>(nodes);
+  r->tp = static_cast<int>(tp);
+  r->pp = static_cast<int>(pp);
+  r->dp = static_cast<int>(dp);
+  r->sizes_given = spec.tp > 0 || spec.pp > 0 || spec.dp > 0;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<NvlMode> ParseNvlMode(absl::string_view text) {
+  if (text == "strict") return NvlMode::kStrict;
+  if (text == "prefer") return NvlMode::kPrefer;
+  if (text == "off") return NvlMode::kOff;
+  return Bad(
+      absl::StrCat("NVLink mode ", QuoteUserText(text), " is not one of strict, prefer, off"));
+}
+
+std::string QuoteUserText(absl::string_view text) {
+  constexpr size_t kShown = 64;
+  size_t shown = std::min(text.size(), kShown);
+  // Cut at a character boundary, not inside a UTF-8 sequence (at most 3 bytes back).
+  for (int back = 0; back < 3 && shown < text.size() && shown > 0 &&
+                     (static_cast<unsigned char>(text[shown]) & 0xC0) == 0x80;
+       ++back) {
+    --shown;
+  }
+  std::string out = "'";
+  for (char c : text.substr(0, shown)) {
+    unsigned char u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (u < 0x20 || u == 0x7f) {
+          absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += "'";
+  if (shown < text.size()) absl::StrAppend(&out, "... (", text.size(), " bytes)");
+  return out;
+}
+
+const char* NvlModeName(NvlMode mode) {
+  switch (mode) {
+    case NvlMode::kStrict:
+      return "strict";
+    case NvlMode::kPrefer:
+      return "prefer";
+    case NvlMode::kOff:
+      return "off";
+  }
+  return "?";
+}
+
+absl::Status CheckRequestSizes(const RequestSpec& spec) {
+  Request r;
+  return ResolveSizes(spec, &r);
+}
+
+absl::StatusOr<Request> ResolveRequest(const RequestSpec& spec, const Topology& topo) {
+  Request r;
+  absl::Status sizes = ResolveSizes(spec, &r);
+  if (!sizes.ok()) return sizes;
+  if (r.gpus > topo.num_gpus()) {
+    return Bad(absl::StrCat("the request asks for ", r.gpus, " GPUs; cluster ", topo.name(),
+                            " has ", topo.num_gpus()));
+  }
+  if (r.nodes > topo.num_nodes()) {
+    return Bad(absl::StrCat("the request asks for ", r.nodes, " nodes; the cluster has ",
+                            topo.num_nodes()));
+  }
+  r.nvl = spec.nvl;
+  if (!spec.max_tier.empty()) {
+    r.max_tier = topo.FindTier(spec.max_tier);
+    if (r.max_tier < 0) {
+      return Bad(absl::StrCat("max-tier ", QuoteUserText(spec.max_tier),
+                              " is not a tier of cluster ", topo.name(), "; tiers are ",
+                              absl::StrJoin(topo.tiers(), ", ")));
+    }
+  }
+  r.max_tier_required = spec.max_tier_required;
+  r.exclusive = spec.exclusive;
+  r.allowed_node.assign(topo.num_nodes(), spec.include.empty());
+  if (!spec.include.empty()) {
+    absl::Status s = MarkNodes(spec.include, topo, "include", true, &r.allowed_node);
+    if (!s.ok()) return s;
+  }
+  if (!spec.exclude.empty()) {
+    absl::Status s = MarkNodes(spec.exclude, topo, "exclude", false, &r.allowed_node);
+    if (!s.ok()) return s;
+  }
+  return r;
+}
+
+std::string DescribeRequest(const Request& r, const Topology& topo) {
+  std::string out = absl::StrCat(r.gpus, " GPUs");
+  if (r.nodes > 0) absl::StrAppend(&out, " on ", r.nodes, " nodes");
+  absl::StrAppend(&out, " (TP=", r.tp, " PP=", r.pp, " DP=", r.dp, ", nvl=", NvlModeName(r.nvl));
+  if (r.max_tier >= 0) {
+    absl::StrAppend(&out, ", max-tier=", topo.tiers()[r.max_tier],
+                    r.max_tier_required ? "" : " (preferred)");
+  }
+  if (r.exclusive) absl::StrAppend(&out, ", exclusive");
+  out += ")";
+  return out;
+}
+
+}  // namespace nvlplace

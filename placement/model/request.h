@@ -1,0 +1,75 @@
+// A job's placement request: GPU count, TP/PP/DP sizes, NVLink mode, fabric tier limit.
+#ifndef NVLPLACE_PLACEMENT_MODEL_REQUEST_H_
+#define NVLPLACE_PLACEMENT_MODEL_REQUEST_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "placement/model/topology.h"
+
+namespace nvlplace {
+
+// strict: every TP group inside one NVLink domain, else the job waits.
+// prefer: the same when possible; otherwise TP groups may span domains, and the result
+//         reports the relaxation. off: NVLink domains are not a constraint.
+enum class NvlMode { kStrict, kPrefer, kOff };
+
+absl::StatusOr<NvlMode> ParseNvlMode(absl::string_view text);
+const char* NvlModeName(NvlMode mode);
+
+// The request as a user writes it (CLI flags, SPANK options, a trace line). Zero means
+// "not given". Any int is allowed here (negative, INT_MAX): ResolveRequest checks them all.
+struct RequestSpec {
+  int gpus = 0;  // total GPUs; or nodes x gpus_per_node
+  int nodes = 0;
+  int gpus_per_node = 0;
+  int tp = 0, pp = 0, dp = 0;
+  NvlMode nvl = NvlMode::kStrict;
+  std::string max_tier;           // "" (any), or a tier name of the topology
+  bool max_tier_required = true;  // false: preferred, relaxed with a note when impossible
+  bool exclusive = false;         // whole nodes only: every GPU of a chosen node is free
+  std::string include;            // hostlist: only these nodes (empty: all)
+  std::string exclude;            // hostlist: never these nodes
+};
+
+// The validated request, sizes resolved against one topology.
+struct Request {
+  int gpus = 0;
+  int tp = 1, pp = 1, dp = 1;  // tp * pp * dp == gpus
+  bool sizes_given = false;    // false: one group, kept as compact as possible
+  int nodes = 0;               // 0: any number of nodes; else exactly this many
+  NvlMode nvl = NvlMode::kStrict;
+  int max_tier = -1;  // -1: any; else the highest tier index the job may span
+  bool max_tier_required = true;
+  bool exclusive = false;
+  std::vector<bool> allowed_node;  // per node of the topology
+
+  int num_groups() const { return pp * dp; }  // TP groups
+};
+
+// Resolves defaults (PP=1, DP = gpus / (TP x PP), TP=1 when nothing is given) and checks
+// the sizes, names and tier against the topology. Errors are InvalidArgument and say
+// which value to change. Total: no RequestSpec (any ints) overflows or traps. Limits
+// (placement/limits.h): tp, pp and dp given each at most kMaxGroupSize; gpus, and every
+// product of sizes (computed in 64 bits), at most kMaxJobGpus; nodes at most kMaxJobNodes;
+// gpus-per-node at most kMaxGpusPerNode. An accepted request has 1 <= tp, pp, dp,
+// tp x pp x dp == gpus <= the cluster's GPUs, and gpus divisible by nodes when nodes > 0.
+absl::StatusOr<Request> ResolveRequest(const RequestSpec& spec, const Topology& topo);
+
+// The topology-free part of ResolveRequest: the same size checks and the same messages,
+// for readers of requests without a cluster at hand (a trace line). OK when every size is
+// in range and the sizes agree with each other.
+absl::Status CheckRequestSizes(const RequestSpec& spec);
+
+// A user's text (an option, a trace field, a SPANK value) for a message: in single quotes,
+// control bytes escaped (\n, \t, \x00, \x1b) and backslashes doubled, at most 64 bytes
+// shown then "... (N bytes)". Nothing from a user reaches a terminal or a log raw.
+std::string QuoteUserText(absl::string_view text);
+
+// "16 GPUs (TP=8 PP=1 DP=2, nvl=strict, max-tier=spine)".
+std::string DescribeRequest(const Request& request, const Topology& topo);
+
+}  // namespace nvlplace
+
+#endif  // NVLPLACE_PLACEMENT_MODEL_REQUEST_H_

@@ -1,0 +1,263 @@
+// The cluster model: GPUs, nodes, NVLink domains and the switch fabric, with fast queries.
+#ifndef NVLPLACE_PLACEMENT_MODEL_TOPOLOGY_H_
+#define NVLPLACE_PLACEMENT_MODEL_TOPOLOGY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "placement/model/limits.h"
+
+namespace nvlplace {
+
+using GpuId = int32_t;     // dense, 0..num_gpus()-1, in node order then GPU index order
+using NodeId = int32_t;    // dense, 0..num_nodes()-1, in the order nodes were declared
+using DomainId = int32_t;  // dense, 0..num_domains()-1
+using SwitchId = int32_t;  // dense, 0..num_switches()-1, in the order switches were declared
+
+// Where an element of a spec came from, so that validation errors can say
+// "file:line:col: path: message" (1-based line and column; 0 when unknown).
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  int col = 0;
+  std::string path;  // YAML path such as "#/fabric/switches/3/nodes", or a Slurm key
+};
+
+// Formats "file:line:col: path: message", leaving out the parts that are unknown.
+std::string FormatAt(const SourceLoc& loc, absl::string_view message);
+
+// What a caller lets one cluster file describe (the CLI's --max-gpus, nvlplace.yaml's
+// max_gpus). A file past it is refused before anything is built for it.
+struct TopologyLimits {
+  int64_t max_gpus = limits::kDefaultMaxClusterGpus;  // GPUs in the whole cluster
+};
+
+// ---------------------------------------------------------------------------------------
+// The spec: a plain description as read from YAML or imported from Slurm files. Names are
+// already expanded from hostlists. Topology::Create validates it and builds the model.
+
+struct GpuModelSpec {
+  std::string name;            // "H100"
+  double nvlink_gbps = 900.0;  // NVLink bandwidth per GPU, GB/s, bidirectional
+  SourceLoc loc;
+};
+
+struct NodeGroupSpec {
+  std::vector<std::string> names;  // node names (expanded hostlist)
+  int gpus = 0;                    // GPUs per node
+  std::string model;               // GPU model name, one of TopologySpec::gpu_models
+  // NVLink islands inside each node, as lists of GPU indexes. Empty means one island with
+  // all GPUs. Must cover every index 0..gpus-1 exactly once.
+  std::vector<std::vector<int>> islands;
+  SourceLoc loc;
+};
+
+// An NVLink domain spanning several whole nodes (GB200 NVL72: 18 nodes x 4 GPUs).
+struct DomainSpec {
+  std::string name;
+  std::vector<std::string> nodes;
+  int expected_gpus = 0;  // 0: not checked; else the GPU count the nodes must add up to
+  SourceLoc loc;
+};
+
+struct SwitchSpec {
+  std::string name;
+  std::string tier;                   // one of TopologySpec::tiers
+  std::vector<std::string> nodes;     // nodes attached below (leaf switches only)
+  std::vector<std::string> switches;  // child switches (non-leaf switches only)
+  int rail = -1;                      // -1: all NICs of the nodes; r: only GPU r's NIC (rail r)
+  double link_gbps = 0.0;             // port speed, Gb/s; 0 means TopologySpec::link_gbps
+  double oversubscription = 1.0;      // downlink:uplink bandwidth ratio, >= 1
+  SourceLoc loc;
+};
+
+struct TopologySpec {
+  std::string name;
+  std::vector<std::string> tiers = {"leaf", "spine", "core"};  // lowest first
+  double link_gbps = 400.0;      // default fabric port speed, Gb/s (NDR)
+  double nvlink_alpha_us = 0.6;  // per-step latency over NVLink (NCCL ring, LL)
+  double net_alpha_us = 2.7;     // per-step latency over the network (NCCL ring, LL)
+  std::vector<GpuModelSpec> gpu_models;
+  std::vector<NodeGroupSpec> node_groups;
+  std::vector<DomainSpec> domains;
+  std::vector<SwitchSpec> switches;
+  SourceLoc loc;  // the file itself
+};
+
+// ---------------------------------------------------------------------------------------
+// The model.
+
+struct Gpu {
+  NodeId node;
+  int index;  // index inside its node (CUDA/gres index)
+  DomainId domain;
+};
+
+struct Node {
+  std::string name;
+  int model;                      // index into Topology::gpu_models()
+  std::vector<GpuId> gpus;        // gpus[i] is the GPU with index i
+  std::vector<SwitchId> leaves;   // leaf switches the node's NICs reach; one per rail when
+                                  // rail-optimized (leaves[r] carries rail r), else one
+  std::vector<DomainId> domains;  // NVLink domains holding this node's GPUs, ascending
+};
+
+struct NvlDomain {
+  std::string name;           // node name for a whole-node domain, "node:nvlK" for an
+                              // island, the spec's name for a multi-node domain
+  std::vector<NodeId> nodes;  // ascending
+  std::vector<GpuId> gpus;    // ascending
+  double nvlink_gbps;         // per GPU, GB/s
+  bool multi_node;            // declared as a DomainSpec
+};
+
+struct Switch {
+  std::string name;
+  int tier;                         // index into Topology::tiers()
+  std::vector<SwitchId> parents;    // several in a multi-rooted tree
+  std::vector<SwitchId> children;   // in declaration order
+  std::vector<NodeId> nodes;        // directly attached nodes (leaf switches)
+  std::vector<NodeId> nodes_under;  // every node below, ascending
+  int rail;                         // -1 or the rail this leaf carries
+  double link_gbps;
+  double oversubscription;
+};
+
+class Topology {
+ public:
+  // Common tier of two nodes that share no switch (separate fabrics).
+  static constexpr int kDisconnected = 1 << 20;
+  // Common "tier" of a node with itself.
+  static constexpr int kSameNode = -1;
+
+  // Leaf groups up to which CommonTier and PathGbps are answered from tables built once
+  // (2,048^2 x 12 bytes = 48 MiB), and the most steps building them may take (each entry
+  // merges two lists of ancestors); past either they are computed on demand from each
+  // switch's ancestors, with the same results.
+  static constexpr int kMaxTableLeafGroups = 2048;
+  static constexpr int64_t kMaxTableWork = int64_t{1} << 28;
+
+  // Validates the spec and builds the model. Errors are InvalidArgument with the message
+  // "file:line:col: path: message" of the offending element: unknown tier or GPU model, a
+  // node declared twice or in two NVLink domains, a switch cycle, a node under no leaf,
+  // a GPU count that does not match, a name that is not found, a bad rail, a name that is not
+  // printable UTF-8 (hostlist.h CheckName), a bandwidth, latency or oversubscription that is
+  // not finite or out of range (limits.h), more than limits::kMaxTiers tiers, more GPUs than a
+  // GpuId holds, a fabric so densely connected that its lists of nodes under each switch or
+  // ancestors of each switch would pass limits::kMaxSwitchNodePairs or
+  // limits::kMaxSwitchAncestorPairs. Work and memory are linear in the spec and those lists.
+  static absl::StatusOr<std::shared_ptr<const Topology>> Create(const TopologySpec& spec) {
+    return Create(spec, kMaxTableLeafGroups);
+  }
+  // The same, with tables only up to `max_table_leaf_groups` leaf groups (tests compare both).
+  static absl::StatusOr<std::shared_ptr<const Topology>> Create(const TopologySpec& spec,
+                                                                int max_table_leaf_groups);
+
+  const std::string& name() const { return name_; }
+  const std::vector<std::string>& tiers() const { return tiers_; }
+  const std::vector<GpuModelSpec>& gpu_models() const { return gpu_models_; }
+  const std::vector<Gpu>& gpus() const { return gpus_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<NvlDomain>& domains() const { return domains_; }
+  const std::vector<Switch>& switches() const { return switches_; }
+  int num_gpus() const { return static_cast<int>(gpus_.size()); }
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  int num_domains() const { return static_cast<int>(domains_.size()); }
+  int num_switches() const { return static_cast<int>(switches_.size()); }
+  double link_gbps() const { return link_gbps_; }
+  double nvlink_alpha_us() const { return nvlink_alpha_us_; }
+  double net_alpha_us() const { return net_alpha_us_; }
+
+  // Name lookups; -1 when unknown.
+  NodeId FindNode(absl::string_view name) const;
+  SwitchId FindSwitch(absl::string_view name) const;
+  DomainId FindDomain(absl::string_view name) const;
+  int FindTier(absl::string_view name) const;
+
+  DomainId DomainOf(GpuId gpu) const { return gpus_[gpu].domain; }
+
+  // Lowest tier index holding a switch above both nodes: kSameNode for a == b, 0 when they
+  // share a leaf, kDisconnected when no switch is common. Rail-optimized nodes are compared
+  // rail by rail (NCCL keeps traffic on matching rails) and the highest tier needed wins.
+  // O(1) from a table over groups of nodes with the same leaves (up to kMaxTableLeafGroups
+  // groups); above it, from the two leaves' ancestor lists (a merge of two sorted lists).
+  int CommonTier(NodeId a, NodeId b) const;
+
+  // Switch hops on the path between two nodes: 0 for the same node, 2 through one leaf,
+  // 2*(t+1) through tier t, -1 when disconnected.
+  int Hops(NodeId a, NodeId b) const;
+
+  // The highest tier that any two of the nodes must cross to talk (kSameNode for one node
+  // or none; kDisconnected if any two share no switch). Exact for multi-rooted trees.
+  int CommonTier(const std::vector<NodeId>& nodes) const;
+
+  // Every GPU under a switch, ascending.
+  std::vector<GpuId> GpusUnder(SwitchId sw) const;
+
+  // The slowest per-port bandwidth, Gb/s, divided by oversubscription, on the path between
+  // two different nodes through their common tier (the bottleneck a ring crossing it sees).
+  // 0 when disconnected.
+  double PathGbps(NodeId a, NodeId b) const;
+
+  // The nodes' leaf-group id: nodes with identical leaves share one; used to index tables.
+  int LeafGroup(NodeId n) const { return leaf_group_[n]; }
+  int num_leaf_groups() const { return num_leaf_groups_; }
+  // Whether CommonTier and PathGbps read tables (false: computed on demand).
+  bool has_group_tables() const { return !group_tier_.empty(); }
+
+  // The spec that reproduces this model (canonical: node groups merged by shape, names in
+  // hostlist order). Create(ToSpec()) yields an equal model.
+  TopologySpec ToSpec() const;
+
+ private:
+  // One switch's ancestors (itself included) with the best bottleneck bandwidth on the way up.
+  struct Ancestor {
+    SwitchId id;
+    int tier;
+    double up_gbps;  // max over upward paths of the min link_gbps/oversubscription crossed
+  };
+
+  Topology() = default;
+  // Create's work; Create turns std::bad_alloc into ResourceExhausted.
+  static absl::StatusOr<std::shared_ptr<const Topology>> Build(const TopologySpec& spec,
+                                                               int max_table_leaf_groups);
+  // Lowest common ancestor tier of two switches and the bottleneck Gb/s through it.
+  std::pair<int, double> SwitchPath(SwitchId x, SwitchId y) const;
+  // The same for two leaf groups (rail by rail when they have as many leaves), computed.
+  std::pair<int, double> ComputeGroupPath(int a, int b) const;
+  int GroupTier(int a, int b) const;
+
+  std::string name_;
+  std::vector<std::string> tiers_;
+  double link_gbps_ = 400.0;
+  double nvlink_alpha_us_ = 0.6;
+  double net_alpha_us_ = 2.7;
+  std::vector<GpuModelSpec> gpu_models_;
+  std::vector<Gpu> gpus_;
+  std::vector<Node> nodes_;
+  std::vector<NvlDomain> domains_;
+  std::vector<Switch> switches_;
+  absl::flat_hash_map<std::string, NodeId> node_index_;
+  absl::flat_hash_map<std::string, SwitchId> switch_index_;
+  absl::flat_hash_map<std::string, DomainId> domain_index_;
+
+  std::vector<int> leaf_group_;  // per node
+  int num_leaf_groups_ = 0;
+  std::vector<std::vector<SwitchId>> group_leaves_;  // per leaf group: its nodes' leaves
+  std::vector<std::vector<Ancestor>> ancestors_;     // per switch, sorted by id
+  std::vector<int> group_tier_;                      // num_leaf_groups_^2 common tiers, or empty
+  std::vector<double> group_gbps_;  // num_leaf_groups_^2 bottleneck bandwidths, or empty
+};
+
+// Structural equality of two models (same names, tiers, nodes, GPUs, domains, switches,
+// bandwidths); on mismatch returns a description of the first difference.
+absl::Status CompareTopologies(const Topology& a, const Topology& b);
+
+}  // namespace nvlplace
+
+#endif  // NVLPLACE_PLACEMENT_MODEL_TOPOLOGY_H_

@@ -1,0 +1,474 @@
+// Tests for the topology model: validation and the fast queries.
+#include "placement/model/topology.h"
+
+#include <limits>
+#include <random>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "placement/formats/topology_yaml.h"
+#include "tests/status_matchers.h"
+
+namespace nvlplace {
+namespace {
+
+using ::nvlplace::testing::IsOk;
+using ::nvlplace::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::shared_ptr<const Topology> Build(const std::string& yaml) {
+  absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(yaml, "test.yaml");
+  EXPECT_THAT(spec, IsOk());
+  if (!spec.ok()) return nullptr;
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(*spec);
+  EXPECT_THAT(topo, IsOk());
+  return topo.ok() ? *topo : nullptr;
+}
+
+absl::Status BuildError(const std::string& yaml) {
+  absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(yaml, "test.yaml");
+  if (!spec.ok()) return spec.status();
+  return Topology::Create(*spec).status();
+}
+
+// Two leaves of two nodes under one spine; a second spine tree under a core.
+constexpr char kTree[] = R"(name: tree
+gpu_models: [{name: H100}]
+nodes:
+  - {names: "n[0-7]", gpus: 8, model: H100}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "n[0-1]"}
+  - {name: leaf1, tier: leaf, nodes: "n[2-3]"}
+  - {name: leaf2, tier: leaf, nodes: "n[4-5]", link_gbps: 200}
+  - {name: leaf3, tier: leaf, nodes: "n[6-7]"}
+  - {name: spine0, tier: spine, switches: "leaf[0-1]"}
+  - {name: spine1, tier: spine, switches: "leaf[2-3]", oversubscription: 2}
+  - {name: core0, tier: core, switches: "spine[0-1]"}
+)";
+
+TEST(TopologyTest, CountsAndDomains) {
+  auto topo = Build(kTree);
+  ASSERT_NE(topo, nullptr);
+  EXPECT_EQ(topo->num_nodes(), 8);
+  EXPECT_EQ(topo->num_gpus(), 64);    // 8 nodes x 8 GPUs
+  EXPECT_EQ(topo->num_domains(), 8);  // one NVLink domain per HGX node
+  EXPECT_EQ(topo->num_switches(), 7);
+  NodeId n3 = topo->FindNode("n3");
+  ASSERT_EQ(n3, 3);
+  GpuId g = topo->nodes()[n3].gpus[5];
+  EXPECT_EQ(g, 3 * 8 + 5);
+  EXPECT_EQ(topo->domains()[topo->DomainOf(g)].name, "n3");
+  EXPECT_EQ(topo->FindNode("n9"), -1);
+  EXPECT_EQ(topo->FindSwitch("spine1"), 5);
+  EXPECT_EQ(topo->FindTier("core"), 2);
+}
+
+struct PairCase {
+  std::string a, b;
+  int tier;
+  int hops;
+};
+
+class CommonTierTest : public ::testing::TestWithParam<PairCase> {};
+
+TEST_P(CommonTierTest, TierAndHops) {
+  static const std::shared_ptr<const Topology> topo = Build(kTree);
+  ASSERT_NE(topo, nullptr);
+  NodeId a = topo->FindNode(GetParam().a), b = topo->FindNode(GetParam().b);
+  EXPECT_EQ(topo->CommonTier(a, b), GetParam().tier);
+  EXPECT_EQ(topo->CommonTier(b, a), GetParam().tier);
+  EXPECT_EQ(topo->Hops(a, b), GetParam().hops);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tree, CommonTierTest,
+                         ::testing::Values(PairCase{"n0", "n0", Topology::kSameNode, 0},
+                                           PairCase{"n0", "n1", 0, 2},  // node-leaf-node
+                                           PairCase{"n0", "n3", 1, 4},  // up to the spine: 2*(1+1)
+                                           PairCase{"n0", "n7", 2, 6},  // up to the core: 2*(2+1)
+                                           PairCase{"n4", "n6", 1, 4}));
+
+TEST(TopologyTest, GroupTierAndGpusUnder) {
+  auto topo = Build(kTree);
+  ASSERT_NE(topo, nullptr);
+  EXPECT_EQ(topo->CommonTier(std::vector<NodeId>{0, 1}), 0);
+  EXPECT_EQ(topo->CommonTier(std::vector<NodeId>{0, 1, 2}), 1);
+  EXPECT_EQ(topo->CommonTier(std::vector<NodeId>{0, 5}), 2);
+  EXPECT_EQ(topo->CommonTier(std::vector<NodeId>{4}), Topology::kSameNode);
+  std::vector<GpuId> under = topo->GpusUnder(topo->FindSwitch("spine0"));
+  ASSERT_EQ(under.size(), 32u);  // 4 nodes x 8
+  EXPECT_EQ(under.front(), 0);
+  EXPECT_EQ(under.back(), 31);
+  EXPECT_EQ(topo->GpusUnder(topo->FindSwitch("leaf3")).size(), 16u);
+}
+
+TEST(TopologyTest, PathBandwidthIsTheBottleneck) {
+  auto topo = Build(kTree);
+  ASSERT_NE(topo, nullptr);
+  auto gbps = [&](const char* a, const char* b) {
+    return topo->PathGbps(topo->FindNode(a), topo->FindNode(b));
+  };
+  EXPECT_DOUBLE_EQ(gbps("n0", "n1"), 400);  // one default leaf
+  EXPECT_DOUBLE_EQ(gbps("n4", "n5"), 200);  // leaf2 runs at 200 Gb/s
+  EXPECT_DOUBLE_EQ(gbps("n6", "n7"), 400);
+  EXPECT_DOUBLE_EQ(gbps("n0", "n3"), 400);
+  // n6 -> spine1 crosses a 2:1 oversubscribed uplink: 400 / 2 = 200.
+  EXPECT_DOUBLE_EQ(gbps("n6", "n0"), 200);
+  // n4 -> leaf2 at 200 Gb/s, then spine1 2:1: min(200, 400 / 2) = 200.
+  EXPECT_DOUBLE_EQ(gbps("n4", "n0"), 200);
+}
+
+// A rail-optimized scalable unit: 4 nodes, 4 GPUs each, rail r on leaf r.
+constexpr char kRails[] = R"(name: rails
+tiers: [leaf, spine]
+gpu_models: [{name: H100}]
+nodes:
+  - {names: "d[1-4]", gpus: 4, model: H100}
+switches:
+  - {name: rail0, tier: leaf, nodes: "d[1-4]", rail: 0}
+  - {name: rail1, tier: leaf, nodes: "d[1-4]", rail: 1}
+  - {name: rail2, tier: leaf, nodes: "d[1-4]", rail: 2}
+  - {name: rail3, tier: leaf, nodes: "d[1-4]", rail: 3}
+  - {name: spine1, tier: spine, switches: "rail[0-3]"}
+  - {name: spine2, tier: spine, switches: "rail[0-3]"}
+)";
+
+TEST(TopologyTest, RailsKeepTrafficOnTheLeaf) {
+  auto topo = Build(kRails);
+  ASSERT_NE(topo, nullptr);
+  const Node& d1 = topo->nodes()[topo->FindNode("d1")];
+  ASSERT_EQ(d1.leaves.size(), 4u);
+  EXPECT_EQ(topo->switches()[d1.leaves[2]].name, "rail2");
+  // Rail r of every node meets on leaf r: the common tier is the leaf.
+  EXPECT_EQ(topo->CommonTier(0, 3), 0);
+  EXPECT_EQ(topo->Hops(0, 3), 2);
+  // Two spines over every rail leaf: a multi-rooted tree with both as parents.
+  EXPECT_EQ(topo->switches()[topo->FindSwitch("rail1")].parents.size(), 2u);
+  EXPECT_EQ(topo->GpusUnder(topo->FindSwitch("rail1")).size(), 16u);
+}
+
+// GB200 NVL72-like racks, shrunk: 2 racks of 3 nodes x 4 GPUs.
+constexpr char kRacks[] = R"(name: racks
+tiers: [leaf, spine]
+gpu_models: [{name: GB200, nvlink_gbps: 1800}]
+nodes:
+  - {names: "gb[1-6]", gpus: 4, model: GB200}
+nvlink_domains:
+  - {name: rack1, nodes: "gb[1-3]", gpus: 12}
+  - {name: rack2, nodes: "gb[4-6]"}
+switches:
+  - {name: leaf1, tier: leaf, nodes: "gb[1-3]"}
+  - {name: leaf2, tier: leaf, nodes: "gb[4-6]"}
+  - {name: spine, tier: spine, switches: "leaf[1-2]"}
+)";
+
+TEST(TopologyTest, MultiNodeDomains) {
+  auto topo = Build(kRacks);
+  ASSERT_NE(topo, nullptr);
+  ASSERT_EQ(topo->num_domains(), 2);
+  const NvlDomain& rack1 = topo->domains()[topo->FindDomain("rack1")];
+  EXPECT_TRUE(rack1.multi_node);
+  EXPECT_EQ(rack1.gpus.size(), 12u);  // 3 nodes x 4 GPUs
+  EXPECT_THAT(rack1.nodes, ElementsAre(0, 1, 2));
+  EXPECT_DOUBLE_EQ(rack1.nvlink_gbps, 1800);
+  EXPECT_EQ(topo->DomainOf(topo->nodes()[2].gpus[3]), topo->FindDomain("rack1"));
+  EXPECT_EQ(topo->DomainOf(topo->nodes()[3].gpus[0]), topo->FindDomain("rack2"));
+}
+
+TEST(TopologyTest, IslandsSplitANode) {
+  auto topo = Build(R"(name: islands
+gpu_models: [{name: H100}]
+nodes:
+  - {names: "n[0-1]", gpus: 8, model: H100, islands: [[0, 1, 2, 3], [4, 5, 6, 7]]}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "n[0-1]"}
+)");
+  ASSERT_NE(topo, nullptr);
+  EXPECT_EQ(topo->num_domains(), 4);  // 2 nodes x 2 islands
+  EXPECT_EQ(topo->domains()[topo->DomainOf(5)].name, "n0:nvl1");
+  EXPECT_EQ(topo->domains()[topo->DomainOf(0)].name, "n0:nvl0");
+  EXPECT_NE(topo->DomainOf(3), topo->DomainOf(4));
+}
+
+TEST(TopologyTest, ToSpecRebuildsAnEqualModel) {
+  for (const char* yaml : {kTree, kRails, kRacks}) {
+    auto topo = Build(yaml);
+    ASSERT_NE(topo, nullptr);
+    absl::StatusOr<std::shared_ptr<const Topology>> back = Topology::Create(topo->ToSpec());
+    ASSERT_THAT(back, IsOk());
+    EXPECT_THAT(CompareTopologies(*topo, **back), IsOk());
+  }
+}
+
+TEST(TopologyTest, CompareFindsADifference) {
+  auto a = Build(kTree);
+  std::string changed = kTree;
+  changed.replace(changed.find("link_gbps: 200"), 14, "link_gbps: 100");
+  auto b = Build(changed);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_THAT(CompareTopologies(*a, *b),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("leaf2")));
+}
+
+struct ErrorCase {
+  std::string name;
+  std::string yaml;
+  std::string message;
+};
+
+class CreateErrorTest : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(CreateErrorTest, Rejects) {
+  EXPECT_THAT(BuildError(GetParam().yaml),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(GetParam().message)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Validation, CreateErrorTest,
+                         ::testing::Values(ErrorCase{"NodeTwice", R"(name: x
+gpu_models: [{name: H100}]
+nodes:
+  - {names: "n[0-1]", gpus: 8, model: H100}
+  - {names: "n1", gpus: 8, model: H100}
+switches: [{name: l, tier: leaf, nodes: "n[0-1]"}]
+)",
+                                                     "node 'n1' is declared twice"},
+                                           ErrorCase{"RailGap", R"(name: x
+gpu_models: [{name: H100}]
+nodes: [{names: "n[0-1]", gpus: 4, model: H100}]
+switches:
+  - {name: r0, tier: leaf, nodes: "n[0-1]", rail: 0}
+  - {name: r2, tier: leaf, nodes: "n[0-1]", rail: 2}
+)",
+                                                     "rails"},
+                                           ErrorCase{"ParentTierNotHigher", R"(name: x
+gpu_models: [{name: H100}]
+nodes: [{names: "n[0-1]", gpus: 4, model: H100}]
+switches:
+  - {name: l0, tier: leaf, nodes: "n[0-1]"}
+  - {name: l1, tier: leaf, switches: l0}
+)",
+                                                     "#/switches/1/switches"},
+                                           ErrorCase{"NodesAndSwitches", R"(name: x
+gpu_models: [{name: H100}]
+nodes: [{names: "n[0-1]", gpus: 4, model: H100}]
+switches:
+  - {name: l0, tier: leaf, nodes: "n[0-1]"}
+  - {name: s0, tier: spine, nodes: n0, switches: l0}
+)",
+                                                     "both nodes and switches"},
+                                           ErrorCase{"DomainNodeWithIslands", R"(name: x
+gpu_models: [{name: H100}]
+nodes: [{names: "n[0-1]", gpus: 4, model: H100, islands: [[0, 1], [2, 3]]}]
+nvlink_domains: [{name: d, nodes: "n[0-1]"}]
+switches: [{name: l0, tier: leaf, nodes: "n[0-1]"}]
+)",
+                                                     "islands"}),
+                         [](const ::testing::TestParamInfo<ErrorCase>& info) {
+                           return info.param.name;
+                         });
+
+// ---------------------------------------------------------------------------------------
+// Tables of leaf groups, or the same answers computed on demand.
+
+// 600 nodes of 4 GPUs: 300 under 150 plain leaves, 300 rail-optimized in 30 units of 10 nodes
+// with one leaf per rail (120 rail leaves); 40 spines over random leaves (multi-rooted,
+// random speeds and oversubscription, some leaves under no spine), 6 cores over random spines.
+TopologySpec ManyLeaves() {
+  std::mt19937 rng(7);
+  TopologySpec spec;
+  spec.name = "many";
+  spec.gpu_models.push_back(GpuModelSpec{"H100", 900, {}});
+  NodeGroupSpec plain, railed;
+  for (int i = 0; i < 300; ++i) plain.names.push_back(absl::StrCat("p", i));
+  for (int i = 0; i < 300; ++i) railed.names.push_back(absl::StrCat("r", i));
+  plain.gpus = railed.gpus = 4;
+  plain.model = railed.model = "H100";
+  spec.node_groups = {plain, railed};
+  std::vector<std::string> leaves;
+  for (int l = 0; l < 150; ++l) {
+    SwitchSpec s;
+    s.name = absl::StrCat("leaf", l);
+    s.tier = "leaf";
+    s.nodes = {plain.names[2 * l], plain.names[2 * l + 1]};
+    s.link_gbps = 100.0 * (1 + rng() % 4);
+    spec.switches.push_back(s);
+    leaves.push_back(s.name);
+  }
+  for (int unit = 0; unit < 30; ++unit) {
+    for (int rail = 0; rail < 4; ++rail) {
+      SwitchSpec s;
+      s.name = absl::StrCat("u", unit, "rail", rail);
+      s.tier = "leaf";
+      s.rail = rail;
+      for (int k = 0; k < 10; ++k) s.nodes.push_back(railed.names[unit * 10 + k]);
+      spec.switches.push_back(s);
+      leaves.push_back(s.name);
+    }
+  }
+  std::vector<std::string> spines;
+  for (int i = 0; i < 40; ++i) {
+    SwitchSpec s;
+    s.name = absl::StrCat("spine", i);
+    s.tier = "spine";
+    for (const std::string& leaf : leaves) {
+      if (rng() % 8 == 0) s.switches.push_back(leaf);
+    }
+    if (s.switches.empty()) s.switches.push_back(leaves[i]);
+    s.oversubscription = 1 + rng() % 3;
+    spec.switches.push_back(s);
+    spines.push_back(s.name);
+  }
+  for (int i = 0; i < 6; ++i) {
+    SwitchSpec s;
+    s.name = absl::StrCat("core", i);
+    s.tier = "core";
+    for (const std::string& spine : spines) {
+      if (rng() % 3 == 0) s.switches.push_back(spine);
+    }
+    if (s.switches.empty()) s.switches.push_back(spines[i]);
+    s.link_gbps = 800;
+    spec.switches.push_back(s);
+  }
+  return spec;
+}
+
+TEST(LeafGroupTest, OnDemandAnswersEqualTheTables) {
+  TopologySpec spec = ManyLeaves();
+  absl::StatusOr<std::shared_ptr<const Topology>> tables = Topology::Create(spec);
+  absl::StatusOr<std::shared_ptr<const Topology>> on_demand = Topology::Create(spec, 0);
+  ASSERT_THAT(tables, IsOk());
+  ASSERT_THAT(on_demand, IsOk());
+  const Topology& a = **tables;
+  const Topology& b = **on_demand;
+  EXPECT_TRUE(a.has_group_tables());
+  EXPECT_FALSE(b.has_group_tables());
+  EXPECT_EQ(a.num_leaf_groups(), 180);  // 150 plain leaves + 30 rail units
+  std::set<int> tiers;
+  for (NodeId x = 0; x < a.num_nodes(); ++x) {
+    for (NodeId y = 0; y < a.num_nodes(); ++y) {
+      ASSERT_EQ(a.CommonTier(x, y), b.CommonTier(x, y)) << x << " " << y;
+      ASSERT_EQ(a.PathGbps(x, y), b.PathGbps(x, y)) << x << " " << y;
+      tiers.insert(a.CommonTier(x, y));
+    }
+  }
+  // Every kind of answer occurs: the same node, a leaf, a spine, a core, no common switch.
+  EXPECT_THAT(tiers, ElementsAre(Topology::kSameNode, 0, 1, 2, Topology::kDisconnected));
+  std::mt19937 rng(3);
+  for (int round = 0; round < 500; ++round) {
+    std::vector<NodeId> nodes(1 + rng() % 12);
+    for (NodeId& n : nodes) n = static_cast<NodeId>(rng() % a.num_nodes());
+    ASSERT_EQ(a.CommonTier(nodes), b.CommonTier(nodes));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Validation of specs that do not come from the YAML reader (imports, callers).
+
+TEST(CreateLimitTest, RefusesWhatNoReaderWouldPass) {
+  auto tiny = [] {
+    TopologySpec spec;
+    spec.name = "tiny";
+    spec.loc = SourceLoc{"spec", 0, 0, "#"};
+    spec.gpu_models.push_back(GpuModelSpec{"H100", 900, {}});
+    NodeGroupSpec g;
+    g.names = {"n0", "n1"};
+    g.gpus = 8;
+    g.model = "H100";
+    spec.node_groups.push_back(g);
+    SwitchSpec s;
+    s.name = "leaf0";
+    s.tier = "leaf";
+    s.nodes = {"n0", "n1"};
+    spec.switches.push_back(s);
+    return spec;
+  };
+  ASSERT_THAT(Topology::Create(tiny()), IsOk());
+  TopologySpec spec = tiny();
+  spec.tiers.clear();
+  for (int i = 0; i < 17; ++i) spec.tiers.push_back(absl::StrCat("t", i));
+  EXPECT_THAT(Topology::Create(spec), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               "spec: #/tiers: 17 tiers; at most 16 are allowed"));
+  spec = tiny();
+  spec.link_gbps = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THAT(Topology::Create(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "spec: #/link_gbps: link_gbps must be a positive number of Gb/s up to "
+                       "1000000"));
+  spec = tiny();
+  spec.net_alpha_us = std::numeric_limits<double>::infinity();
+  EXPECT_THAT(Topology::Create(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("#/latency: latencies")));
+  spec = tiny();
+  spec.gpu_models[0].nvlink_gbps = std::numeric_limits<double>::infinity();
+  EXPECT_THAT(Topology::Create(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("nvlink_gbps must be")));
+  spec = tiny();
+  spec.switches[0].oversubscription = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THAT(Topology::Create(spec), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               HasSubstr("oversubscription is a downlink")));
+  spec = tiny();
+  spec.switches[0].name = std::string("leaf\0x", 6);
+  absl::Status nul = Topology::Create(spec).status();
+  EXPECT_THAT(nul, StatusIs(absl::StatusCode::kInvalidArgument,
+                            "switch name 'leaf\\x00x': control character \\x00 is not allowed "
+                            "(byte 5); names are printable UTF-8"));
+  spec = tiny();
+  spec.node_groups[0].names[1] = "n\xff";
+  spec.switches[0].nodes[1] = "n\xff";
+  EXPECT_THAT(Topology::Create(spec), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               HasSubstr("node name 'n\\xff': byte \\xff")));
+  spec = tiny();
+  spec.switches[0].tier = "le\naf";
+  EXPECT_THAT(Topology::Create(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown tier 'le\\x0aaf'")));
+}
+
+TEST(CreateLimitTest, ManyDomainsAreCheckedInLinearTime) {
+  // 50,000 NVLink domains of one node each: the duplicate check compared every pair (16 s),
+  // and every domain went over every node.
+  TopologySpec spec;
+  spec.name = "domains";
+  spec.gpu_models.push_back(GpuModelSpec{"GB200", 1800, {}});
+  NodeGroupSpec g;
+  g.gpus = 4;
+  g.model = "GB200";
+  SwitchSpec leaf;
+  leaf.name = "leaf";
+  leaf.tier = "leaf";
+  for (int i = 0; i < 50000; ++i) {
+    g.names.push_back(absl::StrCat("gb", i));
+    DomainSpec d;
+    d.name = absl::StrCat("rack", i);
+    d.nodes = {g.names.back()};
+    spec.domains.push_back(d);
+  }
+  leaf.nodes = g.names;
+  spec.node_groups.push_back(g);
+  spec.switches.push_back(leaf);
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(spec);
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_EQ((*topo)->num_domains(), 50000);
+  // A duplicate is still found, and named.
+  spec.domains.back().name = "rack7";
+  EXPECT_THAT(Topology::Create(spec), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               HasSubstr("NVLink domain 'rack7' is declared "
+                                                         "twice")));
+}
+
+TEST(CreateLimitTest, NodeDeclaredTwiceNamesTheFirstLine) {
+  EXPECT_THAT(BuildError(R"(name: x
+gpu_models: [{name: H100}]
+nodes:
+  - {names: "n[0-1]", gpus: 8, model: H100}
+  - {names: "n1", gpus: 8, model: H100}
+switches: [{name: l, tier: leaf, nodes: "n[0-1]"}]
+)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "test.yaml:5:5: #/nodes/1: node 'n1' is declared twice (first on line 4)"));
+}
+
+}  // namespace
+}  // namespace nvlplace

@@ -1,0 +1,106 @@
+// Policies as YAML presets: parsed once, validated against the registry.
+#include "policies/policy_loader.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "placement/formats/read_file.h"
+#include "placement/formats/yaml_reader.h"
+#include "placement/model/status_macros.h"
+#include "policies/registry.h"
+
+#ifndef NVLPLACE_POLICY_DIRS
+#define NVLPLACE_POLICY_DIRS ""
+#endif
+
+namespace nvlplace {
+
+absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view text,
+                                                              const std::string& file) {
+  using yaml::MapReader;
+  using yaml::Where;
+  NVL_ASSIGN_OR_RETURN(YAML::Node root, yaml::LoadYaml(text, file));
+  Where top{&file, root, "#"};
+  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(top, {"name", "description", "generators",
+                                                          "weights", "seed", "candidates"}));
+  auto policy = std::make_shared<Policy>();
+  NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("name"));
+  NVL_ASSIGN_OR_RETURN(policy->name, yaml::ReadString(*name));
+  if (const Where* d = m.Find("description")) {
+    NVL_ASSIGN_OR_RETURN(policy->description, yaml::ReadString(*d));
+  }
+  if (const Where* s = m.Find("seed")) {
+    NVL_ASSIGN_OR_RETURN(int seed, yaml::ReadInt(*s));
+    if (seed < 0) return s->Error("seed must be 0 or more");
+    policy->seed = static_cast<uint64_t>(seed);
+  }
+  if (const Where* c = m.Find("candidates")) {
+    NVL_ASSIGN_OR_RETURN(policy->candidates, yaml::ReadInt(*c));
+    if (policy->candidates < 1 || policy->candidates > 1024) {
+      return c->Error("candidates must be between 1 and 1024");
+    }
+  }
+  NVL_ASSIGN_OR_RETURN(const Where* gens, m.Require("generators"));
+  NVL_ASSIGN_OR_RETURN(policy->generators, yaml::ReadStringList(*gens));
+  if (policy->generators.empty()) return gens->Error("at least one generator is needed");
+  for (const std::string& g : policy->generators) {
+    const auto& known = GeneratorNames();
+    if (std::find(known.begin(), known.end(), g) == known.end()) {
+      return gens->Error(absl::StrCat("unknown generator '", g, "'; generators are ",
+                                      absl::StrJoin(known, ", ")));
+    }
+  }
+  NVL_ASSIGN_OR_RETURN(const Where* weights, m.Require("weights"));
+  NVL_ASSIGN_OR_RETURN(MapReader w, MapReader::Make(*weights, {"nvlink", "tier", "comm",
+                                                               "fragmentation", "firstfit",
+                                                               "random"}));
+  for (const std::string& scorer : ScorerNames()) {
+    const Where* value = w.Find(scorer);
+    if (value == nullptr) continue;
+    NVL_ASSIGN_OR_RETURN(double weight, yaml::ReadNumber(*value));
+    if (!std::isfinite(weight) || weight <= 0 || weight > 1e6) {
+      return value->Error("a weight must be a positive number up to 1e6; leave a scorer out "
+                          "to give it no weight");
+    }
+    NVL_ASSIGN_OR_RETURN(std::unique_ptr<Scorer> s, MakeScorer(scorer, policy->seed));
+    policy->scorers.push_back({std::move(s), weight});
+  }
+  if (policy->scorers.empty()) return weights->Error("at least one scorer needs a weight");
+  return std::shared_ptr<const Policy>(std::move(policy));
+}
+
+absl::StatusOr<std::shared_ptr<const Policy>> LoadPolicy(const std::string& name_or_path) {
+  std::string path = name_or_path;
+  bool is_path = name_or_path.find('/') != std::string::npos ||
+                 (name_or_path.size() > 5 &&
+                  name_or_path.compare(name_or_path.size() - 5, 5, ".yaml") == 0);
+  if (!is_path) {
+    std::vector<std::string> dirs;
+    if (const char* env = std::getenv("NVLPLACE_POLICY_DIR")) dirs.push_back(env);
+    for (absl::string_view d : absl::StrSplit(NVLPLACE_POLICY_DIRS, ':', absl::SkipEmpty())) {
+      dirs.emplace_back(d);
+    }
+    path.clear();
+    for (const std::string& dir : dirs) {
+      std::string candidate = absl::StrCat(dir, "/", name_or_path, ".yaml");
+      std::error_code ec;
+      if (std::filesystem::exists(candidate, ec)) {
+        path = candidate;
+        break;
+      }
+    }
+    if (path.empty()) {
+      return absl::NotFoundError(absl::StrCat("no policy named '", name_or_path, "' in ",
+                                              absl::StrJoin(dirs, ", "),
+                                              "; give a path to a policy YAML file instead"));
+    }
+  }
+  NVL_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  return ParsePolicyYaml(text, path);
+}
+
+}  // namespace nvlplace

@@ -1,0 +1,323 @@
+// Tests for the placement engine: decisions, constraints, reasons and explanations.
+#include "placement/engine/engine.h"
+
+#include <climits>
+#include <cstdint>
+#include <set>
+#include <tuple>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "placement/engine/explain.h"
+#include "placement/formats/topology_yaml.h"
+#include "tests/status_matchers.h"
+#include "tests/test_data.h"
+#include "policies/policy_loader.h"
+#include "placement/formats/busy_list.h"
+
+namespace nvlplace {
+namespace {
+
+using ::nvlplace::testing::IsOk;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kRacks[] = R"(name: racks
+tiers: [leaf, spine]
+gpu_models: [{name: GB200, nvlink_gbps: 1800}]
+nodes:
+  - {names: "gb[01-12]", gpus: 4, model: GB200}
+nvlink_domains:
+  - {name: rack1, nodes: "gb[01-06]"}
+  - {name: rack2, nodes: "gb[07-12]"}
+switches:
+  - {name: leaf1, tier: leaf, nodes: "gb[01-06]"}
+  - {name: leaf2, tier: leaf, nodes: "gb[07-12]"}
+  - {name: spine, tier: spine, switches: "leaf[1-2]"}
+)";
+
+std::shared_ptr<const Topology> Topo(const char* yaml) {
+  auto spec = ParseTopologyYaml(yaml, "test.yaml");
+  EXPECT_THAT(spec, IsOk());
+  auto topo = Topology::Create(*spec);
+  EXPECT_THAT(topo, IsOk());
+  return *topo;
+}
+
+std::shared_ptr<const Policy> Pol(const std::string& name) {
+  auto p = LoadPolicy("configs/policies/" + name + ".yaml");
+  EXPECT_THAT(p, IsOk());
+  return *p;
+}
+
+Request Req(const Topology& topo, RequestSpec spec) {
+  auto r = ResolveRequest(spec, topo);
+  EXPECT_THAT(r, IsOk());
+  return *r;
+}
+
+void Busy(ClusterState& state, const std::string& list) {
+  ASSERT_THAT(LoadBusyList(list, "busy", &state), IsOk());
+}
+
+std::set<std::string> Nodes(const PlacementResult& r, const Topology& topo) {
+  std::set<std::string> out;
+  for (GpuId g : r.ranks) out.insert(topo.nodes()[topo.gpus()[g].node].name);
+  return out;
+}
+
+TEST(EngineTest, TpGroupsStayInsideNodes) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  // node0-2 have 2 free GPUs each, node4 is full: TP=4 groups cannot use node0-2.
+  Busy(state, "node[0-2]:0-5\nnode4\n");
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 16, .tp = 4}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(r.tp_groups_split, 0);
+  EXPECT_EQ(r.ranks.size(), 16u);
+  for (GpuId g : r.ranks) EXPECT_FALSE(state.busy(g));
+  for (int grp = 0; grp < 4; ++grp) {
+    EXPECT_EQ(topo->gpus()[r.ranks[grp * 4]].node, topo->gpus()[r.ranks[grp * 4 + 3]].node);
+  }
+  // 16 GPUs fit in leaf1 (node5-7 free: 24 GPUs), so the job stays under one leaf.
+  EXPECT_EQ(r.job_tier, 0);
+  EXPECT_EQ(Nodes(r, *topo), (std::set<std::string>{"node5", "node6"}));
+}
+
+TEST(EngineTest, StrictSaysWhyNot) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node[0-7]:0-3\n");  // 4 free GPUs on every node
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 16, .tp = 8}));
+  EXPECT_FALSE(r.placed);
+  EXPECT_THAT(r.reason, HasSubstr("needs 2 TP groups of 8 GPUs, each inside one NVLink domain"));
+  EXPECT_THAT(r.reason, HasSubstr("largest free domain has 4 GPUs"));
+}
+
+TEST(EngineTest, PreferRelaxesAndSaysSo) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node[0-7]:0-3\n");
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r =
+      engine.Place(state, Req(*topo, {.gpus = 16, .tp = 8, .nvl = NvlMode::kPrefer}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  ASSERT_FALSE(r.relaxations.empty());
+  EXPECT_THAT(r.relaxations[0], HasSubstr("may span NVLink domains"));
+  EXPECT_EQ(r.tp_groups_split, 2);  // each TP group of 8 spans two 4-GPU halves
+}
+
+TEST(EngineTest, MaxTierRequiredAndPreferred) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node[0-1]\nnode[4-5]\n");  // 16 free GPUs per leaf
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 24, .tp = 8, .max_tier = "leaf"}));
+  EXPECT_FALSE(r.placed);
+  EXPECT_THAT(r.reason, HasSubstr("under one leaf switch"));
+  PlacementResult p = engine.Place(
+      state, Req(*topo, {.gpus = 24, .tp = 8, .max_tier = "leaf", .max_tier_required = false}));
+  ASSERT_TRUE(p.placed) << p.reason;
+  EXPECT_EQ(p.job_tier, 1);
+  ASSERT_FALSE(p.relaxations.empty());
+  EXPECT_THAT(p.relaxations[0], HasSubstr("max-tier leaf preferred"));
+}
+
+TEST(EngineTest, BestFitLeavesWholeNodesFree) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node3:0-3\n");  // node3 has 4 free GPUs; every other node is empty
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 4, .tp = 4}));
+  ASSERT_TRUE(r.placed);
+  EXPECT_EQ(Nodes(r, *topo), (std::set<std::string>{"node3"}));
+}
+
+TEST(EngineTest, SaysWhenItTradesLocality) {
+  // node0 and node1 have 2 free GPUs each, every other node 8. A 4-GPU job fits one node
+  // (the hierarchical generator's candidates); a policy that weighs only first fit takes
+  // node0:6-7 + node1:6-7 (the firstfit generator's) and must say what it gave up.
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node[0-1]:0-5\n");
+  auto lowest_first = ParsePolicyYaml(
+      "name: lowest-first\ngenerators: [hierarchical, firstfit]\nweights: {firstfit: 1}\n",
+      "lowest-first.yaml");
+  ASSERT_THAT(lowest_first, IsOk());
+  PlacementResult far = Engine(topo, *lowest_first).Place(state, Req(*topo, {.gpus = 4}));
+  ASSERT_TRUE(far.placed);
+  EXPECT_EQ(Nodes(far, *topo), (std::set<std::string>{"node0", "node1"}));
+  EXPECT_THAT(far.locality_traded,
+              AllOf(HasSubstr("would be 1 NVLink domain on one node, the choice is 2 NVLink "
+                              "domains under one leaf"),
+                    HasSubstr("lower firstfit")));
+  EXPECT_THAT(PlacementText(far, *topo), HasSubstr("\nlocality traded: best fit under node"));
+  EXPECT_TRUE(PlacementToJson(far, *topo).contains("locality_traded"));
+  // The default policy, with the same generators, keeps the job on one node: nothing said.
+  PlacementResult near = Engine(topo, Pol("topo")).Place(state, Req(*topo, {.gpus = 4}));
+  ASSERT_TRUE(near.placed);
+  EXPECT_EQ(Nodes(near, *topo).size(), 1u);
+  EXPECT_EQ(near.locality_traded, "");
+  EXPECT_THAT(PlacementText(near, *topo), Not(HasSubstr("locality traded")));
+  EXPECT_FALSE(PlacementToJson(near, *topo).contains("locality_traded"));
+}
+
+TEST(EngineTest, SaysWhenItSpansMoreDomainsForLessFragmentation) {
+  // leaf0: node0 2 free, node1 5, node2 1 (node3 full); leaf1: node4 6 free, node5 3 (node6
+  // and node7 full). A plain 8-GPU job: first fit fills leaf0's three partial nodes
+  // (fragmentation 100: it takes every free GPU of the nodes and the leaf it touches); best
+  // fit under leaf1 takes 6 + 2 on two nodes and leaves one GPU of node5 (8 of 9: 88.9).
+  // Both stay under one leaf and all-reduce as fast (the slowest hop is one leaf port), so
+  // the default policy takes the three nodes, and says that two would do.
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node0:0-5\nnode1:0-2\nnode2:0-6\nnode3\nnode4:0-1\nnode5:0-4\nnode[6-7]\n");
+  PlacementResult r = Engine(topo, Pol("topo")).Place(state, Req(*topo, {.gpus = 8}));
+  ASSERT_TRUE(r.placed);
+  EXPECT_EQ(Nodes(r, *topo), (std::set<std::string>{"node0", "node1", "node2"}));
+  EXPECT_THAT(r.locality_traded,
+              AllOf(HasSubstr("best fit under leaf1 would be 2 NVLink domains under one leaf, "
+                              "the choice is 3 NVLink domains under one leaf"),
+                    HasSubstr("lower fragmentation 88.9 vs 100.0 (weight 2)")));
+}
+
+TEST(EngineTest, FirstFitTakesLowestIndexes) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node0:0-3\n");
+  Engine engine(topo, Pol("firstfit"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 8}));
+  ASSERT_TRUE(r.placed);
+  EXPECT_EQ(Nodes(r, *topo), (std::set<std::string>{"node0", "node1"}));
+}
+
+TEST(EngineTest, MultiNodeDomainHoldsWideTpGroups) {
+  auto topo = Topo(kRacks);
+  ClusterState state(topo);
+  Busy(state, "gb[01-03]\n");  // rack1 keeps 12 free GPUs, rack2 24
+  Engine engine(topo, Pol("topo"));
+  // TP=8 spans two 4-GPU trays inside one NVL rack: allowed, NVLink all the way.
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 16, .tp = 8}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(r.tp_groups_split, 0);
+  for (GpuId g : r.ranks) EXPECT_EQ(topo->domains()[topo->DomainOf(g)].name, "rack2");
+}
+
+TEST(EngineTest, NodesModeTakesWholeChunks) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node[0-5]:0\n");
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.nodes = 2, .gpus_per_node = 8}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(Nodes(r, *topo), (std::set<std::string>{"node6", "node7"}));
+  PlacementResult no = engine.Place(state, Req(*topo, {.nodes = 3, .gpus_per_node = 8}));
+  EXPECT_FALSE(no.placed);
+  EXPECT_THAT(no.reason, HasSubstr("needs 3 nodes with 8 free GPUs each"));
+}
+
+TEST(EngineTest, ExplainsTheDecision) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node[0-2]:0-5\n");
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 16, .tp = 8, .dp = 2}));
+  ASSERT_TRUE(r.placed);
+  ASSERT_TRUE(r.best_rejected.has_value());
+  EXPECT_FALSE(r.best_rejected->why.empty());
+  EXPECT_EQ(r.scores.size(), 4u);  // topo weighs nvlink, tier, comm, fragmentation
+  nlohmann::json j = PlacementToJson(r, *topo);
+  EXPECT_EQ(j["schema"], "nvlplace.placement/1");
+  EXPECT_EQ(j["ranks"].size(), 16u);
+  EXPECT_GT(j["comm_seconds_per_step"]["total"].get<double>(), 0);
+  std::string text = PlacementText(r, *topo);
+  EXPECT_THAT(text, HasSubstr("rank order:"));
+  EXPECT_THAT(text, HasSubstr("best rejected:"));
+}
+
+struct BadRequest {
+  RequestSpec spec;
+  std::string message;
+};
+
+class RequestErrorTest : public ::testing::TestWithParam<BadRequest> {};
+
+TEST_P(RequestErrorTest, Rejects) {
+  auto topo = Topo(testing::kLabYaml);
+  EXPECT_THAT(ResolveRequest(GetParam().spec, *topo),
+              nvlplace::testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                          HasSubstr(GetParam().message)));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, RequestErrorTest,
+    ::testing::Values(BadRequest{{.gpus = 12, .tp = 8}, "does not divide 12 GPUs"},
+                      BadRequest{{.gpus = 16, .tp = 4, .pp = 2, .dp = 3}, "is not the 16 GPUs"},
+                      BadRequest{{.gpus = 1000}, "has 64"},
+                      BadRequest{{.gpus = 8, .max_tier = "core"}, "tiers are leaf, spine"},
+                      BadRequest{{.gpus = 8, .exclude = "node9"}, "node 'node9' is not in"},
+                      BadRequest{{}, "needs a GPU count"}));
+
+// Property: ResolveRequest is total. Every combination of extreme values of the six sizes
+// returns (no trap, no signed overflow under UBSan), and what it accepts is consistent and
+// places without dividing by zero.
+TEST(EngineTest, ExtremeRequestSizesNeverTrap) {
+  auto topo = Topo(testing::kLabYaml);
+  Engine engine(topo, Pol("topo"));
+  ClusterState empty(topo);
+  const std::vector<int> values = {INT_MIN, -1, 0, 1, 3, 8, 64, 65536, 65537, 1 << 30, INT_MAX};
+  std::set<std::tuple<int, int, int, int, int>> accepted;
+  int64_t tried = 0;
+  for (int gpus : values) {
+    for (int nodes : values) {
+      for (int gpn : values) {
+        for (int tp : values) {
+          for (int pp : values) {
+            for (int dp : values) {
+              RequestSpec spec{
+                  .gpus = gpus, .nodes = nodes, .gpus_per_node = gpn, .tp = tp, .pp = pp, .dp = dp};
+              ++tried;
+              absl::StatusOr<Request> r = ResolveRequest(spec, *topo);
+              if (!r.ok()) {
+                ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+                continue;
+              }
+              ASSERT_THAT(CheckRequestSizes(spec), IsOk());
+              ASSERT_GE(r->tp, 1);
+              ASSERT_GE(r->pp, 1);
+              ASSERT_GE(r->dp, 1);
+              ASSERT_EQ(int64_t{r->tp} * r->pp * r->dp, r->gpus);
+              ASSERT_LE(r->gpus, topo->num_gpus());
+              ASSERT_GE(r->nodes, 0);
+              if (r->nodes > 0) {
+                ASSERT_EQ(r->gpus % r->nodes, 0);
+              }
+              accepted.insert({r->gpus, r->nodes, r->tp, r->pp, r->dp});
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(tried, 1771561);  // 11^6
+  EXPECT_FALSE(accepted.empty());
+  // Each accepted shape goes through the engine: its divisions by sizes stay defined.
+  for (const auto& [gpus, nodes, tp, pp, dp] : accepted) {
+    RequestSpec spec{.gpus = gpus, .nodes = nodes, .tp = tp, .pp = pp, .dp = dp};
+    for (NvlMode nvl : {NvlMode::kStrict, NvlMode::kPrefer, NvlMode::kOff}) {
+      spec.nvl = nvl;
+      absl::StatusOr<Request> r = ResolveRequest(spec, *topo);
+      ASSERT_THAT(r, IsOk());
+      PlacementResult p = engine.Place(empty, *r);
+      if (p.placed) {
+        EXPECT_EQ(static_cast<int>(p.ranks.size()), gpus);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nvlplace
