@@ -108,7 +108,7 @@ std::string WhyLost(const Policy& policy, const Scored& winner, const Scored& lo
     }
   }
   std::sort(gaps.begin(), gaps.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  if (gaps.empty()) return "tied on every scorer; the first candidate wins";
+  if (gaps.empty()) return "tied on every scorer; the more local candidate wins, then the first";
   std::string out = "lower ";
   for (size_t i = 0; i < gaps.size(); ++i) absl::StrAppend(&out, i ? "; " : "", gaps[i].second);
   return out;
@@ -249,11 +249,16 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
         absl::StrCat("max-tier ", topo.tiers()[r.max_tier], " preferred but ", why));
   }
 
-  // Choose: the best total among candidates that meet the tier limit (or all, relaxed).
+  // Choose: the best total among candidates that meet the tier limit (or all, relaxed); a
+  // tie goes to the more local candidate, then to the first.
   int best = -1;
   for (size_t i = 0; i < scored.size(); ++i) {
     if (any_tier_ok && !scored[i].tier_ok) continue;
-    if (best < 0 || scored[i].total > scored[best].total + 1e-9) best = static_cast<int>(i);
+    if (best < 0 || scored[i].total > scored[best].total + 1e-9 ||
+        (scored[i].total > scored[best].total - 1e-9 &&
+         Locality(scored[i].facts) < Locality(scored[best].facts))) {
+      best = static_cast<int>(i);
+    }
   }
   const Scored& win = scored[best];
   result.placed = true;

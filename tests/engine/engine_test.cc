@@ -184,6 +184,24 @@ TEST(EngineTest, SaysWhenItSpansMoreDomainsForLessFragmentation) {
                     HasSubstr("lower fragmentation 88.9 vs 100.0 (weight 2)")));
 }
 
+TEST(EngineTest, TiesGoToTheMoreLocalCandidate) {
+  // leaf0 free: node0 2, node1 5, node2 1, node3 6; leaf1 full. A policy that weighs only the
+  // tier sees every candidate under leaf0 as equal; first fit (generated first) takes three
+  // nodes, the hierarchical generator's two: the tie goes to two.
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node0:0-5\nnode1:0-2\nnode2:0-6\nnode3:0-1\nnode[4-7]\n");
+  auto tier_only = ParsePolicyYaml(
+      "name: tier-only\ngenerators: [firstfit, hierarchical]\nweights: {tier: 1}\n", "t.yaml");
+  ASSERT_THAT(tier_only, IsOk());
+  PlacementResult r = Engine(topo, *tier_only).Place(state, Req(*topo, {.gpus = 8}));
+  ASSERT_TRUE(r.placed);
+  EXPECT_EQ(Nodes(r, *topo).size(), 2u);
+  EXPECT_EQ(r.locality_traded, "");
+  ASSERT_TRUE(r.best_rejected.has_value());
+  EXPECT_THAT(r.best_rejected->why, HasSubstr("tied on every scorer; the more local candidate wins"));
+}
+
 TEST(EngineTest, FirstFitTakesLowestIndexes) {
   auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
