@@ -75,9 +75,24 @@ bool FindBadByte(absl::string_view s, BadByte* bad) {
   return false;
 }
 
+// What a bracket's numbers are read for: a hostlist ("node[01-04]") or a list of indexes
+// ("0-3,6", the inside of a bracket on its own).
+struct ListKind {
+  const char* name;    // "hostlist"
+  const char* items;   // "hosts"
+  const char* inside;  // " inside brackets"
+};
+constexpr ListKind kHostlist{"hostlist", "hosts", " inside brackets"};
+constexpr ListKind kIndexList{"index list", "indexes", ""};
+
+absl::Status ListError(const ListKind& kind, absl::string_view expr, size_t pos,
+                       absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("bad ", kind.name, " \"", Printable(expr),
+                                                 "\" at character ", pos + 1, ": ", what));
+}
+
 absl::Status HostlistError(absl::string_view expr, size_t pos, absl::string_view what) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("bad hostlist \"", Printable(expr), "\" at character ", pos + 1, ": ", what));
+  return ListError(kHostlist, expr, pos, what);
 }
 
 // The parsed expression: terms of pieces, each piece literal text or a bracket of ranges.
@@ -112,8 +127,8 @@ size_t Digits(uint64_t v) {
 }
 
 // Reads the inside of a bracket, expr[begin, end), into `out`; returns the number of values.
-absl::StatusOr<size_t> ParseBracket(absl::string_view expr, size_t begin, size_t end,
-                                    size_t* max_width, Parsed* out) {
+absl::StatusOr<size_t> ParseBracket(const ListKind& kind, absl::string_view expr, size_t begin,
+                                    size_t end, size_t* max_width, Parsed* out) {
   size_t values = 0;
   *max_width = 0;
   size_t pos = begin;
@@ -121,7 +136,7 @@ absl::StatusOr<size_t> ParseBracket(absl::string_view expr, size_t begin, size_t
     size_t comma = pos;
     while (comma < end && expr[comma] != ',') ++comma;
     absl::string_view item = absl::StripAsciiWhitespace(expr.substr(pos, comma - pos));
-    if (item.empty()) return HostlistError(expr, pos, "empty range inside brackets");
+    if (item.empty()) return ListError(kind, expr, pos, absl::StrCat("empty range", kind.inside));
     size_t dash = item.find('-');
     absl::string_view lo = item.substr(0, dash);
     absl::string_view hi = dash == absl::string_view::npos ? lo : item.substr(dash + 1);
@@ -130,19 +145,20 @@ absl::StatusOr<size_t> ParseBracket(absl::string_view expr, size_t begin, size_t
              std::all_of(s.begin(), s.end(), [](char c) { return absl::ascii_isdigit(c); });
     };
     if (!digits(lo) || !digits(hi)) {
-      return HostlistError(
-          expr, pos, absl::StrCat("\"", Printable(item), "\" is not a number or range lo-hi"));
+      return ListError(kind, expr, pos,
+                       absl::StrCat("\"", Printable(item), "\" is not a number or range lo-hi"));
     }
-    if (lo.size() > 18 || hi.size() > 18) return HostlistError(expr, pos, "number too long");
+    if (lo.size() > 18 || hi.size() > 18) return ListError(kind, expr, pos, "number too long");
     uint64_t a = 0, b = 0;
     for (char c : lo) a = a * 10 + static_cast<uint64_t>(c - '0');
     for (char c : hi) b = b * 10 + static_cast<uint64_t>(c - '0');
     if (b < a) {
-      return HostlistError(expr, pos, absl::StrCat("range ", item, " ends before it starts"));
+      return ListError(kind, expr, pos, absl::StrCat("range ", item, " ends before it starts"));
     }
     // b - a + 1 <= 10^18: no overflow; the sum is checked before it can grow past the limit.
     if (b - a >= limits::kMaxHosts || values + (b - a) >= limits::kMaxHosts) {
-      return HostlistError(expr, pos, absl::StrCat("more than ", limits::kMaxHosts, " hosts"));
+      return ListError(kind, expr, pos,
+                       absl::StrCat("more than ", limits::kMaxHosts, " ", kind.items));
     }
     values += static_cast<size_t>(b - a) + 1;
     *max_width = std::max({*max_width, lo.size(), Digits(b)});
@@ -182,7 +198,7 @@ absl::StatusOr<Parsed> Parse(absl::string_view expr) {
         Piece piece;
         piece.first_range = out.ranges.size();
         size_t width = 0;
-        absl::StatusOr<size_t> values = ParseBracket(expr, pos + 1, close, &width, &out);
+        absl::StatusOr<size_t> values = ParseBracket(kHostlist, expr, pos + 1, close, &width, &out);
         if (!values.ok()) return values.status();
         piece.num_ranges = out.ranges.size() - piece.first_range;
         out.pieces.push_back(piece);
@@ -297,6 +313,24 @@ absl::StatusOr<std::vector<std::string>> ExpandHostlist(absl::string_view expr) 
         if (!carry) break;
       }
     }
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<uint64_t>> ExpandIndexList(absl::string_view list) {
+  if (absl::StripAsciiWhitespace(list).empty()) {
+    return absl::InvalidArgumentError("bad index list \"\": empty");
+  }
+  BadByte bad;
+  if (FindBadByte(list, &bad)) return ListError(kIndexList, list, bad.pos, bad.what);
+  Parsed parsed;
+  size_t width = 0;
+  absl::StatusOr<size_t> values = ParseBracket(kIndexList, list, 0, list.size(), &width, &parsed);
+  if (!values.ok()) return values.status();
+  std::vector<uint64_t> out;
+  out.reserve(*values);
+  for (const Range& r : parsed.ranges) {
+    for (uint64_t v = r.lo; v <= r.hi; ++v) out.push_back(v);
   }
   return out;
 }

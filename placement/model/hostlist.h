@@ -4,6 +4,7 @@
 #define NVLPLACE_PLACEMENT_MODEL_HOSTLIST_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,12 @@ absl::StatusOr<std::vector<std::string>> ExpandHostlist(absl::string_view expr);
 // The number of names ExpandHostlist(expr) returns, without building them (the same errors).
 // Readers check it against their own budgets (GPUs, names per file) before expanding.
 absl::StatusOr<size_t> CountHostlist(absl::string_view expr);
+
+// Expands a list of numbers and ranges as written inside a hostlist bracket ("0-3,6": GPU
+// indexes, job array task ids), read by the same parser as ExpandHostlist with the same limits
+// (at most limits::kMaxHosts values); zero padding is dropped. Errors (InvalidArgument) read
+// "bad index list \"<list>\" at character N: ...".
+absl::StatusOr<std::vector<uint64_t>> ExpandIndexList(absl::string_view list);
 
 // Prints host names as a Slurm hostlist expression. Names whose trailing digits share a
 // prefix and a zero-padded width are merged into one bracket of sorted, de-duplicated

@@ -71,6 +71,35 @@ TEST(ExpandErrorTest, NamesThePosition) {
                        HasSubstr("at character 4: '[' without a matching ']'")));
 }
 
+TEST(IndexListTest, ExpandsNumbersAndRangesInOrder) {
+  absl::StatusOr<std::vector<uint64_t>> got = ExpandIndexList("0-3,6");
+  ASSERT_THAT(got, ::nvlplace::testing::IsOk());
+  EXPECT_THAT(*got, ElementsAre(0, 1, 2, 3, 6));
+  // As written (not sorted), spaces around items allowed, padding dropped.
+  got = ExpandIndexList(" 7, 01-02 ");
+  ASSERT_THAT(got, ::nvlplace::testing::IsOk());
+  EXPECT_THAT(*got, ElementsAre(7, 1, 2));
+}
+
+TEST(IndexListTest, RejectsWithTheIndexListAndThePosition) {
+  EXPECT_THAT(ExpandIndexList(""), StatusIs(absl::StatusCode::kInvalidArgument,
+                                            HasSubstr("bad index list \"\": empty")));
+  EXPECT_THAT(
+      ExpandIndexList("0-3,x"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("bad index list \"0-3,x\" at character 5: \"x\" is not a number")));
+  EXPECT_THAT(ExpandIndexList("3-1"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               HasSubstr("at character 1: range 3-1 ends before")));
+  EXPECT_THAT(ExpandIndexList("1,,2"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                HasSubstr("at character 3: empty range")));
+  EXPECT_THAT(ExpandIndexList("[0-3]"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is not a number")));
+  EXPECT_THAT(ExpandIndexList("0-1048576"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("more than 1048576 indexes")));
+  EXPECT_THAT(ExpandIndexList("1\x01"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("control character \\x01")));
+}
+
 TEST(CountTest, CountsWithoutExpanding) {
   for (const char* expr : {"node0", "gpu[001-003]", "n[1-2,5]", "r[1-2]n[01-02],x", "a[9-10]"}) {
     absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(expr);
