@@ -4,11 +4,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "placement/model/limits.h"
 
 namespace nvlplace::cli {
 
@@ -57,6 +60,60 @@ absl::Status WriteOutput(const std::string& path, absl::string_view text) {
         absl::StrCat("cannot rename ", tmp, " to ", path, ": ", std::strerror(errno)));
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+// The next line of `in` (without its '\n') in *line; false at the end of the input. A line
+// longer than limits::kMaxConfigBytes is an error.
+absl::StatusOr<bool> NextLine(std::istream& in, std::string* line) {
+  line->clear();
+  std::streambuf* buf = in.rdbuf();
+  for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
+    if (c == '\n') return true;
+    if (line->size() == limits::kMaxConfigBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("line longer than ", limits::kMaxConfigBytes >> 20, " MiB"));
+    }
+    line->push_back(static_cast<char>(c));
+  }
+  return !line->empty();
+}
+
+// A blank line is answered with a blank line; an error names the file and line.
+absl::StatusOr<std::string> AnswerOne(const LineAnswer& answer, const std::string& line) {
+  if (absl::StripAsciiWhitespace(line).empty()) return std::string();
+  return answer(line);
+}
+
+absl::Status AtLine(const std::string& path, int line_no, const absl::Status& s) {
+  return absl::Status(s.code(),
+                      absl::StrCat(path == "-" ? "stdin" : path, ":", line_no, ": ", s.message()));
+}
+
+}  // namespace
+
+int AnswerLines(const std::string& path, const LineAnswer& answer) {
+  std::ifstream file;
+  if (path != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      return Fail(absl::InvalidArgumentError(absl::StrCat(path, ": is a directory")));
+    }
+    file.open(path, std::ios::binary);
+    if (!file) return Fail(absl::NotFoundError(absl::StrCat("cannot read ", path)));
+  }
+  std::istream& in = path == "-" ? std::cin : file;
+  std::string line;
+  for (int line_no = 1;; ++line_no) {
+    absl::StatusOr<bool> more = NextLine(in, &line);
+    if (more.ok() && !*more) break;
+    absl::StatusOr<std::string> out = more.ok() ? AnswerOne(answer, line) : more.status();
+    if (!out.ok()) return Fail(AtLine(path, line_no, out.status()));
+    std::cout << *out << '\n';
+  }
+  std::cout.flush();
+  return std::cout ? kExitOk : Fail(absl::UnavailableError("cannot write to stdout"));
 }
 
 }  // namespace nvlplace::cli

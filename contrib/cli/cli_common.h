@@ -2,10 +2,12 @@
 #ifndef NVLPLACE_CONTRIB_CLI_CLI_COMMON_H_
 #define NVLPLACE_CONTRIB_CLI_CLI_COMMON_H_
 
+#include <functional>
 #include <string>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "placement/model/topology.h"
 
@@ -26,6 +28,15 @@ CLI::Option* AddMaxGpusOption(CLI::App* cmd, TopologyLimits* topology_limits);
 
 // Writes `text` to `path` ("-" or empty: stdout), replacing the file only once complete.
 absl::Status WriteOutput(const std::string& path, absl::string_view text);
+
+// The answer to one line of a batch: the text to print for it (without the newline).
+using LineAnswer = std::function<absl::StatusOr<std::string>(absl::string_view line)>;
+
+// Batch mode of the check verbs, for scripts that would otherwise run nvlplace once per item:
+// answers each line of `path` ("-": stdin) and prints one line per line read, in order (a
+// blank line gives a blank line). The first error stops it: "nvlplace: path:LINE: message",
+// exit 2. Lines are at most limits::kMaxConfigBytes bytes.
+int AnswerLines(const std::string& path, const LineAnswer& answer);
 
 }  // namespace nvlplace::cli
 

@@ -1,20 +1,22 @@
-// The check subcommand of nvlplace: facts about GPUs a job holds, for scripts and tests that
-// must not re-implement the topology (which NVLink domain, whether a TP group spans two).
+// nvlplace check: what the topology says of a job's GPUs, and the plugin's nvlplace.yaml.
 #include "contrib/cli/cmd_check.h"
 
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "contrib/cli/cli_common.h"
-#include "placement/model/cluster_state.h"
+#include "contrib/cli/cmd_check_lists.h"
 #include "placement/engine/explain.h"
-#include "placement/model/status_macros.h"
-#include "placement/formats/topology_yaml.h"
-#include "plugin/plugin_config.h"
 #include "placement/formats/busy_list.h"
+#include "placement/formats/topology_yaml.h"
+#include "placement/model/cluster_state.h"
+#include "placement/model/status_macros.h"
+#include "plugin/plugin_config.h"
 
 namespace nvlplace::cli {
 namespace {
@@ -25,6 +27,8 @@ struct CheckArgs {
   std::string topology;
   int tp = 1;
   std::vector<std::string> gpus;
+  std::string batch;
+  bool per_node = false;
 };
 
 // The topology and the job's GPUs in Slurm's rank order (node order of the topology, which
@@ -34,36 +38,84 @@ struct Held {
   std::vector<GpuId> ranks;
 };
 
+absl::StatusOr<std::vector<GpuId>> HeldGpus(const std::shared_ptr<const Topology>& topo,
+                                            const std::vector<std::string>& words) {
+  ClusterState held(topo);
+  // The busy-list reader parses "NODES:INDEXES"; one word per line.
+  NVL_RETURN_IF_ERROR(LoadBusyList(absl::StrJoin(words, "\n"), "the GPU list", &held));
+  std::vector<GpuId> ranks;
+  for (GpuId g = 0; g < topo->num_gpus(); ++g) {
+    if (held.busy(g)) ranks.push_back(g);
+  }
+  if (ranks.empty()) return absl::InvalidArgumentError("no GPU given");
+  return ranks;
+}
+
 absl::StatusOr<Held> ReadHeld(const CheckArgs& a) {
   Held h;
   NVL_ASSIGN_OR_RETURN(h.topo, LoadTopologyFile(a.topology));
-  ClusterState held(h.topo);
-  // The busy-list reader parses "NODES:INDEXES"; one word per line.
-  NVL_RETURN_IF_ERROR(LoadBusyList(absl::StrJoin(a.gpus, "\n"), "the GPU list", &held));
-  for (GpuId g = 0; g < h.topo->num_gpus(); ++g) {
-    if (held.busy(g)) h.ranks.push_back(g);
-  }
-  if (h.ranks.empty()) return absl::InvalidArgumentError("no GPU given");
+  NVL_ASSIGN_OR_RETURN(h.ranks, HeldGpus(h.topo, a.gpus));
   return h;
 }
 
+std::string TierName(const Topology& topo, int tier) {
+  return tier == Topology::kSameNode       ? "node"
+         : tier >= Topology::kDisconnected ? "disconnected"
+                                           : topo.tiers()[tier];
+}
+
 // "nvlink_domains=2 nodes=3 tier=leaf": how far the GPUs spread.
-int Span(const CheckArgs& a) {
-  absl::StatusOr<Held> h = ReadHeld(a);
-  if (!h.ok()) return Fail(h.status());
-  const Topology& topo = *h->topo;
+std::string SpanText(const Topology& topo, const std::vector<GpuId>& ranks) {
   std::set<DomainId> domains;
   std::vector<NodeId> nodes;
-  for (GpuId g : h->ranks) {
+  for (GpuId g : ranks) {
     domains.insert(topo.DomainOf(g));
     if (nodes.empty() || nodes.back() != topo.gpus()[g].node) nodes.push_back(topo.gpus()[g].node);
   }
-  int tier = topo.CommonTier(nodes);
-  std::string tier_name = tier == Topology::kSameNode       ? "node"
-                          : tier >= Topology::kDisconnected ? "disconnected"
-                                                            : topo.tiers()[tier];
-  std::cout << "nvlink_domains=" << domains.size() << " nodes=" << nodes.size()
-            << " tier=" << tier_name << "\n";
+  return absl::StrCat("nvlink_domains=", domains.size(), " nodes=", nodes.size(),
+                      " tier=", TierName(topo, topo.CommonTier(nodes)));
+}
+
+// "node05:4-7 nvlink_domains=1", a line per node of the job.
+std::string PerNodeText(const Topology& topo, const std::vector<GpuId>& ranks) {
+  std::map<NodeId, std::vector<GpuId>> by_node;
+  for (GpuId g : ranks) by_node[topo.gpus()[g].node].push_back(g);
+  std::vector<std::string> lines;
+  for (const auto& [node, gpus] : by_node) {
+    std::set<DomainId> domains;
+    std::vector<int> idx;
+    for (GpuId g : gpus) {
+      domains.insert(topo.DomainOf(g));
+      idx.push_back(topo.gpus()[g].index);
+    }
+    lines.push_back(absl::StrCat(topo.nodes()[node].name, ":", IndexList(idx),
+                                 " nvlink_domains=", domains.size()));
+  }
+  return absl::StrJoin(lines, "\n");
+}
+
+int SpanBatch(const CheckArgs& a) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(a.topology);
+  if (!topo.ok()) return Fail(topo.status());
+  return AnswerLines(a.batch, [&](absl::string_view line) -> absl::StatusOr<std::string> {
+    std::vector<std::string> words =
+        absl::StrSplit(line, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
+    NVL_ASSIGN_OR_RETURN(std::vector<GpuId> ranks, HeldGpus(*topo, words));
+    return SpanText(**topo, ranks);
+  });
+}
+
+int Span(const CheckArgs& a) {
+  if (a.batch.empty() == a.gpus.empty()) {
+    return Fail(absl::InvalidArgumentError(a.batch.empty()
+                                               ? "no GPU given: give the GPUs, or --batch FILE"
+                                               : "give the GPUs or --batch FILE, not both"));
+  }
+  if (!a.batch.empty()) return SpanBatch(a);
+  absl::StatusOr<Held> h = ReadHeld(a);
+  if (!h.ok()) return Fail(h.status());
+  std::cout << (a.per_node ? PerNodeText(*h->topo, h->ranks) : SpanText(*h->topo, h->ranks))
+            << "\n";
   return kExitOk;
 }
 
@@ -73,8 +125,8 @@ int TpGroups(const CheckArgs& a) {
   const Topology& topo = *h->topo;
   const std::vector<GpuId>& ranks = h->ranks;
   if (ranks.size() % a.tp != 0) {
-    return Fail(absl::InvalidArgumentError(absl::StrCat(
-        "--tp ", a.tp, " does not divide the ", ranks.size(), " GPUs given")));
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat("--tp ", a.tp, " does not divide the ", ranks.size(), " GPUs given")));
   }
   int split = 0, groups = static_cast<int>(ranks.size()) / a.tp;
   for (int k = 0; k < groups; ++k) {
@@ -85,7 +137,8 @@ int TpGroups(const CheckArgs& a) {
     }
     std::set<DomainId> seen;
     for (GpuId g : group) {
-      if (seen.insert(topo.DomainOf(g)).second) domains.push_back(topo.domains()[topo.DomainOf(g)].name);
+      if (seen.insert(topo.DomainOf(g)).second)
+        domains.push_back(topo.domains()[topo.DomainOf(g)].name);
     }
     if (domains.size() > 1) ++split;
     std::cout << "tp group " << k << ": " << absl::StrJoin(where, " ")
@@ -104,18 +157,13 @@ int PluginConfigCheck(const std::string& path) {
   const plugin::PluginConfig& c = (*loaded)->config;
   const Topology& topo = *(*loaded)->topology;
   std::cout << path << ": ok: topology " << topo.name() << " from " << c.topology << " ("
-            << topo.nodes().size() << " nodes, " << topo.num_gpus() << " GPUs), policy "
-            << c.policy << ", " << c.candidates << " candidates, default nvl="
-            << NvlModeName(c.default_nvl) << "\n";
+            << topo.nodes().size() << " nodes, " << topo.num_gpus() << " GPUs), policy " << c.policy
+            << ", " << c.candidates << " candidates, default nvl=" << NvlModeName(c.default_nvl)
+            << "\n";
   return kExitOk;
 }
 
-}  // namespace
-
-void AddCheckCommand(CLI::App& app, std::function<int()>* run) {
-  CLI::App* check = app.add_subcommand(
-      "check", "Facts about the GPUs a job holds; the plugin's nvlplace.yaml");
-  check->require_subcommand(1);
+void AddTpGroups(CLI::App* check, std::function<int()>* run) {
   auto a = std::make_shared<CheckArgs>();
   CLI::App* c = check->add_subcommand(
       "tp-groups",
@@ -128,21 +176,49 @@ void AddCheckCommand(CLI::App& app, std::function<int()>* run) {
                 "(node[08-09]:0-3 node10:4-7)")
       ->required();
   c->callback([a, run] { *run = [a] { return TpGroups(*a); }; });
+}
 
-  auto b = std::make_shared<CheckArgs>();
-  CLI::App* span = check->add_subcommand(
-      "span", "How far the job's GPUs spread: \"nvlink_domains=N nodes=N tier=T\" (T: node, a "
-              "fabric tier, or disconnected)");
-  span->add_option("--topology", b->topology, "cluster YAML file")->required();
-  span->add_option("gpus", b->gpus, "the job's GPUs as NODES:INDEXES words")->required();
-  span->callback([b, run] { *run = [b] { return Span(*b); }; });
+void AddSpan(CLI::App* check, std::function<int()>* run) {
+  auto a = std::make_shared<CheckArgs>();
+  CLI::App* c = check->add_subcommand(
+      "span",
+      "How far the job's GPUs spread: \"nvlink_domains=N nodes=N tier=T\" (T: node, a "
+      "fabric tier, or disconnected)");
+  c->add_option("--topology", a->topology, "cluster YAML file")->required();
+  c->add_option("gpus", a->gpus, "the job's GPUs as NODES:INDEXES words");
+  CLI::Option* per_node = c->add_flag(
+      "--per-node", a->per_node,
+      "a line per node instead: \"node05:4-7 nvlink_domains=1\" (the NVLink domains of the "
+      "job's GPUs on that node)");
+  c->add_option("--batch", a->batch,
+                "a job per line of FILE (- for stdin), its NODES:INDEXES words; a span line "
+                "for each")
+      ->excludes(per_node);
+  c->callback([a, run] { *run = [a] { return Span(*a); }; });
+}
 
+void AddPluginConfig(CLI::App* check, std::function<int()>* run) {
   auto config = std::make_shared<std::string>();
-  CLI::App* pc = check->add_subcommand(
-      "plugin-config", "Load the select plugin's nvlplace.yaml as slurmctld would (exit 0 ok, "
-                       "2 with the file:line of the first error)");
-  pc->add_option("file", *config, "nvlplace.yaml")->required();
-  pc->callback([config, run] { *run = [config] { return PluginConfigCheck(*config); }; });
+  CLI::App* c =
+      check->add_subcommand("plugin-config",
+                            "Load the select plugin's nvlplace.yaml as slurmctld would (exit 0 ok, "
+                            "2 with the file:line of the first error)");
+  c->add_option("file", *config, "nvlplace.yaml")->required();
+  c->callback([config, run] { *run = [config] { return PluginConfigCheck(*config); }; });
+}
+
+}  // namespace
+
+void AddCheckCommand(CLI::App& app, std::function<int()>* run) {
+  CLI::App* check = app.add_subcommand(
+      "check",
+      "Facts about the GPUs a job holds; hostlists and index lists; the plugin's "
+      "nvlplace.yaml");
+  check->require_subcommand(1);
+  AddTpGroups(check, run);
+  AddSpan(check, run);
+  AddPluginConfig(check, run);
+  AddListChecks(check, run);
 }
 
 }  // namespace nvlplace::cli

@@ -1,6 +1,4 @@
-// The check subcommand of nvlplace: facts about the GPUs a job holds (TP groups and the
-// NVLink domains they span), so that scripts and tests ask the CLI instead of
-// re-implementing the topology.
+// nvlplace check: scripts and tests ask the CLI instead of re-implementing the topology.
 #ifndef NVLPLACE_CONTRIB_CLI_CMD_CHECK_H_
 #define NVLPLACE_CONTRIB_CLI_CMD_CHECK_H_
 
