@@ -179,7 +179,7 @@ nlohmann::json SummaryJson(const ReplayRun& run) {
 
 std::string JobsCsv(const ReplayRun& run) {
   std::string out =
-      "policy,id,line,submit,start,end,wait,gpus,tp,pp,dp,status,nodes,gpus_by_node,job_tier,"
+      "policy,id,line,submit,start,end,wait,gpus,tp,pp,dp,nvl,status,nodes,gpus_by_node,job_tier,"
       "tp_in_domain,comm_s,stretch,reason\n";
   for (const SimResult& r : run.results) {
     for (const JobRecord& j : r.jobs) {
@@ -193,12 +193,12 @@ std::string JobsCsv(const ReplayRun& run) {
       double submit = t.submit / run.options.load_scale;
       std::string reason = j.reason;
       std::replace(reason.begin(), reason.end(), ',', ';');
-      absl::StrAppendFormat(&out, "%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%s,%s,%s,%d,%d,%.6f,%.4f,%s\n",
-                            r.policy, t.id, t.line, submit, j.start, j.end,
-                            j.start >= 0 ? j.start - submit : -1.0, t.gpus, t.tp, t.pp, t.dp,
-                            status, "\"" + CompressHostlist(names) + "\"",
-                            absl::StrJoin(by_node, ";"), j.job_tier, j.tp_in_domain ? 1 : 0,
-                            j.comm_s, j.stretch, reason);
+      absl::StrAppendFormat(
+          &out, "%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%s,%s,%s,%s,%d,%d,%.6f,%.4f,%s\n",
+          r.policy, t.id, t.line, submit, j.start, j.end, j.start >= 0 ? j.start - submit : -1.0,
+          t.gpus, t.tp, t.pp, t.dp, NvlModeName(t.nvl), status,
+          "\"" + CompressHostlist(names) + "\"", absl::StrJoin(by_node, ";"), j.job_tier,
+          j.tp_in_domain ? 1 : 0, j.comm_s, j.stretch, reason);
     }
   }
   return out;
