@@ -20,21 +20,22 @@ settled() {  # running, or waiting for resources (nvlplace's reason or Slurm's);
   scontrol show job "$1" | grep -E 'JobState=RUNNING|SystemComment=nvlplace: waiting|Reason=Resources' >/dev/null
 }
 
-# where JOB: "node[2-3]:0-7 node4:0-3", or why it waits; " (splits TP groups)" when a node
-# holds a number of the job's GPUs that is not a multiple of its TP size (ranks fill nodes in
-# order, so a TP group then spans two nodes, i.e. two NVLink domains here).
+# where JOB TP: "node[2-3]:0-7 node4:0-3", or why it waits; " (splits TP groups)" when one of
+# its TP groups, in Slurm's rank order, spans two NVLink domains (`nvlplace check tp-groups`).
 where() {
-  local id=$1 tp=$2 out split= line n
+  local id=$1 tp=$2 out split='' rc=0
   out=$(nvl_job_gpus "$id")
   if [[ -z $out ]]; then
     out=$(scontrol show job "$id" | sed -n 's/^ *SystemComment=nvlplace: waiting: .*: \(needs .*\)/waits: \1/p')
     echo "${out:-waits ($(scontrol show job "$id" | sed -n 's/.*Reason=\([^ ]*\).*/\1/p'))}"
     return
   fi
-  while read -r line; do
-    n=$(nvl_expand_idx "${line#*:}" | wc -w)
-    ((tp > 1 && n % tp != 0)) && split=" (splits TP groups)"
-  done <<<"$out"
+  if ((tp > 1)); then
+    # shellcheck disable=SC2086
+    "$NVL_CLI" check tp-groups --topology "$topology" --tp "$tp" $out >/dev/null || rc=$?
+    ((rc != 1)) || split=" (splits TP groups)"
+    ((rc <= 1)) || split=" (nvlplace check tp-groups failed)"
+  fi
   echo "$(paste -sd' ' <<<"$out")$split"
 }
 
@@ -57,8 +58,12 @@ for select in cons_tres nvlplace; do
   [[ $select == nvlplace ]] && mark=$(wc -l <"$NVL_RUN/log/slurmctld.log")
   for k in "${!JOBS[@]}"; do
     IFS='|' read -r label tp args <<<"${JOBS[$k]}"
+    # A job that can never run on this topology (TP=8 over 4-GPU islands) is refused.
     # shellcheck disable=SC2086
-    id=$(sbatch --parsable -o /dev/null $args --wrap 'sleep 3600')
+    if ! id=$(sbatch --parsable -o /dev/null $args --wrap 'sleep 3600' 2>/dev/null); then
+      landed[$select.$k]="refused by sbatch"
+      continue
+    fi
     nvl_wait_for 30 "job $id to start or wait" settled "$id" || true
     landed[$select.$k]=$(where "$id" "$tp")
   done
