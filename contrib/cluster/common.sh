@@ -185,22 +185,10 @@ nvl_job_gpus() {
   scontrol show job -d "$1" | sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=[^(]*(IDX:\([^)]*\)).*/\1:\2/p'
 }
 
-# nvl_expand_idx "1-3,6" -> "1 2 3 6"
-nvl_expand_idx() {
-  local part parts out=()
-  IFS=, read -ra parts <<<"$1"
-  for part in "${parts[@]}"; do
-    if [[ $part == *-* ]]; then out+=($(seq "${part%-*}" "${part#*-}")); else out+=("$part"); fi
-  done
-  echo "${out[@]}"
-}
-
-# Every GPU of a job as "node04:0", one per line, sorted (node hostlists expanded).
+# Every GPU of a job as "node04:0", one per line, sorted (`nvlplace check gpus` expands them).
 nvl_job_gpu_list() {
-  local nodes idx node g
-  nvl_job_gpus "$1" | while IFS=: read -r nodes idx; do
-    for node in $(scontrol show hostnames "$nodes"); do
-      for g in $(nvl_expand_idx "$idx"); do echo "$node:$g"; done
-    done
-  done | sort
+  local words
+  words=$(nvl_job_gpus "$1")
+  # shellcheck disable=SC2086
+  [[ -z $words ]] || "$NVL_CLI" check gpus $words | sort
 }

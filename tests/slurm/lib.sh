@@ -91,22 +91,14 @@ wait_state() {
 job_field() { scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
 job_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*[^ ]\) *$/\1/p'; }
 
-# NVLink island of a GPU index on lab-islands: {0-3} -> 0, {4-7} -> 1.
-island_of() { echo $(($1 / 4)); }
-
-# True when every GPU of the job on every node lies in one island of that node.
+# True when the job's GPUs on each node lie in one NVLink domain (island) of the topology:
+# $1 holds NODES:INDEXES words, as nvl_job_gpus prints them.
 gpus_in_one_island() {
-  local line idx first g
-  while read -r line; do
-    [[ -n $line ]] || continue
-    idx=$(nvl_expand_idx "${line#*:}")
-    first=
-    for g in $idx; do
-      [[ -z $first ]] && first=$(island_of "$g")
-      [[ $(island_of "$g") == "$first" ]] || return 1
-    done
-  done <<<"$1"
-  return 0
+  local out
+  # shellcheck disable=SC2086
+  out=$("$NVL_CLI" check span --per-node --topology "$NVL_TOPOLOGY" $1 2>&1) ||
+    fail "nvlplace check span failed on [$1]: $out"
+  ! grep -v ' nvlink_domains=1$' <<<"$out" >/dev/null
 }
 
 # tp_groups_split TP JOB: prints the job's TP groups (Slurm's rank order) and the NVLink
