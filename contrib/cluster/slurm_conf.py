@@ -1,102 +1,51 @@
 #!/usr/bin/env python3
-"""Writes the local cluster's Slurm configuration from the files `nvlplace export slurm`
-made: slurm.conf (one node line per GPU shape, own ports), gres.conf with the GPU files
-moved to fake devices (symlinks to /dev/null, created here), topology.conf as is, and
-plugstack.conf for the SPANK options."""
+"""Writes the local cluster's Slurm configuration around the files `nvlplace export slurm`
+made: slurm.conf (a node line per node of the topology, with its GPUs as `nvlplace show`
+lists them, own ports), gres.conf with the GPU files moved to fake devices (symlinks to
+/dev/null, created here), topology.conf as is, and plugstack.conf for the SPANK options."""
 
 import argparse
+import json
 import os
 import re
 import stat
+import subprocess
 import sys
 
-
-def expand_hostlist(expr):
-    """node[00-03,07],gpu1 -> [node00, node01, node02, node03, node07, gpu1]."""
-    out = []
-    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\][^,\[]*)*", expr):
-        names = [""]
-        for literal, ranges in re.findall(r"([^\[]*)(?:\[([^\]]*)\])?", part):
-            items = []
-            if ranges:
-                for r in ranges.split(","):
-                    if "-" in r:
-                        lo, hi = r.split("-", 1)
-                        width = len(lo)
-                        items += [str(i).zfill(width) for i in range(int(lo), int(hi) + 1)]
-                    else:
-                        items.append(r)
-            else:
-                items = [""]
-            names = [n + literal + i for n in names for i in items]
-        out += [n for n in names if n]
-    return out
+# "File=/dev/nvidia[0-7]" in gres.conf: the device files, a hostlist.
+FILE_RE = re.compile(r"\bFile=(\S+)")
 
 
-def compress(names):
-    """Inverse of expand_hostlist for names of one prefix and same-width numbers."""
-    groups = {}
-    order = []
-    for n in names:
-        m = re.match(r"^(.*?)(\d+)$", n)
-        key = (m.group(1), len(m.group(2))) if m else (n, -1)
-        if key not in groups:
-            groups[key] = []
-            order.append(key)
-        groups[key].append(int(m.group(2)) if m else None)
-    parts = []
-    for prefix, width in order:
-        nums = groups[(prefix, width)]
-        if width < 0:
-            parts.append(prefix)
-            continue
-        nums = sorted(set(nums))
-        ranges = []
-        start = prev = nums[0]
-        for x in nums[1:] + [None]:
-            if x is not None and x == prev + 1:
-                prev = x
-                continue
-            a, b = str(start).zfill(width), str(prev).zfill(width)
-            ranges.append(a if start == prev else f"{a}-{b}")
-            if x is not None:
-                start = prev = x
-        parts.append(f"{prefix}[{','.join(ranges)}]" if len(nums) > 1 else prefix + ranges[0])
-    return ",".join(parts)
+def nvlplace(cli, *args, stdin=None):
+    """The output of `nvlplace ARGS` (the CLI knows the topology and hostlists)."""
+    r = subprocess.run([cli, *args], input=stdin, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"slurm_conf.py: nvlplace {' '.join(args)} failed: {r.stderr.strip()}")
+    return r.stdout
 
 
-def parse_gres(text, fake_dev_dir):
-    """Returns (per-node GPU count and type, gres.conf text with fake device files, the
-    fake device paths)."""
-    nodes = {}
-    out = []
-    devices = set()
-    for raw in text.splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            out.append(raw)
-            continue
-        fields = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
-        if fields.get("Name") != "gpu" or "NodeName" not in fields:
-            out.append(raw)
-            continue
-        files = expand_hostlist(fields.get("File", ""))
-        devices.update(re.sub(r"^/dev/", fake_dev_dir + "/", f) for f in files)
-        count = len(files) if files else int(fields.get("Count", "0"))
-        for n in expand_hostlist(fields["NodeName"]):
-            c, t = nodes.get(n, (0, None))
-            nodes[n] = (c + count, fields.get("Type", t))
-
-        def fake(m):
-            return "File=" + re.sub(r"^/dev/", fake_dev_dir + "/", m.group(1))
-
-        out.append(re.sub(r"File=(\S+)", fake, raw))
-    return nodes, "\n".join(out) + "\n", sorted(devices)
+def fake_gres(text, fake_dev_dir, cli):
+    """gres.conf with its GPU files moved from /dev to fake_dev_dir, and those files."""
+    out, files = [], []
+    for line in text.splitlines():
+        conf, hash_, comment = line.partition("#")
+        files += FILE_RE.findall(conf)
+        out.append(FILE_RE.sub(lambda m: "File=" + fake_dev_dir + m.group(1)[len("/dev"):], conf)
+                   + hash_ + comment)
+    for f in files:
+        if not f.startswith("/dev/"):
+            sys.exit(f"slurm_conf.py: GPU file {f} is not under /dev")
+    expanded = nvlplace(cli, "check", "hostlist", "--expand", "--batch", "-",
+                        stdin="".join(f + "\n" for f in files))
+    return ("\n".join(out) + "\n",
+            sorted({fake_dev_dir + f[len("/dev"):] for f in expanded.split()}))
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--export-dir", required=True, help="topology.conf and gres.conf")
+    p.add_argument("--topology", required=True, help="the cluster YAML they were exported from")
+    p.add_argument("--cli", required=True, help="the nvlplace CLI")
     p.add_argument("--run-dir", required=True)
     p.add_argument("--plugin-dir", required=True, help="PluginDir (colon-separated)")
     p.add_argument("--spank", required=True, help="path of spank_nvlplace.so")
@@ -113,10 +62,10 @@ def main():
     dev = os.path.join(a.run_dir, "dev")
     os.makedirs(etc, exist_ok=True)
     os.makedirs(dev, exist_ok=True)
+    # The nodes, in the topology's order (Slurm's node index order), with their GPUs.
+    nodes = json.loads(nvlplace(a.cli, "show", a.topology, "--format", "json"))["nodes"]
     with open(os.path.join(a.export_dir, "gres.conf")) as f:
-        nodes, gres, devices = parse_gres(f.read(), dev)
-    if not nodes:
-        sys.exit(f"slurm_conf.py: no 'Name=gpu' node lines in {a.export_dir}/gres.conf")
+        gres, devices = fake_gres(f.read(), dev, a.cli)
     # Fake GPUs: Slurm wants character devices (regular files are refused) and hands
     # them to jobs through CUDA_VISIBLE_DEVICES by index.
     if not stat.S_ISCHR(os.stat("/dev/null").st_mode):
@@ -124,8 +73,6 @@ def main():
                  "replaced it with a file); restore it as root: rm /dev/null && mknod -m 666 "
                  "/dev/null c 1 3")
     for link in devices:
-        if not link.startswith(dev + "/"):
-            sys.exit(f"slurm_conf.py: GPU file {link} is not under /dev")
         os.makedirs(os.path.dirname(link), exist_ok=True)
         if not os.path.islink(link):
             os.symlink("/dev/null", link)
@@ -138,7 +85,7 @@ def main():
     with open(os.path.join(etc, "plugstack.conf"), "w") as f:
         f.write(f"required {a.spank}\n")
 
-    names = list(nodes)
+    names = [n["name"] for n in nodes]
     sockets = 2
     cores = max(a.cpus // sockets, 1)
     r = a.run_dir
@@ -184,19 +131,15 @@ MaxJobCount=20000
 InactiveLimit=0
 TmpFS={r}/tmp
 """
-    # One line per shape (GPU count, type), nodes in file order.
-    shapes = {}
-    for n in names:
-        shapes.setdefault(nodes[n], []).append(n)
     port = a.node_port
-    for (count, typ), members in shapes.items():
-        gres = f"gpu:{typ}:{count}" if typ else f"gpu:{count}"
-        for n in members:
-            conf += (f"NodeName={n} NodeHostname={a.host} NodeAddr=127.0.0.1 Port={port} "
-                     f"CPUs={sockets * cores} Boards=1 SocketsPerBoard={sockets} "
-                     f"CoresPerSocket={cores} ThreadsPerCore=1 RealMemory=64000 Gres={gres}\n")
-            port += 1
-    conf += f"PartitionName=gpu Nodes={compress(names)} Default=YES MaxTime=INFINITE State=UP\n"
+    for n in nodes:
+        conf += (f"NodeName={n['name']} NodeHostname={a.host} NodeAddr=127.0.0.1 Port={port} "
+                 f"CPUs={sockets * cores} Boards=1 SocketsPerBoard={sockets} "
+                 f"CoresPerSocket={cores} ThreadsPerCore=1 RealMemory=64000 "
+                 f"Gres=gpu:{n['model']}:{n['gpus']}\n")
+        port += 1
+    partition = nvlplace(a.cli, "check", "hostlist", "--compress", *names).strip()
+    conf += f"PartitionName=gpu Nodes={partition} Default=YES MaxTime=INFINITE State=UP\n"
     with open(os.path.join(etc, "slurm.conf"), "w") as f:
         f.write(conf)
     with open(os.path.join(etc, "nodes"), "w") as f:

@@ -12,7 +12,8 @@
 # --scheduler sched/backfill (default, every second) or sched/builtin (main scheduler only)
 # Environment: see common.sh (NVLPLACE_CLUSTER_DIR, NVLPLACE_BUILD_DIR, NVLPLACE_PORT_BASE,
 # NVLPLACE_SLURM_PREFIX and NVLPLACE_PLUGIN_LIB for another Slurm release);
-# NVLPLACE_SLURM_FILES=DIR takes topology.conf and gres.conf from DIR instead of the export.
+# NVLPLACE_SLURM_FILES=DIR takes topology.conf and gres.conf from DIR instead of the export
+# (files for the same --topology: slurm.conf's node lines come from it).
 # Afterwards: `. $NVLPLACE_CLUSTER_DIR/env.sh` points srun, sbatch, squeue at the cluster.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -28,7 +29,7 @@ while (($#)); do
     --select=*) select=${1#*=}; shift ;;
     --scheduler) scheduler=$2; shift 2 ;;
     --scheduler=*) scheduler=${1#*=}; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "start.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -95,7 +96,7 @@ for f in "$NVL_SLURM_PLUGINS"/*; do
   ln -s "$f" "$NVL_RUN/plugins/"
 done
 python3 "$NVL_ROOT/contrib/cluster/slurm_conf.py" --export-dir "$NVL_RUN/export" \
-  --run-dir "$NVL_RUN" --plugin-dir "$plugin_dir" \
+  --topology "$topology" --cli "$NVL_CLI" --run-dir "$NVL_RUN" --plugin-dir "$plugin_dir" \
   --spank "$NVL_PLUGIN_LIB/spank_nvlplace.so" --select "$select" --scheduler "$scheduler" \
   --host "$(hostname -s)" \
   --ctld-port "$NVL_PORT_BASE" --node-port "$((NVL_PORT_BASE + 100))"
