@@ -3,7 +3,8 @@
 # (policy topo, FIFO) on lab-islands, then the same jobs are submitted in the same order to
 # the real cluster with select/cons_tres_nvlplace (each once the one before has started or
 # is waiting). A job whose recorded run ends before the next submit time in the trace is
-# cancelled on the cluster at that point (and waited for), so both see the same frees.
+# cancelled on the cluster at that point (and waited for), so both see the same frees. The
+# jobs, their requests and the times come from the replay's own jobs.csv, not the trace.
 # Every job must end the same way in both (started at its submit time, waiting, or refused
 # as never placeable) and every started job must hold the same nodes and GPU indexes.
 # Two traces: fidelity.csv fills an empty cluster; fidelity-loaded.csv first leaves every
@@ -23,29 +24,30 @@ rm -rf "${out:?}"/*
 "$NVL_CLI" replay --topology "$NVL_TOPOLOGY" --trace "$trace" --policies topo \
   --scheduler fifo --out "$out" >"$out/replay.log" 2>&1 || fail "replay failed: $(cat "$out/replay.log")"
 
-# "id status node:gpu node:gpu ..." per job, from jobs.csv, in trace order; status is
-# started (at its submit time), waits (started later, or never) or rejected.
-predicted=$(python3 - "$out/jobs.csv" <<'PY'
+# The replay's jobs in trace order, from its jobs.csv: "id submit end status gpus tp pp dp
+# nvl words...". status is started (at its submit time), waits (started later, or never) or
+# rejected; end is when the replay ends a started job; tp, pp, dp 0 when not given; words
+# are the GPUs of a started job as NODES:INDEXES words.
+jobs=$(python3 - "$out/jobs.csv" <<'PY'
 import csv, sys
-for row in csv.DictReader(open(sys.argv[1])):
-    gpus = []
-    for part in filter(None, row["gpus_by_node"].split(";")):
-        node, idx = part.split(":")
-        gpus += [f"{node}:{g}" for g in idx.split()]
-    status = row["status"]
-    if status != "rejected" and (status != "started" or float(row["wait"]) > 0.5):
-        status, gpus = "waits", []
-    print(row["id"], status, *sorted(gpus))
+for r in csv.DictReader(open(sys.argv[1])):
+    status, words = r["status"], []
+    if status != "rejected" and (status != "started" or float(r["wait"]) > 0.5):
+        status = "waits"
+    if status == "started":  # gpus_by_node: "node04:0 1 2 3;node05:0 1"
+        words = [w.replace(" ", ",") for w in r["gpus_by_node"].split(";")]
+    print(r["id"], r["submit"], r["end"], status, r["gpus"], r["tp"], r["pp"], r["dp"], r["nvl"],
+          *words)
 PY
 ) || fail "cannot read $out/jobs.csv"
-[[ $(wc -l <<<"$predicted") -eq $(($(wc -l <"$trace") - 1)) ]] || fail "replay lost jobs: $predicted"
+[[ $(wc -l <<<"$jobs") -eq $(($(wc -l <"$trace") - 1)) ]] || fail "replay lost jobs: $jobs"
 
 settled() {
   scontrol show job "$1" | grep -E 'JobState=RUNNING|SystemComment=nvlplace: waiting' >/dev/null
 }
 
 gone() { [[ -z $(squeue -h -j "$1" -o %A 2>/dev/null) ]]; }
-# Ends, in end order, every started job whose recorded run ends by time $1.
+# Ends, in end order, every started job the replay ends by time $1.
 running_end=() running_job=()
 end_jobs_by() {
   local t=$1 id
@@ -60,17 +62,16 @@ end_jobs_by() {
 }
 
 started=0 ended=0
-while IFS=, read -r id submit duration gpus _ tp pp dp nvl; do
-  [[ $id == id ]] && continue
+while read -r id submit end want_status gpus tp pp dp nvl words <&3; do
   before=${#running_end[@]}
   end_jobs_by "$submit"
   ended=$((ended + before - ${#running_end[@]}))
   args=(--gpus="$gpus")
-  [[ -n $tp ]] && args+=(--nvl-tp="$tp")
-  [[ -n $pp ]] && args+=(--nvl-pp="$pp")
-  [[ -n $dp ]] && args+=(--nvl-dp="$dp")
-  [[ -n $nvl ]] && args+=(--nvl="$nvl")
-  read -r _ want_status want_gpus <<<"$(grep "^$id " <<<"$predicted")"
+  ((tp > 0)) && args+=(--nvl-tp="$tp")
+  ((pp > 0)) && args+=(--nvl-pp="$pp")
+  ((dp > 0)) && args+=(--nvl-dp="$dp")
+  # strict is the plugin's default here (start.sh's nvlplace.yaml sets no default_nvl).
+  [[ $nvl == strict ]] || args+=(--nvl="$nvl")
   if [[ $want_status == rejected ]]; then
     if sbatch -o /dev/null "${args[@]}" --wrap true >/dev/null 2>&1; then
       fail "$id: the replay rejects it as never placeable, Slurm accepted it"
@@ -83,18 +84,20 @@ while IFS=, read -r id submit duration gpus _ tp pp dp nvl; do
     fail "$id (job $job) neither started nor waits: $(scontrol show job "$job" | grep -E 'JobState|SystemComment')"
   state=$(job_state "$job")
   if [[ $want_status == started ]]; then
+    # shellcheck disable=SC2086
+    want_gpus=$("$NVL_CLI" check gpus $words | sort | paste -sd' ')
     [[ $state == RUNNING ]] || fail "$id: the replay starts it on $want_gpus, Slurm has it $state: $(job_comment "$job")"
     got=$(nvl_job_gpu_list "$job" | paste -sd' ')
-    [[ $got == "$want_gpus" ]] || fail "$id: replay placed it on [$want_gpus], Slurm on [$got]"
+    [[ -n $got && $got == "$want_gpus" ]] || fail "$id: replay placed it on [$want_gpus], Slurm on [$got]"
     started=$((started + 1))
-    running_end[$id]=$(awk -v a="$submit" -v b="$duration" 'BEGIN {print a + b}')
+    running_end[$id]=$end
     running_job[$id]=$job
     note "$id: same placement: $(nvl_job_gpus "$job" | paste -sd' ')"
   else
     [[ $state == PENDING ]] || fail "$id: the replay has it $want_status, Slurm has it $state on $(nvl_job_gpus "$job")"
     note "$id: waits in both: $(job_comment "$job")"
   fi
-done <"$trace"
+done 3<<<"$jobs"
 ((started >= $2 && ended >= $3)) ||
   fail "$(basename "$trace"): only $started jobs started and $ended ended: the trace no longer tests much"
 note "$(basename "$trace"): $started placements identical, $ended jobs ended on the way"
