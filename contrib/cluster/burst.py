@@ -53,7 +53,6 @@ class Cluster:
         prefix = os.environ.get("NVLPLACE_SLURM_PREFIX")
         self.sbin = os.path.join(prefix, "sbin") if prefix else "/usr/sbin"
         os.environ["SLURM_CONF"] = self.conf
-        self._hostnames = {}
 
     def up(self):
         r = run(["scontrol", "ping"], check=False)
@@ -74,12 +73,6 @@ class Cluster:
             return pid
         except (OSError, ValueError):
             return None
-
-    def hostnames(self, expr):
-        if expr not in self._hostnames:
-            out = run(["scontrol", "show", "hostnames", expr]).stdout.split()
-            self._hostnames[expr] = out
-        return self._hostnames[expr]
 
     def topology(self):
         """The topology file nvlplace.yaml names."""
@@ -124,22 +117,37 @@ def largest_domain(cli, topology):
 ALLOC_RE = re.compile(r"Nodes=(\S+) CPU_IDs=\S+ Mem=\S+ GRES=\S*?\((IDX|CNT):([^)]*)\)")
 
 
-def expand_idx(text):
-    out = []
-    for part in text.split(","):
-        if "-" in part:
-            a, b = part.split("-", 1)
-            out += range(int(a), int(b) + 1)
-        elif part:
-            out.append(int(part))
-    return out
+def batch(cli, args, lines):
+    """The answer to each line, from one `nvlplace check ARGS --batch -` (hostlists, index
+    lists and GPU words are the CLI's to read: one parser, the engine's)."""
+    if not lines:
+        return []
+    r = run([cli, "check", *args, "--batch", "-"], check=False,
+            input="".join(line + "\n" for line in lines))
+    if r.returncode != 0:
+        raise RuntimeError(f"nvlplace check {' '.join(args)} failed: {r.stderr.strip()}")
+    return r.stdout.split("\n")[:len(lines)]
 
 
-def parse_jobs(cluster, text):
+def expand(cli, args, lines):
+    """Each line's items expanded by `nvlplace check ARGS`: a list of words per line."""
+    return [out.split() for out in batch(cli, args, lines)]
+
+
+def gpu_layout(words):
+    """{node: [index]} of "node:index" words, as `nvlplace check gpus` prints them."""
+    layout = {}
+    for w in words:
+        node, _, idx = w.rpartition(":")
+        layout.setdefault(node, []).append(int(idx))
+    return {n: sorted(idx) for n, idx in layout.items()}
+
+
+def parse_jobs(cli, text):
     """{job_id: {'state', 'reason', 'gpus': {node: [idx]}, 'indexless': [node]}} from
     `scontrol -d -o show job`. GPUs allocated without indexes ("gpu(CNT:2)": slurmctld had
     no indexes for the node) count as a node with no index."""
-    jobs = {}
+    jobs, allocs = {}, []
     for line in text.splitlines():
         m = re.search(r"\bJobId=(\d+)", line)
         if not m:
@@ -152,13 +160,18 @@ def parse_jobs(cluster, text):
                "reason": (re.search(r"Reason=(\S+)", line) or [None, ""])[1],
                "comment": (re.search(r"SystemComment=(.*?)(?= \w+=|$)", line) or [None, ""])[1],
                "gpus": {}, "indexless": []}
-        for nodes, kind, idx in ALLOC_RE.findall(line):
-            for n in cluster.hostnames(nodes):
-                if kind == "CNT":
-                    job["indexless"].append(n)
-                    idx = ""
-                job["gpus"][n] = sorted(job["gpus"].get(n, []) + expand_idx(idx))
+        allocs += [(job, kind, nodes, idx) for nodes, kind, idx in ALLOC_RE.findall(line)]
         jobs[int(m.group(1))] = job
+    gpus = iter(expand(cli, ["gpus"], [f"{n}:{i}" for _, k, n, i in allocs if k == "IDX"]))
+    hosts = iter(expand(cli, ["hostlist", "--expand"], [n for _, k, n, _ in allocs if k == "CNT"]))
+    for job, kind, _, _ in allocs:
+        if kind == "CNT":
+            for n in next(hosts):
+                job["indexless"].append(n)
+                job["gpus"].setdefault(n, [])
+        else:
+            for n, idx in gpu_layout(next(gpus)).items():
+                job["gpus"][n] = sorted(job["gpus"].get(n, []) + idx)
     return jobs
 
 
@@ -197,7 +210,19 @@ def soon_after(placed_at, started_at):
     return 0 <= gap <= START_AFTER_PLACED_S
 
 
-def decisions(log_path):
+def layouts(cli, texts):
+    """{text: {node: [idx]}} for the layouts of placement lines ("node01:0-3 node02:0-1";
+    "node03:no-gpu-index" for a node without GPU indexes)."""
+    texts = sorted(set(texts))
+    numbered = [" ".join(w for w in t.split() if not w.endswith(":no-gpu-index")) for t in texts]
+    out = {}
+    for text, words in zip(texts, expand(cli, ["gpus"], numbered)):
+        out[text] = {w.partition(":")[0]: [] for w in text.split() if w.endswith(":no-gpu-index")}
+        out[text].update(gpu_layout(words))
+    return out
+
+
+def decisions(log_path, cli):
     """({job id: (layout {node: [idx]}, line)}, {(job or array id, task): (time, layout, line)}):
     each start of a job (slurmctld's "Allocate" or "Started" line) paired with the plugin's
     placement line for that job just before it. A job whose last start has no such line (placed
@@ -215,11 +240,7 @@ def decisions(log_path):
             when = log_time(t.group(1)) if t else None
             m = PLACED_RE.search(line)
             if m:
-                layout = {}
-                for word in m.group(5).split():
-                    node, _, idx = word.partition(":")
-                    layout[node] = [] if idx == "no-gpu-index" else expand_idx(idx)
-                pending[(m.group(1), m.group(2))] = (when, layout, line.strip())
+                pending[(m.group(1), m.group(2))] = (when, m.group(5), line.strip())
                 continue
             if CTLD_STARTED_RE.search(line):
                 pending.clear()
@@ -235,7 +256,10 @@ def decisions(log_path):
                     # the first start, and placed it again while nvlplace had no usable
                     # configuration): the earlier decision no longer describes the job.
                     out.pop(job, None)
-    return out, pending
+    # The layouts, read at once.
+    read = layouts(cli, [p[0] for p in out.values()] + [p[1] for p in pending.values()])
+    return ({job: (read[text], line) for job, (text, line) in out.items()},
+            {key: (when, read[text], line) for key, (when, text, line) in pending.items()})
 
 
 def at_start(job, unpaired):
@@ -310,7 +334,7 @@ class Burst:
         while not self.done_submitting.is_set() or self.active():
             r = run(["scontrol", "-d", "-o", "show", "job"], check=False)
             if r.returncode == 0:
-                self.check_sample(parse_jobs(self.c, r.stdout))
+                self.check_sample(parse_jobs(self.c.cli, r.stdout))
             time.sleep(self.a.sample_interval)
 
     def active(self):
@@ -443,17 +467,20 @@ class Burst:
     # ---- checks ----
 
     def report(self):
-        final = parse_jobs(self.c, run(["scontrol", "-d", "-o", "show", "job"]).stdout)
-        placed, unpaired = decisions(self.c.log)
+        cli = self.c.cli
+        final = parse_jobs(cli, run(["scontrol", "-d", "-o", "show", "job"]).stdout)
+        placed, unpaired = decisions(self.c.log, cli)
         states = collections.Counter()
         kind_of = {}  # job id -> kind, for every task of the burst's arrays
         seen_tasks = collections.Counter()
-        for jid, j in final.items():
-            if not j["array"] or j["array"][0] not in self.arrays:
-                continue
+        ours = {jid: j for jid, j in final.items() if j["array"] and j["array"][0] in self.arrays}
+        # A pending array's record holds its tasks not yet started ("5-9%4"; "%4" the limit).
+        lists = [j["array"][1].split("%")[0] for j in ours.values() if j["array"][1][0].isdigit()]
+        tasks_left = iter(expand(cli, ["indexes"], lists))
+        for jid, j in ours.items():
             array, tasks = j["array"]
             kind_of[jid] = self.arrays[array]
-            n = len(expand_idx(tasks.split("%")[0])) if tasks[0].isdigit() else 1
+            n = len(next(tasks_left)) if tasks[0].isdigit() else 1
             seen_tasks[array] += n
             key = f"PENDING ({j['reason']})" if j["state"] == "PENDING" else j["state"]
             states[key] += n
@@ -461,16 +488,17 @@ class Burst:
                        for a in self.arrays if seen_tasks[a] != self.a.array_size]
         # What each job recorded of its own allocation while it ran.
         got, indexless = {}, {}
+        texts = []
         for name in os.listdir(self.allocs_dir):
             with open(os.path.join(self.allocs_dir, name)) as f:
-                rec = parse_jobs(self.c, f.read())
-            for jid, j in rec.items():
-                if j["gpus"]:
-                    got[jid] = j["gpus"]
-                    if jid not in placed and (p := at_start(j, unpaired)):
-                        placed[jid] = p
-                if j["indexless"]:
-                    indexless[jid] = j["indexless"]
+                texts.append(f.read())
+        for jid, j in parse_jobs(cli, "\n".join(texts)).items():
+            if j["gpus"]:
+                got[jid] = j["gpus"]
+                if jid not in placed and (p := at_start(j, unpaired)):
+                    placed[jid] = p
+            if j["indexless"]:
+                indexless[jid] = j["indexless"]
         equal = differ_named = 0
         silent = []
         by_cons_tres = 0
@@ -567,13 +595,17 @@ class Burst:
         return summary
 
 
-    def span(self, topology, words, jid):
-        """(NVLink domains, nodes, tier) of GPUs given as "node:idx" words."""
-        r = run([self.c.cli, "check", "span", "--topology", topology, *words], check=False)
-        m = re.match(r"nvlink_domains=(\d+) nodes=(\d+) tier=(\S+)", r.stdout)
-        if r.returncode != 0 or not m:
-            raise RuntimeError(f"nvlplace check span failed for job {jid}: {r.stderr}")
-        return int(m.group(1)), int(m.group(2)), m.group(3)
+    def spans(self, topology, texts):
+        """{text: (NVLink domains, nodes, tier)} for GPUs given as "node:idx" words, from one
+        `nvlplace check span --batch`."""
+        texts = sorted(set(texts))
+        out = {}
+        for text, answer in zip(texts, batch(self.c.cli, ["span", "--topology", topology], texts)):
+            m = re.match(r"nvlink_domains=(\d+) nodes=(\d+) tier=(\S+)$", answer)
+            if not m:
+                raise RuntimeError(f"nvlplace check span answered {answer!r} for {text}")
+            out[text] = (int(m.group(1)), int(m.group(2)), m.group(3))
+        return out
 
     def quality(self, got, kind_of, topology, placed):
         """Per class of job (plain = TP 1, tp = TP > 1): how many ran, the share inside one
@@ -585,12 +617,15 @@ class Burst:
         largest = largest_domain(self.c.cli, topology)
         acc = collections.defaultdict(lambda: collections.Counter())
         worse = collections.defaultdict(list)
-        for jid, gpus in got.items():
-            kind = kind_of.get(jid)
-            if kind is None:
-                continue
-            words = [f"{n}:{','.join(map(str, idx))}" for n, idx in gpus.items()]
-            domains, _, tier = self.span(topology, words, jid)
+        words_of = {jid: " ".join(f"{n}:{','.join(map(str, idx))}" for n, idx in gpus.items())
+                    for jid, gpus in got.items() if jid in kind_of}
+        alone_of = {jid: placed.get(jid, (None, ""))[1].partition("; cons_tres alone: ")[2].strip()
+                    for jid in words_of}
+        span = self.spans(topology, [*words_of.values(),
+                                     *(a for a in alone_of.values() if a and a != "none")])
+        for jid, words in words_of.items():
+            kind, gpus = kind_of[jid], got[jid]
+            domains, _, tier = span[words]
             cls = "tp" if kind[3] > 1 else "plain"
             c = acc[cls]
             c["jobs"] += 1
@@ -599,13 +634,13 @@ class Burst:
                 c["one_domain"] += domains == 1
             c["one_leaf"] += tier in ("node", self.leaf_tier)
             line = placed.get(jid, (None, ""))[1]
-            alone = line.partition("; cons_tres alone: ")[2].strip()
+            alone = alone_of[jid]
             if not alone:
                 continue
             if alone == "none":
                 c["alone_would_wait"] += 1
                 continue
-            a_domains, _, a_tier = self.span(topology, alone.split(), jid)
+            a_domains, _, a_tier = span[alone]
             c["compared"] += 1
             c["fewer_domains"] += domains < a_domains
             c["more_domains"] += domains > a_domains
@@ -619,7 +654,7 @@ class Burst:
             if less_local:
                 c["less_local_said" if said else "less_local_unsaid"] += 1
             if less_local and len(worse[cls]) < 10:
-                worse[cls].append(f"JobId={jid}: got {' '.join(words)} ({domains} domains, "
+                worse[cls].append(f"JobId={jid}: got {words} ({domains} domains, "
                                   f"{tier}); cons_tres alone {alone} ({a_domains} domains, "
                                   f"{a_tier}); "
                                   + (line.partition(" locality traded: ")[2].partition("; cons_tres alone")[0]

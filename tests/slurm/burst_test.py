@@ -2,14 +2,19 @@
 """The burst's checker (contrib/cluster/burst.py) on slurmctld logs written by hand: which
 allocation each started job is compared with. A pairing that is too loose reports a silent
 difference that is not there (slurm.faults failed that way after a SIGKILL); one that is too
-tight stops checking jobs. Runs without a cluster (ctest label unit)."""
+tight stops checking jobs. Runs without a cluster (ctest label unit); the layouts are read by
+the nvlplace CLI given as the first argument."""
 import os
 import sys
 import tempfile
+import types
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "contrib", "cluster"))
 import burst  # noqa: E402
+
+CLI = None  # the nvlplace binary (argv[1])
+TOPOLOGY = os.path.join(os.path.dirname(__file__), "..", "..", "configs", "lab-islands.yaml")
 
 
 def placed(t, job, layout):
@@ -31,7 +36,7 @@ class DecisionsTest(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
             f.write("\n".join(lines) + "\n")
         try:
-            return burst.decisions(f.name)
+            return burst.decisions(f.name, CLI)
         finally:
             os.unlink(f.name)
 
@@ -72,5 +77,45 @@ class DecisionsTest(unittest.TestCase):
         self.assertIsNone(burst.at_start(other, unpaired))
 
 
+class ParseJobsTest(unittest.TestCase):
+    def test_hostlists_indexes_and_gpus_without_index(self):
+        text = ("JobId=9 JobState=RUNNING Reason=None\n"
+                "   Nodes=node[01-02] CPU_IDs=0 Mem=0 GRES=gpu(IDX:0-1,4)\n"
+                "   Nodes=node03 CPU_IDs=0 Mem=0 GRES=gpu:2(CNT:2)\n")
+        jobs = burst.parse_jobs(CLI, " ".join(text.split("\n")))
+        self.assertEqual(jobs[9]["gpus"], {"node01": [0, 1, 4], "node02": [0, 1, 4], "node03": []})
+        self.assertEqual(jobs[9]["indexless"], ["node03"])
+
+
+class QualityTest(unittest.TestCase):
+    """--quality's spans, asked of `nvlplace check span --batch` once for all jobs."""
+
+    def burst(self):
+        fake = types.SimpleNamespace(c=types.SimpleNamespace(cli=CLI), leaf_tier="leaf",
+                                     tier_rank={"node": 0, "leaf": 1, "spine": 2})
+        fake.spans = lambda topology, texts: burst.Burst.spans(fake, topology, texts)
+        return fake
+
+    def test_spans(self):
+        got = burst.Burst.spans(self.burst(), TOPOLOGY,
+                                ["node05:4,5,6,7", "node00:0-3 node04:0-3", "node05:4,5,6,7"])
+        self.assertEqual(got, {"node05:4,5,6,7": (1, 1, "node"),
+                               "node00:0-3 node04:0-3": (2, 2, "spine")})
+
+    def test_against_cons_tres_alone(self):
+        tp4 = (1, "gpus=4 tp=4", [], 4, True)
+        got = {1: {"node05": [4, 5, 6, 7]}, 2: {"node00": [0, 1], "node01": [0, 1]}}
+        placed = {1: ({}, "...; cons_tres alone: node05:2-5"),
+                  2: ({}, "... locality traded: x; cons_tres alone: node00:0-3")}
+        q = burst.Burst.quality(self.burst(), got, {1: tp4, 2: tp4}, TOPOLOGY, placed)["tp"]
+        self.assertEqual((q["jobs"], q["one_domain_share"], q["one_leaf_share"]), (2, 0.5, 1.0))
+        v = q["vs_cons_tres_alone"]
+        self.assertEqual((v["compared"], v["fewer_domains"], v["more_domains"], v["higher_tier"],
+                          v["less_local_said"]), (2, 1, 1, 1, 1))
+
+
 if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: burst_test.py NVLPLACE_BINARY")
+    CLI = sys.argv.pop(1)
     unittest.main()
