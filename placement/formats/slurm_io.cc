@@ -21,188 +21,38 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "placement/formats/nvidia_smi.h"
+#include "placement/formats/slurm_lexer.h"
 #include "placement/model/hostlist.h"
 #include "placement/model/limits.h"
-#include "placement/formats/nvidia_smi.h"
 #include "placement/model/status_macros.h"
 
 namespace nvlplace {
 namespace {
 
-constexpr absl::string_view kAnnotation = "nvlplace:";
-
-// A key (or the word where a key was expected) as the path of a message: escaped.
-SourceLoc At(const std::string& file, int line, absl::string_view key) {
-  return SourceLoc{file, line, 0, Printable(key)};
-}
-
-absl::Status LineError(const std::string& file, int line, absl::string_view key,
-                       absl::string_view message) {
-  return absl::InvalidArgumentError(FormatAt(At(file, line, key), message));
-}
+using slurm::At;
+using slurm::CountNames;
+using slurm::Fields;
+using slurm::GetBounded;
+using slurm::GetHostlist;
+using slurm::GetInt;
+using slurm::GetIslands;
+using slurm::GetName;
+using slurm::kAnnotation;
+using slurm::LineError;
+using slurm::NameBudget;
+using slurm::ParseFields;
+using slurm::Require;
+using slurm::SplitConf;
+using slurm::SplitText;
+using slurm::TextLine;
+using slurm::Words;
 
 // The shortest text of a limit ("1000000", not "1e+06").
 std::string LimitText(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.15g", v);
   return buf;
-}
-
-// ---------------------------------------------------------------------------------------
-// Lines and key=value fields, shared by topology.conf, gres.conf and the annotations.
-
-struct TextLine {
-  int line;          // 1-based; a continued line keeps the number of its first line
-  std::string text;  // comment removed, continuations joined
-};
-
-struct SplitText {
-  std::vector<TextLine> lines;        // configuration lines
-  std::vector<TextLine> annotations;  // the text after "# nvlplace:"
-};
-
-// The text before an unescaped '#' ("\#" stands for '#', as in Slurm's parser).
-std::string StripComment(absl::string_view raw) {
-  std::string out;
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] == '\\' && i + 1 < raw.size() && raw[i + 1] == '#') {
-      out += '#';
-      ++i;
-    } else if (raw[i] == '#') {
-      break;
-    } else {
-      out += raw[i];
-    }
-  }
-  return out;
-}
-
-// Strips comments, joins lines continued by a trailing '\', keeps "# nvlplace:" comments.
-SplitText SplitConf(absl::string_view text) {
-  SplitText out;
-  std::vector<absl::string_view> physical = absl::StrSplit(text, '\n');
-  std::string pending;
-  int first = 0;
-  for (size_t i = 0; i < physical.size(); ++i) {
-    int number = static_cast<int>(i) + 1;
-    absl::string_view comment = absl::StripLeadingAsciiWhitespace(physical[i]);
-    if (absl::ConsumePrefix(&comment, "#")) {
-      comment = absl::StripLeadingAsciiWhitespace(comment);
-      if (absl::ConsumePrefix(&comment, kAnnotation)) {
-        out.annotations.push_back({number, std::string(absl::StripAsciiWhitespace(comment))});
-      }
-    }
-    std::string code = StripComment(physical[i]);
-    absl::string_view body = absl::StripTrailingAsciiWhitespace(code);
-    bool continued = absl::ConsumeSuffix(&body, "\\");
-    if (first == 0) first = number;
-    absl::StrAppend(&pending, body, " ");
-    if (continued && i + 1 < physical.size()) continue;
-    if (!absl::StripAsciiWhitespace(pending).empty()) out.lines.push_back({first, pending});
-    pending.clear();
-    first = 0;
-  }
-  return out;
-}
-
-// Whitespace-separated words; a double-quoted part may hold spaces (the quotes are dropped).
-// A quote left open is an error at the line.
-absl::StatusOr<std::vector<std::string>> Words(absl::string_view text, const std::string& file,
-                                               int line) {
-  std::vector<std::string> words;
-  std::string word;
-  bool quoted = false, any = false;
-  size_t open_at = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '"') {
-      quoted = !quoted;
-      if (quoted) open_at = i;
-      any = true;
-    } else if (!quoted && absl::ascii_isspace(c)) {
-      if (any) words.push_back(std::move(word));
-      word.clear();
-      any = false;
-    } else {
-      word += c;
-      any = true;
-    }
-  }
-  if (quoted) {
-    return LineError(
-        file, line, "",
-        absl::StrCat("a quote is opened but never closed: ",
-                     Printable(absl::StripTrailingAsciiWhitespace(text.substr(open_at)), 24),
-                     "; close it on the same line"));
-  }
-  if (any) words.push_back(std::move(word));
-  return words;
-}
-
-// One line's key=value pairs, keys in their canonical spelling, in the order written.
-struct Fields {
-  std::string file;
-  int line = 0;
-  std::vector<std::pair<std::string, std::string>> values;
-
-  const std::string* Find(absl::string_view key) const {
-    for (const auto& [k, v] : values) {
-      if (k == key) return &v;
-    }
-    return nullptr;
-  }
-  absl::Status Error(absl::string_view key, absl::string_view message) const {
-    return LineError(file, line, key, message);
-  }
-};
-
-// Keys match `keys` case-insensitively; an unknown key or a key given twice is an error.
-absl::StatusOr<Fields> ParseFields(const std::vector<std::string>& words, const std::string& file,
-                                   int line, const std::vector<absl::string_view>& keys,
-                                   absl::string_view what) {
-  Fields f{file, line, {}};
-  for (const std::string& word : words) {
-    size_t eq = word.find('=');
-    if (eq == std::string::npos) return f.Error(word, "expected key=value");
-    absl::string_view key = absl::string_view(word).substr(0, eq);
-    auto known = std::find_if(keys.begin(), keys.end(),
-                              [&](absl::string_view k) { return absl::EqualsIgnoreCase(k, key); });
-    if (known == keys.end()) {
-      return f.Error(key,
-                     absl::StrCat("unknown key; ", what, " keys are ", absl::StrJoin(keys, ", ")));
-    }
-    if (f.Find(*known) != nullptr) return f.Error(*known, "given twice");
-    f.values.emplace_back(std::string(*known), word.substr(eq + 1));
-  }
-  return f;
-}
-
-absl::Status Require(const Fields& f, absl::string_view key) {
-  return f.Find(key) ? absl::OkStatus() : f.Error(key, "required");
-}
-
-// The typed getters leave *out alone when the key is absent.
-absl::Status GetNumber(const Fields& f, absl::string_view key, double* out) {
-  const std::string* v = f.Find(key);
-  if (v == nullptr) return absl::OkStatus();
-  if (!absl::SimpleAtod(*v, out) || !std::isfinite(*out)) {
-    return f.Error(key, absl::StrCat("'", Printable(*v), "' is not a number"));
-  }
-  return absl::OkStatus();
-}
-
-// A number in [min, max] (min refused when `min_excluded`), else "'<v>' is not <what>".
-absl::Status GetBounded(const Fields& f, absl::string_view key, double min, bool min_excluded,
-                        double max, absl::string_view what, double* out) {
-  const std::string* v = f.Find(key);
-  if (v == nullptr) return absl::OkStatus();
-  double x = 0;
-  NVL_RETURN_IF_ERROR(GetNumber(f, key, &x));
-  if (x < min || (min_excluded && x == min) || x > max) {
-    return f.Error(key, absl::StrCat("'", Printable(*v), "' is not ", what));
-  }
-  *out = x;
-  return absl::OkStatus();
 }
 
 std::string BandwidthRule() {
@@ -220,89 +70,6 @@ std::string LatencyRule() {
 std::string OversubscriptionRule() {
   return absl::StrCat("a downlink:uplink ratio from 1 to ",
                       LimitText(limits::kMaxOversubscription));
-}
-
-// A whole number in [min, max].
-absl::Status GetInt(const Fields& f, absl::string_view key, int min, int max, int* out) {
-  const std::string* v = f.Find(key);
-  if (v == nullptr) return absl::OkStatus();
-  int x = 0;
-  if (!absl::SimpleAtoi(*v, &x)) {
-    return f.Error(key, absl::StrCat("'", Printable(*v), "' is not an integer"));
-  }
-  if (x < min || x > max) {
-    return f.Error(
-        key, absl::StrCat("'", Printable(*v), "' is not a whole number from ", min, " to ", max));
-  }
-  *out = x;
-  return absl::OkStatus();
-}
-
-// A name given as a value: checked (printable UTF-8, not too long).
-absl::StatusOr<std::string> GetName(const Fields& f, absl::string_view key,
-                                    absl::string_view what) {
-  const std::string* v = f.Find(key);
-  if (v == nullptr) return std::string();
-  absl::Status ok = CheckName(*v, what);
-  if (!ok.ok()) return f.Error(key, ok.message());
-  return *v;
-}
-
-// Names expanded from the hostlists of one file, all together (limits::kMaxNamesPerFile).
-struct NameBudget {
-  size_t names = 0;
-};
-
-// The number of names a hostlist value holds, checked against the file's budget.
-absl::StatusOr<size_t> CountNames(const Fields& f, absl::string_view key, NameBudget* budget) {
-  const std::string* v = f.Find(key);
-  if (v == nullptr) return 0;
-  absl::StatusOr<size_t> count = CountHostlist(*v);
-  if (!count.ok()) return f.Error(key, count.status().message());
-  if (*count > limits::kMaxNamesPerFile - budget->names) {
-    return f.Error(key,
-                   absl::StrCat("the hostlists of this file expand to more than ",
-                                limits::kMaxNamesPerFile, " names (this one to ", *count, ")"));
-  }
-  budget->names += *count;
-  return *count;
-}
-
-// Appends the expanded hostlist.
-absl::Status GetHostlist(const Fields& f, absl::string_view key, NameBudget* budget,
-                         std::vector<std::string>* out) {
-  const std::string* v = f.Find(key);
-  if (v == nullptr) return absl::OkStatus();
-  NVL_RETURN_IF_ERROR(CountNames(f, key, budget).status());
-  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(*v);
-  if (!names.ok()) return f.Error(key, names.status().message());
-  out->insert(out->end(), std::make_move_iterator(names->begin()),
-              std::make_move_iterator(names->end()));
-  return absl::OkStatus();
-}
-
-// "0,1,2,3/4,5,6,7" -> {{0,1,2,3},{4,5,6,7}}.
-absl::Status GetIslands(const Fields& f, std::vector<std::vector<int>>* out) {
-  const std::string* v = f.Find("islands");
-  if (v == nullptr) return absl::OkStatus();
-  size_t indexes = 0;
-  for (absl::string_view part : absl::StrSplit(*v, '/')) {
-    out->emplace_back();
-    for (absl::string_view index : absl::StrSplit(part, ',')) {
-      if (++indexes > static_cast<size_t>(limits::kMaxGpusPerNode)) {
-        return f.Error("islands", absl::StrCat("more than ", limits::kMaxGpusPerNode,
-                                               " GPU indexes; list every GPU of a node once"));
-      }
-      int gpu;
-      if (!absl::SimpleAtoi(index, &gpu)) {
-        return f.Error("islands", absl::StrCat("'", Printable(index),
-                                               "' is not a GPU index; write islands "
-                                               "as 0,1,2,3/4,5,6,7"));
-      }
-      out->back().push_back(gpu);
-    }
-  }
-  return absl::OkStatus();
 }
 
 // Islands in canonical form: each sorted, sorted by first GPU, and none for a single island.
@@ -457,7 +224,7 @@ absl::Status NoteNodes(const Fields& f, Draft* draft) {
   absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(*f.Find("names"));
   if (!names.ok()) return f.Error("names", names.status().message());
   NVL_ASSIGN_OR_RETURN(shape.model, GetName(f, "model", "GPU model name"));
-  NVL_RETURN_IF_ERROR(GetIslands(f, &shape.islands));
+  NVL_RETURN_IF_ERROR(GetIslands(f, "islands", &shape.islands));
   shape.islands = Canonical(std::move(shape.islands));
   shape.islands_known = true;
   shape.loc = At(f.file, f.line, "nodes");
