@@ -14,7 +14,8 @@
 #include "contrib/cli/cli_common.h"
 #include "placement/model/limits.h"
 #include "placement/formats/nvidia_smi.h"
-#include "placement/formats/slurm_io.h"
+#include "placement/formats/slurm_export.h"
+#include "placement/formats/slurm_import.h"
 #include "placement/formats/topology_json.h"
 #include "placement/formats/topology_yaml.h"
 

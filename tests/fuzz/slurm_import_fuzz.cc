@@ -2,7 +2,8 @@
 // ExportSlurm -> ImportSlurm must give an equal one (CompareTopologies).
 #include <string>
 
-#include "placement/formats/slurm_io.h"
+#include "placement/formats/slurm_export.h"
+#include "placement/formats/slurm_import.h"
 #include "placement/model/topology.h"
 #include "tests/fuzz/fuzz_common.h"
 
