@@ -148,6 +148,22 @@ void WriteDomainNotes(const Topology& topo, const std::vector<std::vector<Domain
   }
 }
 
+// The NVLink domains below a leaf as Slurm switches, each with its annotation; their names.
+std::vector<std::string> WriteDomainSwitches(const Topology& topo,
+                                             const std::vector<DomainId>& domains,
+                                             std::string* out) {
+  std::vector<std::string> names;
+  for (DomainId d : domains) {
+    const NvlDomain& dom = topo.domains()[d];
+    names.push_back(dom.name);
+    Note("nvlink_domain", {Field("name", dom.name), Field("gpus", absl::StrCat(dom.gpus.size()))},
+         out);
+    absl::StrAppend(out, "SwitchName=", dom.name,
+                    " Nodes=", CompressHostlist(NodeNames(topo, dom.nodes)), "\n");
+  }
+  return names;
+}
+
 bool IsWhole(double v) { return v == std::floor(v) && v < 4e9; }
 
 // One switch: its domain "switches", its annotation and its SwitchName line, or only the
@@ -172,15 +188,7 @@ void WriteSwitch(const Topology& topo, SwitchId id, const std::vector<bool>& vis
     Note("switch", note, out);
     return;
   }
-  std::vector<std::string> domain_names;
-  for (DomainId d : domains) {
-    const NvlDomain& dom = topo.domains()[d];
-    domain_names.push_back(dom.name);
-    Note("nvlink_domain", {Field("name", dom.name), Field("gpus", absl::StrCat(dom.gpus.size()))},
-         out);
-    absl::StrAppend(out, "SwitchName=", dom.name,
-                    " Nodes=", CompressHostlist(NodeNames(topo, dom.nodes)), "\n");
-  }
+  std::vector<std::string> domain_names = WriteDomainSwitches(topo, domains, out);
   Note("switch", note, out);
   absl::StrAppend(out, "SwitchName=", sw.name);
   if (!domains.empty()) {

@@ -414,6 +414,30 @@ std::string DefaultTierName(int height) {
   return height < 3 ? kNames[height] : absl::StrCat("tier", height);
 }
 
+// The error for switch `s`, past limits::kMaxTiers levels, naming the chain from it down to a
+// switch without children (one step a level: at most kMaxTiers + 1 names).
+absl::Status TooHigh(const std::vector<SwitchSpec>& switches,
+                     const absl::flat_hash_map<absl::string_view, int>& index,
+                     const std::vector<int>& height, int s) {
+  std::vector<std::string> chain = {switches[s].name};
+  for (int at = s; height[at] > 0;) {
+    for (const std::string& c : switches[at].switches) {
+      auto it = index.find(c);
+      if (it != index.end() && height[it->second] == height[at] - 1) {
+        at = it->second;
+        break;
+      }
+    }
+    chain.push_back(switches[at].name);
+  }
+  return absl::InvalidArgumentError(
+      FormatAt(At(switches[s].loc.file, switches[s].loc.line, "Switches"),
+               absl::StrCat("switch '", switches[s].name, "' is ", height[s] + 1,
+                            " levels of switches high (", absl::StrJoin(chain, " -> "),
+                            "); nvlplace models at most ", limits::kMaxTiers,
+                            " tiers: is a Switches= list wrong?")));
+}
+
 // Height of each switch: 0 for a switch without child switches, else 1 + the highest child's.
 // Iterative (children before parents, Kahn's order), so a long chain cannot overflow the
 // stack; a chain of more than limits::kMaxTiers switches is an error naming it. Switches on a
@@ -440,26 +464,7 @@ absl::StatusOr<std::vector<int>> SwitchHeights(const std::vector<SwitchSpec>& sw
   while (!ready.empty()) {
     int s = ready.back();
     ready.pop_back();
-    if (height[s] >= limits::kMaxTiers) {
-      // Name the chain from this switch down to a switch without children.
-      std::vector<std::string> chain = {switches[s].name};
-      for (int at = s; height[at] > 0;) {
-        for (const std::string& c : switches[at].switches) {
-          auto it = index.find(c);
-          if (it != index.end() && height[it->second] == height[at] - 1) {
-            at = it->second;
-            break;
-          }
-        }
-        chain.push_back(switches[at].name);
-      }
-      return absl::InvalidArgumentError(
-          FormatAt(At(switches[s].loc.file, switches[s].loc.line, "Switches"),
-                   absl::StrCat("switch '", switches[s].name, "' is ", height[s] + 1,
-                                " levels of switches high (", absl::StrJoin(chain, " -> "),
-                                "); nvlplace models at most ", limits::kMaxTiers,
-                                " tiers: is a Switches= list wrong?")));
-    }
+    if (height[s] >= limits::kMaxTiers) return TooHigh(switches, index, height, s);
     for (int p : parents[s]) {
       height[p] = std::max(height[p], height[s] + 1);
       if (--waiting[p] == 0) ready.push_back(p);
@@ -880,6 +885,25 @@ absl::Status CheckOptions(const SlurmImportOptions& options) {
   return CheckName(options.name, "the cluster name");
 }
 
+// The SwitchName lines and annotations of topology.conf, in file order, so that switches keep
+// the order in which the file first names them.
+absl::Status ParseTopology(absl::string_view text, const std::string& file, Draft* draft) {
+  SplitText topology = SplitConf(text);
+  size_t next_note = 0;
+  for (const TextLine& line : topology.lines) {
+    for (; next_note < topology.annotations.size() &&
+           topology.annotations[next_note].line < line.line;
+         ++next_note) {
+      NVL_RETURN_IF_ERROR(ApplyAnnotation(topology.annotations[next_note], file, draft));
+    }
+    NVL_RETURN_IF_ERROR(ParseSwitchLine(line, file, draft));
+  }
+  for (; next_note < topology.annotations.size(); ++next_note) {
+    NVL_RETURN_IF_ERROR(ApplyAnnotation(topology.annotations[next_note], file, draft));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<TopologySpec> Import(absl::string_view topology_conf,
                                     const std::string& topology_file, absl::string_view gres_conf,
                                     const std::string& gres_file, const SlurmImportOptions& options,
@@ -888,20 +912,7 @@ absl::StatusOr<TopologySpec> Import(absl::string_view topology_conf,
   Draft draft;
   draft.file = topology_file;
   draft.limits = topology_limits;
-  SplitText topology = SplitConf(topology_conf);
-  // In file order, so that switches keep the order in which the file first names them.
-  size_t next_note = 0;
-  for (const TextLine& line : topology.lines) {
-    for (; next_note < topology.annotations.size() &&
-           topology.annotations[next_note].line < line.line;
-         ++next_note) {
-      NVL_RETURN_IF_ERROR(ApplyAnnotation(topology.annotations[next_note], topology_file, &draft));
-    }
-    NVL_RETURN_IF_ERROR(ParseSwitchLine(line, topology_file, &draft));
-  }
-  for (; next_note < topology.annotations.size(); ++next_note) {
-    NVL_RETURN_IF_ERROR(ApplyAnnotation(topology.annotations[next_note], topology_file, &draft));
-  }
+  NVL_RETURN_IF_ERROR(ParseTopology(topology_conf, topology_file, &draft));
   GresTable gres;
   gres.file = gres_file;
   gres.limits = topology_limits;
