@@ -12,11 +12,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "contrib/cli/cli_common.h"
-#include "placement/model/limits.h"
 #include "placement/formats/nvidia_smi.h"
-#include "placement/formats/slurm_io.h"
+#include "placement/formats/slurm_export.h"
+#include "placement/formats/slurm_import.h"
 #include "placement/formats/topology_json.h"
 #include "placement/formats/topology_yaml.h"
+#include "placement/model/limits.h"
 
 namespace nvlplace::cli {
 namespace {
@@ -29,9 +30,11 @@ int Validate(const std::vector<std::string>& files, const TopologyLimits& limits
       absl::Status s = topo.status();
       if (absl::StrContains(s.message(), "unknown key 'topology'")) {
         // The select plugin's nvlplace.yaml, not a cluster file: say where it is checked.
-        s = absl::Status(s.code(), absl::StrCat(s.message(), "; this looks like the select "
+        s = absl::Status(s.code(), absl::StrCat(s.message(),
+                                                "; this looks like the select "
                                                 "plugin's nvlplace.yaml: check it with "
-                                                "`nvlplace check plugin-config ", file, "`"));
+                                                "`nvlplace check plugin-config ",
+                                                file, "`"));
       }
       rc = std::max(rc, Fail(s));
       continue;
@@ -121,10 +124,11 @@ absl::StatusOr<SlurmExportOptions> ExportOptionsFor(const std::string& release) 
   int major = 0, minor = 0;
   bool ok = (parts.size() == 2 || parts.size() == 3);
   for (const std::string& p : parts) {
-    ok = ok && !p.empty() && p.size() <= 3 && p.find_first_not_of("0123456789") == std::string::npos;
+    ok =
+        ok && !p.empty() && p.size() <= 3 && p.find_first_not_of("0123456789") == std::string::npos;
   }
-  ok = ok && absl::SimpleAtoi(parts[0], &major) && absl::SimpleAtoi(parts[1], &minor) &&
-       major >= 17;
+  ok =
+      ok && absl::SimpleAtoi(parts[0], &major) && absl::SimpleAtoi(parts[1], &minor) && major >= 17;
   if (!ok) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--slurm-release ", release, ": give the Slurm release as MAJOR.MINOR, e.g. 24.11"));
@@ -141,7 +145,8 @@ absl::Status CheckOverwrite(const std::string& path, const std::string& text, bo
   absl::StatusOr<std::string> old = ReadFileToString(path);
   if (old.ok() && *old == text) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
-      path, " exists with other content: nvlplace does not merge it (AutoDetect=, MPS and "
+      path,
+      " exists with other content: nvlplace does not merge it (AutoDetect=, MPS and "
       "other lines would be lost); write to another --out-dir and merge by hand, or give "
       "--force to replace it"));
 }
@@ -242,9 +247,7 @@ void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
   esl->add_flag("--force", ex->force,
                 "replace an existing topology.conf or gres.conf with other content");
   AddMaxGpusOption(esl, &ex->limits);
-  esl->callback([run, ex] {
-    *run = [ex] { return ExportSlurmFiles(*ex); };
-  });
+  esl->callback([run, ex] { *run = [ex] { return ExportSlurmFiles(*ex); }; });
 }
 
 }  // namespace nvlplace::cli

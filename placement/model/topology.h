@@ -222,10 +222,10 @@ class Topology {
     double up_gbps;  // max over upward paths of the min link_gbps/oversubscription crossed
   };
 
+  // Create's work, in named steps (topology_builder.h) that fill the fields below.
+  friend class TopologyBuilder;
+
   Topology() = default;
-  // Create's work; Create turns std::bad_alloc into ResourceExhausted.
-  static absl::StatusOr<std::shared_ptr<const Topology>> Build(const TopologySpec& spec,
-                                                               int max_table_leaf_groups);
   // Lowest common ancestor tier of two switches and the bottleneck Gb/s through it.
   std::pair<int, double> SwitchPath(SwitchId x, SwitchId y) const;
   // The same for two leaf groups (rail by rail when they have as many leaves), computed.

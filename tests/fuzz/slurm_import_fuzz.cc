@@ -2,7 +2,8 @@
 // ExportSlurm -> ImportSlurm must give an equal one (CompareTopologies).
 #include <string>
 
-#include "placement/formats/slurm_io.h"
+#include "placement/formats/slurm_export.h"
+#include "placement/formats/slurm_import.h"
 #include "placement/model/topology.h"
 #include "tests/fuzz/fuzz_common.h"
 
@@ -12,11 +13,16 @@ namespace {
 bool Exportable(const nvlplace::Topology& topo) {
   auto bad = [](const std::string& s) { return s.find_first_of(",\"") != std::string::npos; };
   if (bad(topo.name())) return false;
-  for (const auto& t : topo.tiers()) if (bad(t)) return false;
-  for (const auto& m : topo.gpu_models()) if (bad(m.name)) return false;
-  for (const auto& n : topo.nodes()) if (bad(n.name)) return false;
-  for (const auto& d : topo.domains()) if (bad(d.name)) return false;
-  for (const auto& s : topo.switches()) if (bad(s.name)) return false;
+  for (const auto& t : topo.tiers())
+    if (bad(t)) return false;
+  for (const auto& m : topo.gpu_models())
+    if (bad(m.name)) return false;
+  for (const auto& n : topo.nodes())
+    if (bad(n.name)) return false;
+  for (const auto& d : topo.domains())
+    if (bad(d.name)) return false;
+  for (const auto& s : topo.switches())
+    if (bad(s.name)) return false;
   return true;
 }
 
@@ -45,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              fuzz::Message(topo2.status()).c_str(), files.topology_conf.c_str(),
              files.gres_conf.c_str());
   absl::Status same = CompareTopologies(**topo, **topo2);
-  FUZZ_CHECK(same.ok(), "export/import changed the model: %s\n%s\n%s",
-             fuzz::Message(same).c_str(), files.topology_conf.c_str(), files.gres_conf.c_str());
+  FUZZ_CHECK(same.ok(), "export/import changed the model: %s\n%s\n%s", fuzz::Message(same).c_str(),
+             files.topology_conf.c_str(), files.gres_conf.c_str());
   return 0;
 }

@@ -1,12 +1,11 @@
-// Reads and writes Slurm's topology.conf and gres.conf, with "# nvlplace:" annotations.
-#include "placement/formats/slurm_io.h"
+// Imports topology.conf and gres.conf, with their "# nvlplace:" annotations, as a spec.
+#include "placement/formats/slurm_import.h"
 
 #include <algorithm>
-#include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
-#include <map>
+#include <limits>
 #include <memory>
 #include <new>
 #include <utility>
@@ -21,188 +20,40 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "placement/formats/nvidia_smi.h"
+#include "placement/formats/slurm_lexer.h"
 #include "placement/model/hostlist.h"
 #include "placement/model/limits.h"
-#include "placement/formats/nvidia_smi.h"
 #include "placement/model/status_macros.h"
 
 namespace nvlplace {
 namespace {
 
-constexpr absl::string_view kAnnotation = "nvlplace:";
+using slurm::At;
+using slurm::CountNames;
+using slurm::Fields;
+using slurm::GetBounded;
+using slurm::GetHostlist;
+using slurm::GetInt;
+using slurm::GetIslands;
+using slurm::GetName;
+using slurm::LineError;
+using slurm::NameBudget;
+using slurm::ParseFields;
+using slurm::Require;
+using slurm::SplitConf;
+using slurm::SplitText;
+using slurm::TextLine;
+using slurm::Words;
 
-// A key (or the word where a key was expected) as the path of a message: escaped.
-SourceLoc At(const std::string& file, int line, absl::string_view key) {
-  return SourceLoc{file, line, 0, Printable(key)};
-}
-
-absl::Status LineError(const std::string& file, int line, absl::string_view key,
-                       absl::string_view message) {
-  return absl::InvalidArgumentError(FormatAt(At(file, line, key), message));
-}
+// ---------------------------------------------------------------------------------------
+// The rules that bounded numbers are checked against, as messages state them.
 
 // The shortest text of a limit ("1000000", not "1e+06").
 std::string LimitText(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.15g", v);
   return buf;
-}
-
-// ---------------------------------------------------------------------------------------
-// Lines and key=value fields, shared by topology.conf, gres.conf and the annotations.
-
-struct TextLine {
-  int line;          // 1-based; a continued line keeps the number of its first line
-  std::string text;  // comment removed, continuations joined
-};
-
-struct SplitText {
-  std::vector<TextLine> lines;        // configuration lines
-  std::vector<TextLine> annotations;  // the text after "# nvlplace:"
-};
-
-// The text before an unescaped '#' ("\#" stands for '#', as in Slurm's parser).
-std::string StripComment(absl::string_view raw) {
-  std::string out;
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] == '\\' && i + 1 < raw.size() && raw[i + 1] == '#') {
-      out += '#';
-      ++i;
-    } else if (raw[i] == '#') {
-      break;
-    } else {
-      out += raw[i];
-    }
-  }
-  return out;
-}
-
-// Strips comments, joins lines continued by a trailing '\', keeps "# nvlplace:" comments.
-SplitText SplitConf(absl::string_view text) {
-  SplitText out;
-  std::vector<absl::string_view> physical = absl::StrSplit(text, '\n');
-  std::string pending;
-  int first = 0;
-  for (size_t i = 0; i < physical.size(); ++i) {
-    int number = static_cast<int>(i) + 1;
-    absl::string_view comment = absl::StripLeadingAsciiWhitespace(physical[i]);
-    if (absl::ConsumePrefix(&comment, "#")) {
-      comment = absl::StripLeadingAsciiWhitespace(comment);
-      if (absl::ConsumePrefix(&comment, kAnnotation)) {
-        out.annotations.push_back({number, std::string(absl::StripAsciiWhitespace(comment))});
-      }
-    }
-    std::string code = StripComment(physical[i]);
-    absl::string_view body = absl::StripTrailingAsciiWhitespace(code);
-    bool continued = absl::ConsumeSuffix(&body, "\\");
-    if (first == 0) first = number;
-    absl::StrAppend(&pending, body, " ");
-    if (continued && i + 1 < physical.size()) continue;
-    if (!absl::StripAsciiWhitespace(pending).empty()) out.lines.push_back({first, pending});
-    pending.clear();
-    first = 0;
-  }
-  return out;
-}
-
-// Whitespace-separated words; a double-quoted part may hold spaces (the quotes are dropped).
-// A quote left open is an error at the line.
-absl::StatusOr<std::vector<std::string>> Words(absl::string_view text, const std::string& file,
-                                               int line) {
-  std::vector<std::string> words;
-  std::string word;
-  bool quoted = false, any = false;
-  size_t open_at = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '"') {
-      quoted = !quoted;
-      if (quoted) open_at = i;
-      any = true;
-    } else if (!quoted && absl::ascii_isspace(c)) {
-      if (any) words.push_back(std::move(word));
-      word.clear();
-      any = false;
-    } else {
-      word += c;
-      any = true;
-    }
-  }
-  if (quoted) {
-    return LineError(
-        file, line, "",
-        absl::StrCat("a quote is opened but never closed: ",
-                     Printable(absl::StripTrailingAsciiWhitespace(text.substr(open_at)), 24),
-                     "; close it on the same line"));
-  }
-  if (any) words.push_back(std::move(word));
-  return words;
-}
-
-// One line's key=value pairs, keys in their canonical spelling, in the order written.
-struct Fields {
-  std::string file;
-  int line = 0;
-  std::vector<std::pair<std::string, std::string>> values;
-
-  const std::string* Find(absl::string_view key) const {
-    for (const auto& [k, v] : values) {
-      if (k == key) return &v;
-    }
-    return nullptr;
-  }
-  absl::Status Error(absl::string_view key, absl::string_view message) const {
-    return LineError(file, line, key, message);
-  }
-};
-
-// Keys match `keys` case-insensitively; an unknown key or a key given twice is an error.
-absl::StatusOr<Fields> ParseFields(const std::vector<std::string>& words, const std::string& file,
-                                   int line, const std::vector<absl::string_view>& keys,
-                                   absl::string_view what) {
-  Fields f{file, line, {}};
-  for (const std::string& word : words) {
-    size_t eq = word.find('=');
-    if (eq == std::string::npos) return f.Error(word, "expected key=value");
-    absl::string_view key = absl::string_view(word).substr(0, eq);
-    auto known = std::find_if(keys.begin(), keys.end(),
-                              [&](absl::string_view k) { return absl::EqualsIgnoreCase(k, key); });
-    if (known == keys.end()) {
-      return f.Error(key,
-                     absl::StrCat("unknown key; ", what, " keys are ", absl::StrJoin(keys, ", ")));
-    }
-    if (f.Find(*known) != nullptr) return f.Error(*known, "given twice");
-    f.values.emplace_back(std::string(*known), word.substr(eq + 1));
-  }
-  return f;
-}
-
-absl::Status Require(const Fields& f, absl::string_view key) {
-  return f.Find(key) ? absl::OkStatus() : f.Error(key, "required");
-}
-
-// The typed getters leave *out alone when the key is absent.
-absl::Status GetNumber(const Fields& f, absl::string_view key, double* out) {
-  const std::string* v = f.Find(key);
-  if (v == nullptr) return absl::OkStatus();
-  if (!absl::SimpleAtod(*v, out) || !std::isfinite(*out)) {
-    return f.Error(key, absl::StrCat("'", Printable(*v), "' is not a number"));
-  }
-  return absl::OkStatus();
-}
-
-// A number in [min, max] (min refused when `min_excluded`), else "'<v>' is not <what>".
-absl::Status GetBounded(const Fields& f, absl::string_view key, double min, bool min_excluded,
-                        double max, absl::string_view what, double* out) {
-  const std::string* v = f.Find(key);
-  if (v == nullptr) return absl::OkStatus();
-  double x = 0;
-  NVL_RETURN_IF_ERROR(GetNumber(f, key, &x));
-  if (x < min || (min_excluded && x == min) || x > max) {
-    return f.Error(key, absl::StrCat("'", Printable(*v), "' is not ", what));
-  }
-  *out = x;
-  return absl::OkStatus();
 }
 
 std::string BandwidthRule() {
@@ -220,89 +71,6 @@ std::string LatencyRule() {
 std::string OversubscriptionRule() {
   return absl::StrCat("a downlink:uplink ratio from 1 to ",
                       LimitText(limits::kMaxOversubscription));
-}
-
-// A whole number in [min, max].
-absl::Status GetInt(const Fields& f, absl::string_view key, int min, int max, int* out) {
-  const std::string* v = f.Find(key);
-  if (v == nullptr) return absl::OkStatus();
-  int x = 0;
-  if (!absl::SimpleAtoi(*v, &x)) {
-    return f.Error(key, absl::StrCat("'", Printable(*v), "' is not an integer"));
-  }
-  if (x < min || x > max) {
-    return f.Error(
-        key, absl::StrCat("'", Printable(*v), "' is not a whole number from ", min, " to ", max));
-  }
-  *out = x;
-  return absl::OkStatus();
-}
-
-// A name given as a value: checked (printable UTF-8, not too long).
-absl::StatusOr<std::string> GetName(const Fields& f, absl::string_view key,
-                                    absl::string_view what) {
-  const std::string* v = f.Find(key);
-  if (v == nullptr) return std::string();
-  absl::Status ok = CheckName(*v, what);
-  if (!ok.ok()) return f.Error(key, ok.message());
-  return *v;
-}
-
-// Names expanded from the hostlists of one file, all together (limits::kMaxNamesPerFile).
-struct NameBudget {
-  size_t names = 0;
-};
-
-// The number of names a hostlist value holds, checked against the file's budget.
-absl::StatusOr<size_t> CountNames(const Fields& f, absl::string_view key, NameBudget* budget) {
-  const std::string* v = f.Find(key);
-  if (v == nullptr) return 0;
-  absl::StatusOr<size_t> count = CountHostlist(*v);
-  if (!count.ok()) return f.Error(key, count.status().message());
-  if (*count > limits::kMaxNamesPerFile - budget->names) {
-    return f.Error(key,
-                   absl::StrCat("the hostlists of this file expand to more than ",
-                                limits::kMaxNamesPerFile, " names (this one to ", *count, ")"));
-  }
-  budget->names += *count;
-  return *count;
-}
-
-// Appends the expanded hostlist.
-absl::Status GetHostlist(const Fields& f, absl::string_view key, NameBudget* budget,
-                         std::vector<std::string>* out) {
-  const std::string* v = f.Find(key);
-  if (v == nullptr) return absl::OkStatus();
-  NVL_RETURN_IF_ERROR(CountNames(f, key, budget).status());
-  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(*v);
-  if (!names.ok()) return f.Error(key, names.status().message());
-  out->insert(out->end(), std::make_move_iterator(names->begin()),
-              std::make_move_iterator(names->end()));
-  return absl::OkStatus();
-}
-
-// "0,1,2,3/4,5,6,7" -> {{0,1,2,3},{4,5,6,7}}.
-absl::Status GetIslands(const Fields& f, std::vector<std::vector<int>>* out) {
-  const std::string* v = f.Find("islands");
-  if (v == nullptr) return absl::OkStatus();
-  size_t indexes = 0;
-  for (absl::string_view part : absl::StrSplit(*v, '/')) {
-    out->emplace_back();
-    for (absl::string_view index : absl::StrSplit(part, ',')) {
-      if (++indexes > static_cast<size_t>(limits::kMaxGpusPerNode)) {
-        return f.Error("islands", absl::StrCat("more than ", limits::kMaxGpusPerNode,
-                                               " GPU indexes; list every GPU of a node once"));
-      }
-      int gpu;
-      if (!absl::SimpleAtoi(index, &gpu)) {
-        return f.Error("islands", absl::StrCat("'", Printable(index),
-                                               "' is not a GPU index; write islands "
-                                               "as 0,1,2,3/4,5,6,7"));
-      }
-      out->back().push_back(gpu);
-    }
-  }
-  return absl::OkStatus();
 }
 
 // Islands in canonical form: each sorted, sorted by first GPU, and none for a single island.
@@ -457,7 +225,7 @@ absl::Status NoteNodes(const Fields& f, Draft* draft) {
   absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(*f.Find("names"));
   if (!names.ok()) return f.Error("names", names.status().message());
   NVL_ASSIGN_OR_RETURN(shape.model, GetName(f, "model", "GPU model name"));
-  NVL_RETURN_IF_ERROR(GetIslands(f, &shape.islands));
+  NVL_RETURN_IF_ERROR(GetIslands(f, "islands", &shape.islands));
   shape.islands = Canonical(std::move(shape.islands));
   shape.islands_known = true;
   shape.loc = At(f.file, f.line, "nodes");
@@ -646,6 +414,30 @@ std::string DefaultTierName(int height) {
   return height < 3 ? kNames[height] : absl::StrCat("tier", height);
 }
 
+// The error for switch `s`, past limits::kMaxTiers levels, naming the chain from it down to a
+// switch without children (one step a level: at most kMaxTiers + 1 names).
+absl::Status TooHigh(const std::vector<SwitchSpec>& switches,
+                     const absl::flat_hash_map<absl::string_view, int>& index,
+                     const std::vector<int>& height, int s) {
+  std::vector<std::string> chain = {switches[s].name};
+  for (int at = s; height[at] > 0;) {
+    for (const std::string& c : switches[at].switches) {
+      auto it = index.find(c);
+      if (it != index.end() && height[it->second] == height[at] - 1) {
+        at = it->second;
+        break;
+      }
+    }
+    chain.push_back(switches[at].name);
+  }
+  return absl::InvalidArgumentError(
+      FormatAt(At(switches[s].loc.file, switches[s].loc.line, "Switches"),
+               absl::StrCat("switch '", switches[s].name, "' is ", height[s] + 1,
+                            " levels of switches high (", absl::StrJoin(chain, " -> "),
+                            "); nvlplace models at most ", limits::kMaxTiers,
+                            " tiers: is a Switches= list wrong?")));
+}
+
 // Height of each switch: 0 for a switch without child switches, else 1 + the highest child's.
 // Iterative (children before parents, Kahn's order), so a long chain cannot overflow the
 // stack; a chain of more than limits::kMaxTiers switches is an error naming it. Switches on a
@@ -672,26 +464,7 @@ absl::StatusOr<std::vector<int>> SwitchHeights(const std::vector<SwitchSpec>& sw
   while (!ready.empty()) {
     int s = ready.back();
     ready.pop_back();
-    if (height[s] >= limits::kMaxTiers) {
-      // Name the chain from this switch down to a switch without children.
-      std::vector<std::string> chain = {switches[s].name};
-      for (int at = s; height[at] > 0;) {
-        for (const std::string& c : switches[at].switches) {
-          auto it = index.find(c);
-          if (it != index.end() && height[it->second] == height[at] - 1) {
-            at = it->second;
-            break;
-          }
-        }
-        chain.push_back(switches[at].name);
-      }
-      return absl::InvalidArgumentError(
-          FormatAt(At(switches[s].loc.file, switches[s].loc.line, "Switches"),
-                   absl::StrCat("switch '", switches[s].name, "' is ", height[s] + 1,
-                                " levels of switches high (", absl::StrJoin(chain, " -> "),
-                                "); nvlplace models at most ", limits::kMaxTiers,
-                                " tiers: is a Switches= list wrong?")));
-    }
+    if (height[s] >= limits::kMaxTiers) return TooHigh(switches, index, height, s);
     for (int p : parents[s]) {
       height[p] = std::max(height[p], height[s] + 1);
       if (--waiting[p] == 0) ready.push_back(p);
@@ -1112,279 +885,24 @@ absl::Status CheckOptions(const SlurmImportOptions& options) {
   return CheckName(options.name, "the cluster name");
 }
 
-// ---------------------------------------------------------------------------------------
-// Export.
-
-// The shortest decimal that reads back as the same double.
-std::string Num(double v) {
-  char buf[40];
-  if (v == std::floor(v) && std::fabs(v) < 1e15) {
-    std::snprintf(buf, sizeof(buf), "%.0f", v);
-    return buf;
-  }
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
-    double back;
-    if (absl::SimpleAtod(buf, &back) && back == v) break;
-  }
-  return buf;
-}
-
-std::string Field(absl::string_view key, absl::string_view value) {
-  bool plain = !value.empty() && std::none_of(value.begin(), value.end(),
-                                              [](char c) { return absl::ascii_isspace(c); });
-  return plain ? absl::StrCat(key, "=", value) : absl::StrCat(key, "=\"", value, "\"");
-}
-
-void Note(absl::string_view kind, const std::vector<std::string>& fields, std::string* out) {
-  absl::StrAppend(out, "# ", kAnnotation, " ", kind, " ", absl::StrJoin(fields, " "), "\n");
-}
-
-std::vector<std::string> NodeNames(const Topology& topo, const std::vector<NodeId>& nodes) {
-  std::vector<std::string> names;
-  for (NodeId n : nodes) names.push_back(topo.nodes()[n].name);
-  return names;
-}
-
-std::string IslandsText(const std::vector<std::vector<int>>& islands) {
-  return absl::StrJoin(islands, "/", [](std::string* out, const std::vector<int>& island) {
-    absl::StrAppend(out, absl::StrJoin(island, ","));
-  });
-}
-
-// The cluster, its GPU models and its node shapes.
-void WriteClusterNotes(const Topology& topo, const TopologySpec& spec, std::string* out) {
-  Note("cluster",
-       {Field("name", topo.name()), Field("tiers", absl::StrJoin(topo.tiers(), ",")),
-        Field("link_gbps", Num(topo.link_gbps())),
-        Field("nvlink_alpha_us", Num(topo.nvlink_alpha_us())),
-        Field("net_alpha_us", Num(topo.net_alpha_us()))},
-       out);
-  for (const GpuModelSpec& m : topo.gpu_models()) {
-    Note("gpu_model", {Field("name", m.name), Field("nvlink_gbps", Num(m.nvlink_gbps))}, out);
-  }
-  for (const NodeGroupSpec& g : spec.node_groups) {
-    std::vector<std::string> fields = {Field("names", CompressHostlist(g.names)),
-                                       Field("gpus", absl::StrCat(g.gpus)),
-                                       Field("model", g.model)};
-    if (!g.islands.empty()) fields.push_back(Field("islands", IslandsText(g.islands)));
-    Note("nodes", fields, out);
-  }
-}
-
-// Switches Slurm sees: leaves of no rail or rail 0, and switches above at least one of them.
-std::vector<bool> VisibleSwitches(const Topology& topo) {
-  std::vector<SwitchId> order(topo.num_switches());
-  for (SwitchId s = 0; s < topo.num_switches(); ++s) order[s] = s;
-  std::stable_sort(order.begin(), order.end(), [&](SwitchId a, SwitchId b) {
-    return topo.switches()[a].tier < topo.switches()[b].tier;
-  });
-  std::vector<bool> visible(topo.num_switches(), false);
-  for (SwitchId s : order) {
-    const Switch& sw = topo.switches()[s];
-    visible[s] = sw.nodes.empty() ? std::any_of(sw.children.begin(), sw.children.end(),
-                                                [&](SwitchId c) { return visible[c]; })
-                                  : sw.rail <= 0;
-  }
-  return visible;
-}
-
-// The multi-node domain of a node, or -1.
-DomainId MultiNodeDomain(const Topology& topo, NodeId n) {
-  const Node& node = topo.nodes()[n];
-  if (node.domains.size() != 1 || !topo.domains()[node.domains[0]].multi_node) return -1;
-  return node.domains[0];
-}
-
-// Per visible leaf, the NVLink domains written as Slurm switches below it: all of a leaf's
-// nodes must be in multi-node domains that lie wholly under it (and whose names are free).
-std::vector<std::vector<DomainId>> DomainSwitches(const Topology& topo,
-                                                  const std::vector<bool>& visible) {
-  std::vector<SwitchId> leaf_of(topo.num_nodes(), -1);
-  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-    for (SwitchId s : topo.nodes()[n].leaves) {
-      if (visible[s]) leaf_of[n] = s;
+// The SwitchName lines and annotations of topology.conf, in file order, so that switches keep
+// the order in which the file first names them.
+absl::Status ParseTopology(absl::string_view text, const std::string& file, Draft* draft) {
+  SplitText topology = SplitConf(text);
+  size_t next_note = 0;
+  for (const TextLine& line : topology.lines) {
+    for (; next_note < topology.annotations.size() &&
+           topology.annotations[next_note].line < line.line;
+         ++next_note) {
+      NVL_RETURN_IF_ERROR(ApplyAnnotation(topology.annotations[next_note], file, draft));
     }
+    NVL_RETURN_IF_ERROR(ParseSwitchLine(line, file, draft));
   }
-  std::vector<std::vector<DomainId>> out(topo.num_switches());
-  for (SwitchId s = 0; s < topo.num_switches(); ++s) {
-    const Switch& sw = topo.switches()[s];
-    if (!visible[s] || sw.nodes.empty()) continue;
-    std::vector<DomainId> domains;
-    absl::flat_hash_set<DomainId> listed;
-    bool whole = true;
-    for (NodeId n : sw.nodes) {
-      DomainId d = MultiNodeDomain(topo, n);
-      if (d < 0 || topo.FindSwitch(topo.domains()[d].name) >= 0) whole = false;
-      if (!whole) break;
-      if (listed.insert(d).second) domains.push_back(d);
-    }
-    for (DomainId d : domains) {
-      for (NodeId n : topo.domains()[d].nodes) whole = whole && leaf_of[n] == s;
-    }
-    if (whole) out[s] = std::move(domains);
+  for (; next_note < topology.annotations.size(); ++next_note) {
+    NVL_RETURN_IF_ERROR(ApplyAnnotation(topology.annotations[next_note], file, draft));
   }
-  return out;
+  return absl::OkStatus();
 }
-
-// Multi-node domains that are not written as switches: annotations with their nodes.
-void WriteDomainNotes(const Topology& topo, const std::vector<std::vector<DomainId>>& as_switch,
-                      std::string* out) {
-  std::vector<bool> written(topo.num_domains(), false);
-  for (const auto& domains : as_switch) {
-    for (DomainId d : domains) written[d] = true;
-  }
-  for (DomainId d = 0; d < topo.num_domains(); ++d) {
-    const NvlDomain& dom = topo.domains()[d];
-    if (!dom.multi_node || written[d]) continue;
-    Note("nvlink_domain",
-         {Field("name", dom.name), Field("gpus", absl::StrCat(dom.gpus.size())),
-          Field("nodes", CompressHostlist(NodeNames(topo, dom.nodes)))},
-         out);
-  }
-}
-
-bool IsWhole(double v) { return v == std::floor(v) && v < 4e9; }
-
-// One switch: its domain "switches", its annotation and its SwitchName line, or only the
-// annotation when Slurm does not see it.
-void WriteSwitch(const Topology& topo, SwitchId id, const std::vector<bool>& visible,
-                 const std::vector<DomainId>& domains, std::string* out) {
-  const Switch& sw = topo.switches()[id];
-  std::vector<std::string> note = {Field("name", sw.name), Field("tier", topo.tiers()[sw.tier])};
-  if (sw.rail >= 0) note.push_back(Field("rail", absl::StrCat(sw.rail)));
-  bool speed_differs = sw.link_gbps != topo.link_gbps();
-  bool link_speed = speed_differs && visible[id] && IsWhole(sw.link_gbps);
-  if (speed_differs && !link_speed) note.push_back(Field("link_gbps", Num(sw.link_gbps)));
-  if (sw.oversubscription != 1.0) {
-    note.push_back(Field("oversubscription", Num(sw.oversubscription)));
-  }
-  std::vector<std::string> shown, hidden;  // child switches Slurm sees, and the others
-  for (SwitchId c : sw.children) (visible[c] ? shown : hidden).push_back(topo.switches()[c].name);
-  if (!hidden.empty()) note.push_back(Field("switches", CompressHostlist(hidden)));
-  std::string nodes = CompressHostlist(NodeNames(topo, sw.nodes));
-  if (!visible[id]) {
-    if (!nodes.empty()) note.push_back(Field("nodes", nodes));
-    Note("switch", note, out);
-    return;
-  }
-  std::vector<std::string> domain_names;
-  for (DomainId d : domains) {
-    const NvlDomain& dom = topo.domains()[d];
-    domain_names.push_back(dom.name);
-    Note("nvlink_domain", {Field("name", dom.name), Field("gpus", absl::StrCat(dom.gpus.size()))},
-         out);
-    absl::StrAppend(out, "SwitchName=", dom.name,
-                    " Nodes=", CompressHostlist(NodeNames(topo, dom.nodes)), "\n");
-  }
-  Note("switch", note, out);
-  absl::StrAppend(out, "SwitchName=", sw.name);
-  if (!domains.empty()) {
-    absl::StrAppend(out, " Switches=", CompressHostlist(domain_names));
-  } else if (!nodes.empty()) {
-    absl::StrAppend(out, " Nodes=", nodes);
-  } else {
-    absl::StrAppend(out, " Switches=", CompressHostlist(shown));
-  }
-  if (link_speed) absl::StrAppend(out, " LinkSpeed=", Num(sw.link_gbps));
-  absl::StrAppend(out, "\n");
-}
-
-std::string WriteTopologyConf(const Topology& topo) {
-  std::string out = absl::StrCat(
-      "# topology.conf of cluster ", topo.name(),
-      ", written by nvlplace for Slurm's "
-      "topology/tree.\n# Slurm reads the SwitchName lines and ignores comments; the "
-      "\"# nvlplace:\" comments carry\n# what Slurm cannot express (GPU models, NVLink domains, "
-      "tiers, rails) for nvlplace.\n");
-  WriteClusterNotes(topo, topo.ToSpec(), &out);
-  std::vector<bool> visible = VisibleSwitches(topo);
-  std::vector<std::vector<DomainId>> domains = DomainSwitches(topo, visible);
-  WriteDomainNotes(topo, domains, &out);
-  for (SwitchId s = 0; s < topo.num_switches(); ++s) {
-    WriteSwitch(topo, s, visible, domains[s], &out);
-  }
-  return out;
-}
-
-// Per GPU index, the index of its NVLink island among the node's domains.
-std::vector<int> IslandOfGpus(const Topology& topo, const Node& node) {
-  std::vector<int> island(node.gpus.size(), 0);
-  if (node.domains.size() == 1) return island;  // one island, or a multi-node domain
-  for (size_t k = 0; k < node.domains.size(); ++k) {
-    for (GpuId g : topo.domains()[node.domains[k]].gpus) {
-      island[topo.gpus()[g].index] = static_cast<int>(k);  // single-node domains: its own GPUs
-    }
-  }
-  return island;
-}
-
-// The nodes of one gres.conf shape: a GPU model and the island of each GPU index.
-struct GresGroup {
-  int model;
-  std::vector<int> island;
-  std::string hostlist;  // the nodes, compressed
-};
-
-std::vector<GresGroup> GresGroups(const Topology& topo) {
-  using Shape = std::pair<int, std::vector<int>>;  // GPU model, island of each GPU
-  std::map<Shape, size_t> index;
-  std::vector<GresGroup> groups;
-  std::vector<std::vector<std::string>> names;
-  for (const Node& node : topo.nodes()) {
-    Shape shape{node.model, IslandOfGpus(topo, node)};
-    auto [it, inserted] = index.emplace(shape, groups.size());
-    if (inserted) {
-      groups.push_back(GresGroup{shape.first, shape.second, ""});
-      names.emplace_back();
-    }
-    names[it->second].push_back(node.name);
-  }
-  for (size_t i = 0; i < groups.size(); ++i) groups[i].hostlist = CompressHostlist(names[i]);
-  return groups;
-}
-
-std::string GresHeader(const Topology& topo, const SlurmExportOptions& options) {
-  return absl::StrCat(
-      "# gres.conf of cluster ", topo.name(),
-      ", written by nvlplace: one line per GPU index and node shape.\n",
-      options.links
-          ? "# Links=: -1 the GPU itself, 1 a GPU of the same NVLink island, 0 a GPU reached "
-            "over PCIe.\n"
-          : "# Without Links rows: from Slurm 24.05 cons_tres takes the least-linked GPU first, "
-            "which splits\n# NVLink islands; select/cons_tres_nvlplace places by island "
-            "itself.\n");
-}
-
-// "NodeName=<hostlist> Name=gpu Type=<model> File=/dev/nvidia" before the index.
-std::string GresLinePrefix(const Topology& topo, const GresGroup& g) {
-  return absl::StrCat("NodeName=", g.hostlist, " Name=gpu Type=", topo.gpu_models()[g.model].name,
-                      " File=/dev/nvidia");
-}
-
-std::string WriteGresConf(const Topology& topo, const SlurmExportOptions& options) {
-  std::string out = GresHeader(topo, options);
-  for (const GresGroup& g : GresGroups(topo)) {
-    std::string prefix = GresLinePrefix(topo, g);
-    const std::vector<int>& island = g.island;
-    for (size_t i = 0; i < island.size(); ++i) {
-      if (!options.links) {
-        absl::StrAppend(&out, prefix, i, "\n");
-        continue;
-      }
-      std::vector<int> row;
-      for (size_t j = 0; j < island.size(); ++j) {
-        row.push_back(i == j ? -1 : island[i] == island[j] ? 1 : 0);
-      }
-      absl::StrAppend(&out, prefix, i, " Links=", absl::StrJoin(row, ","), "\n");
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-namespace {
 
 absl::StatusOr<TopologySpec> Import(absl::string_view topology_conf,
                                     const std::string& topology_file, absl::string_view gres_conf,
@@ -1394,20 +912,7 @@ absl::StatusOr<TopologySpec> Import(absl::string_view topology_conf,
   Draft draft;
   draft.file = topology_file;
   draft.limits = topology_limits;
-  SplitText topology = SplitConf(topology_conf);
-  // In file order, so that switches keep the order in which the file first names them.
-  size_t next_note = 0;
-  for (const TextLine& line : topology.lines) {
-    for (; next_note < topology.annotations.size() &&
-           topology.annotations[next_note].line < line.line;
-         ++next_note) {
-      NVL_RETURN_IF_ERROR(ApplyAnnotation(topology.annotations[next_note], topology_file, &draft));
-    }
-    NVL_RETURN_IF_ERROR(ParseSwitchLine(line, topology_file, &draft));
-  }
-  for (; next_note < topology.annotations.size(); ++next_note) {
-    NVL_RETURN_IF_ERROR(ApplyAnnotation(topology.annotations[next_note], topology_file, &draft));
-  }
+  NVL_RETURN_IF_ERROR(ParseTopology(topology_conf, topology_file, &draft));
   GresTable gres;
   gres.file = gres_file;
   gres.limits = topology_limits;
@@ -1440,25 +945,6 @@ absl::StatusOr<TopologySpec> ImportSlurm(absl::string_view topology_conf,
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(topology_file, ": cannot import: ", e.what()));
   }
-}
-
-size_t ExportedGresBytes(const Topology& topo, const SlurmExportOptions& options) {
-  size_t bytes = GresHeader(topo, options).size();
-  for (const GresGroup& g : GresGroups(topo)) {
-    size_t n = g.island.size();
-    size_t prefix = GresLinePrefix(topo, g).size();
-    for (size_t i = 0; i < n; ++i) {
-      // The index, " Links=", a row of n entries ("-1" once, "1" or "0" else) and commas.
-      bytes += prefix + std::to_string(i).size() + (options.links ? 7 + 2 * n : 0) + 1;
-    }
-  }
-  return bytes;
-}
-
-bool SlurmLinksHelp(int major, int minor) { return major < 24 || (major == 24 && minor < 5); }
-
-SlurmFiles ExportSlurm(const Topology& topo, const SlurmExportOptions& options) {
-  return SlurmFiles{WriteTopologyConf(topo), WriteGresConf(topo, options)};
 }
 
 }  // namespace nvlplace

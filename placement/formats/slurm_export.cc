@@ -1,0 +1,318 @@
+// Writes a model as topology.conf and gres.conf, with "# nvlplace:" annotations.
+#include "placement/formats/slurm_export.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "placement/formats/slurm_lexer.h"
+#include "placement/model/hostlist.h"
+
+namespace nvlplace {
+namespace {
+
+// The shortest decimal that reads back as the same double.
+std::string Num(double v) {
+  char buf[40];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof(buf), "%.0f", v);
+    return buf;
+  }
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    double back;
+    if (absl::SimpleAtod(buf, &back) && back == v) break;
+  }
+  return buf;
+}
+
+std::string Field(absl::string_view key, absl::string_view value) {
+  bool plain = !value.empty() && std::none_of(value.begin(), value.end(),
+                                              [](char c) { return absl::ascii_isspace(c); });
+  return plain ? absl::StrCat(key, "=", value) : absl::StrCat(key, "=\"", value, "\"");
+}
+
+void Note(absl::string_view kind, const std::vector<std::string>& fields, std::string* out) {
+  absl::StrAppend(out, "# ", slurm::kAnnotation, " ", kind, " ", absl::StrJoin(fields, " "), "\n");
+}
+
+std::vector<std::string> NodeNames(const Topology& topo, const std::vector<NodeId>& nodes) {
+  std::vector<std::string> names;
+  for (NodeId n : nodes) names.push_back(topo.nodes()[n].name);
+  return names;
+}
+
+std::string IslandsText(const std::vector<std::vector<int>>& islands) {
+  return absl::StrJoin(islands, "/", [](std::string* out, const std::vector<int>& island) {
+    absl::StrAppend(out, absl::StrJoin(island, ","));
+  });
+}
+
+// The cluster, its GPU models and its node shapes.
+void WriteClusterNotes(const Topology& topo, const TopologySpec& spec, std::string* out) {
+  Note("cluster",
+       {Field("name", topo.name()), Field("tiers", absl::StrJoin(topo.tiers(), ",")),
+        Field("link_gbps", Num(topo.link_gbps())),
+        Field("nvlink_alpha_us", Num(topo.nvlink_alpha_us())),
+        Field("net_alpha_us", Num(topo.net_alpha_us()))},
+       out);
+  for (const GpuModelSpec& m : topo.gpu_models()) {
+    Note("gpu_model", {Field("name", m.name), Field("nvlink_gbps", Num(m.nvlink_gbps))}, out);
+  }
+  for (const NodeGroupSpec& g : spec.node_groups) {
+    std::vector<std::string> fields = {Field("names", CompressHostlist(g.names)),
+                                       Field("gpus", absl::StrCat(g.gpus)),
+                                       Field("model", g.model)};
+    if (!g.islands.empty()) fields.push_back(Field("islands", IslandsText(g.islands)));
+    Note("nodes", fields, out);
+  }
+}
+
+// Switches Slurm sees: leaves of no rail or rail 0, and switches above at least one of them.
+std::vector<bool> VisibleSwitches(const Topology& topo) {
+  std::vector<SwitchId> order(topo.num_switches());
+  for (SwitchId s = 0; s < topo.num_switches(); ++s) order[s] = s;
+  std::stable_sort(order.begin(), order.end(), [&](SwitchId a, SwitchId b) {
+    return topo.switches()[a].tier < topo.switches()[b].tier;
+  });
+  std::vector<bool> visible(topo.num_switches(), false);
+  for (SwitchId s : order) {
+    const Switch& sw = topo.switches()[s];
+    visible[s] = sw.nodes.empty() ? std::any_of(sw.children.begin(), sw.children.end(),
+                                                [&](SwitchId c) { return visible[c]; })
+                                  : sw.rail <= 0;
+  }
+  return visible;
+}
+
+// The multi-node domain of a node, or -1.
+DomainId MultiNodeDomain(const Topology& topo, NodeId n) {
+  const Node& node = topo.nodes()[n];
+  if (node.domains.size() != 1 || !topo.domains()[node.domains[0]].multi_node) return -1;
+  return node.domains[0];
+}
+
+// Per visible leaf, the NVLink domains written as Slurm switches below it: all of a leaf's
+// nodes must be in multi-node domains that lie wholly under it (and whose names are free).
+std::vector<std::vector<DomainId>> DomainSwitches(const Topology& topo,
+                                                  const std::vector<bool>& visible) {
+  std::vector<SwitchId> leaf_of(topo.num_nodes(), -1);
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    for (SwitchId s : topo.nodes()[n].leaves) {
+      if (visible[s]) leaf_of[n] = s;
+    }
+  }
+  std::vector<std::vector<DomainId>> out(topo.num_switches());
+  for (SwitchId s = 0; s < topo.num_switches(); ++s) {
+    const Switch& sw = topo.switches()[s];
+    if (!visible[s] || sw.nodes.empty()) continue;
+    std::vector<DomainId> domains;
+    absl::flat_hash_set<DomainId> listed;
+    bool whole = true;
+    for (NodeId n : sw.nodes) {
+      DomainId d = MultiNodeDomain(topo, n);
+      if (d < 0 || topo.FindSwitch(topo.domains()[d].name) >= 0) whole = false;
+      if (!whole) break;
+      if (listed.insert(d).second) domains.push_back(d);
+    }
+    for (DomainId d : domains) {
+      for (NodeId n : topo.domains()[d].nodes) whole = whole && leaf_of[n] == s;
+    }
+    if (whole) out[s] = std::move(domains);
+  }
+  return out;
+}
+
+// Multi-node domains that are not written as switches: annotations with their nodes.
+void WriteDomainNotes(const Topology& topo, const std::vector<std::vector<DomainId>>& as_switch,
+                      std::string* out) {
+  std::vector<bool> written(topo.num_domains(), false);
+  for (const auto& domains : as_switch) {
+    for (DomainId d : domains) written[d] = true;
+  }
+  for (DomainId d = 0; d < topo.num_domains(); ++d) {
+    const NvlDomain& dom = topo.domains()[d];
+    if (!dom.multi_node || written[d]) continue;
+    Note("nvlink_domain",
+         {Field("name", dom.name), Field("gpus", absl::StrCat(dom.gpus.size())),
+          Field("nodes", CompressHostlist(NodeNames(topo, dom.nodes)))},
+         out);
+  }
+}
+
+// The NVLink domains below a leaf as Slurm switches, each with its annotation; their names.
+std::vector<std::string> WriteDomainSwitches(const Topology& topo,
+                                             const std::vector<DomainId>& domains,
+                                             std::string* out) {
+  std::vector<std::string> names;
+  for (DomainId d : domains) {
+    const NvlDomain& dom = topo.domains()[d];
+    names.push_back(dom.name);
+    Note("nvlink_domain", {Field("name", dom.name), Field("gpus", absl::StrCat(dom.gpus.size()))},
+         out);
+    absl::StrAppend(out, "SwitchName=", dom.name,
+                    " Nodes=", CompressHostlist(NodeNames(topo, dom.nodes)), "\n");
+  }
+  return names;
+}
+
+bool IsWhole(double v) { return v == std::floor(v) && v < 4e9; }
+
+// One switch: its domain "switches", its annotation and its SwitchName line, or only the
+// annotation when Slurm does not see it.
+void WriteSwitch(const Topology& topo, SwitchId id, const std::vector<bool>& visible,
+                 const std::vector<DomainId>& domains, std::string* out) {
+  const Switch& sw = topo.switches()[id];
+  std::vector<std::string> note = {Field("name", sw.name), Field("tier", topo.tiers()[sw.tier])};
+  if (sw.rail >= 0) note.push_back(Field("rail", absl::StrCat(sw.rail)));
+  bool speed_differs = sw.link_gbps != topo.link_gbps();
+  bool link_speed = speed_differs && visible[id] && IsWhole(sw.link_gbps);
+  if (speed_differs && !link_speed) note.push_back(Field("link_gbps", Num(sw.link_gbps)));
+  if (sw.oversubscription != 1.0) {
+    note.push_back(Field("oversubscription", Num(sw.oversubscription)));
+  }
+  std::vector<std::string> shown, hidden;  // child switches Slurm sees, and the others
+  for (SwitchId c : sw.children) (visible[c] ? shown : hidden).push_back(topo.switches()[c].name);
+  if (!hidden.empty()) note.push_back(Field("switches", CompressHostlist(hidden)));
+  std::string nodes = CompressHostlist(NodeNames(topo, sw.nodes));
+  if (!visible[id]) {
+    if (!nodes.empty()) note.push_back(Field("nodes", nodes));
+    Note("switch", note, out);
+    return;
+  }
+  std::vector<std::string> domain_names = WriteDomainSwitches(topo, domains, out);
+  Note("switch", note, out);
+  absl::StrAppend(out, "SwitchName=", sw.name);
+  if (!domains.empty()) {
+    absl::StrAppend(out, " Switches=", CompressHostlist(domain_names));
+  } else if (!nodes.empty()) {
+    absl::StrAppend(out, " Nodes=", nodes);
+  } else {
+    absl::StrAppend(out, " Switches=", CompressHostlist(shown));
+  }
+  if (link_speed) absl::StrAppend(out, " LinkSpeed=", Num(sw.link_gbps));
+  absl::StrAppend(out, "\n");
+}
+
+std::string WriteTopologyConf(const Topology& topo) {
+  std::string out = absl::StrCat(
+      "# topology.conf of cluster ", topo.name(),
+      ", written by nvlplace for Slurm's "
+      "topology/tree.\n# Slurm reads the SwitchName lines and ignores comments; the "
+      "\"# nvlplace:\" comments carry\n# what Slurm cannot express (GPU models, NVLink domains, "
+      "tiers, rails) for nvlplace.\n");
+  WriteClusterNotes(topo, topo.ToSpec(), &out);
+  std::vector<bool> visible = VisibleSwitches(topo);
+  std::vector<std::vector<DomainId>> domains = DomainSwitches(topo, visible);
+  WriteDomainNotes(topo, domains, &out);
+  for (SwitchId s = 0; s < topo.num_switches(); ++s) {
+    WriteSwitch(topo, s, visible, domains[s], &out);
+  }
+  return out;
+}
+
+// Per GPU index, the index of its NVLink island among the node's domains.
+std::vector<int> IslandOfGpus(const Topology& topo, const Node& node) {
+  std::vector<int> island(node.gpus.size(), 0);
+  if (node.domains.size() == 1) return island;  // one island, or a multi-node domain
+  for (size_t k = 0; k < node.domains.size(); ++k) {
+    for (GpuId g : topo.domains()[node.domains[k]].gpus) {
+      island[topo.gpus()[g].index] = static_cast<int>(k);  // single-node domains: its own GPUs
+    }
+  }
+  return island;
+}
+
+// The nodes of one gres.conf shape: a GPU model and the island of each GPU index.
+struct GresGroup {
+  int model;
+  std::vector<int> island;
+  std::string hostlist;  // the nodes, compressed
+};
+
+std::vector<GresGroup> GresGroups(const Topology& topo) {
+  using Shape = std::pair<int, std::vector<int>>;  // GPU model, island of each GPU
+  std::map<Shape, size_t> index;
+  std::vector<GresGroup> groups;
+  std::vector<std::vector<std::string>> names;
+  for (const Node& node : topo.nodes()) {
+    Shape shape{node.model, IslandOfGpus(topo, node)};
+    auto [it, inserted] = index.emplace(shape, groups.size());
+    if (inserted) {
+      groups.push_back(GresGroup{shape.first, shape.second, ""});
+      names.emplace_back();
+    }
+    names[it->second].push_back(node.name);
+  }
+  for (size_t i = 0; i < groups.size(); ++i) groups[i].hostlist = CompressHostlist(names[i]);
+  return groups;
+}
+
+std::string GresHeader(const Topology& topo, const SlurmExportOptions& options) {
+  return absl::StrCat(
+      "# gres.conf of cluster ", topo.name(),
+      ", written by nvlplace: one line per GPU index and node shape.\n",
+      options.links
+          ? "# Links=: -1 the GPU itself, 1 a GPU of the same NVLink island, 0 a GPU reached "
+            "over PCIe.\n"
+          : "# Without Links rows: from Slurm 24.05 cons_tres takes the least-linked GPU first, "
+            "which splits\n# NVLink islands; select/cons_tres_nvlplace places by island "
+            "itself.\n");
+}
+
+// "NodeName=<hostlist> Name=gpu Type=<model> File=/dev/nvidia" before the index.
+std::string GresLinePrefix(const Topology& topo, const GresGroup& g) {
+  return absl::StrCat("NodeName=", g.hostlist, " Name=gpu Type=", topo.gpu_models()[g.model].name,
+                      " File=/dev/nvidia");
+}
+
+std::string WriteGresConf(const Topology& topo, const SlurmExportOptions& options) {
+  std::string out = GresHeader(topo, options);
+  for (const GresGroup& g : GresGroups(topo)) {
+    std::string prefix = GresLinePrefix(topo, g);
+    const std::vector<int>& island = g.island;
+    for (size_t i = 0; i < island.size(); ++i) {
+      if (!options.links) {
+        absl::StrAppend(&out, prefix, i, "\n");
+        continue;
+      }
+      std::vector<int> row;
+      for (size_t j = 0; j < island.size(); ++j) {
+        row.push_back(i == j ? -1 : island[i] == island[j] ? 1 : 0);
+      }
+      absl::StrAppend(&out, prefix, i, " Links=", absl::StrJoin(row, ","), "\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+size_t ExportedGresBytes(const Topology& topo, const SlurmExportOptions& options) {
+  size_t bytes = GresHeader(topo, options).size();
+  for (const GresGroup& g : GresGroups(topo)) {
+    size_t n = g.island.size();
+    size_t prefix = GresLinePrefix(topo, g).size();
+    for (size_t i = 0; i < n; ++i) {
+      // The index, " Links=", a row of n entries ("-1" once, "1" or "0" else) and commas.
+      bytes += prefix + std::to_string(i).size() + (options.links ? 7 + 2 * n : 0) + 1;
+    }
+  }
+  return bytes;
+}
+
+bool SlurmLinksHelp(int major, int minor) { return major < 24 || (major == 24 && minor < 5); }
+
+SlurmFiles ExportSlurm(const Topology& topo, const SlurmExportOptions& options) {
+  return SlurmFiles{WriteTopologyConf(topo), WriteGresConf(topo, options)};
+}
+
+}  // namespace nvlplace

@@ -1,0 +1,57 @@
+// Exports a model as Slurm's own files: topology.conf (topology/tree) and gres.conf Links=.
+#ifndef NVLPLACE_PLACEMENT_FORMATS_SLURM_EXPORT_H_
+#define NVLPLACE_PLACEMENT_FORMATS_SLURM_EXPORT_H_
+
+#include <cstddef>
+#include <string>
+
+#include "placement/model/topology.h"
+
+namespace nvlplace {
+
+struct SlurmFiles {
+  std::string topology_conf;
+  std::string gres_conf;
+};
+
+// Writes the model as Slurm files; ImportSlurm (slurm_import.h) of them (topology.conf alone
+// suffices) yields a model equal to it (CompareTopologies).
+//
+// topology.conf for stock topology/tree:
+// - A multi-node NVLink domain (an NVL72 rack) becomes a leaf "switch" of its own, below the
+//   fabric leaf that holds its nodes, so that topology/tree keeps a job inside one rack when it
+//   fits. This is done when the fabric leaf holds only whole domains (Slurm forbids a switch
+//   with both Nodes= and Switches=); other domains are written as annotations only.
+// - Rails: topology/tree wants each node under one leaf (a node under several leaves draws
+//   "Multiple leaf switches contain nodes" and makes the tree ambiguous), and in a
+//   rail-optimized unit every rail leaf reaches the same spines, so rail 0 stands for the
+//   node's position. Rail-0 leaves are real SwitchName lines; the leaves of rails 1..R-1 (and
+//   any switch above only them) are "# nvlplace: switch" annotations that Slurm ignores.
+// - LinkSpeed= is written where a switch's speed differs from the cluster's link_gbps and is
+//   a whole number (Slurm's LinkSpeed is an integer); otherwise an annotation carries it.
+// - Annotations carry the cluster name, tiers, link_gbps, latencies, GPU models with
+//   nvlink_gbps, node shapes with their islands, domains, tiers, rails and oversubscription.
+// gres.conf: per GPU index, one line for all nodes of the same shape:
+// "NodeName=node[0-7] Name=gpu Type=H100 File=/dev/nvidia0 Links=-1,1,1,1,1,1,1,1" (-1 self,
+// 1 for GPUs of the same NVLink island, 0 else) so that stock cons_tres already prefers
+// NVLink islands. Names (cluster, tiers, models, nodes, switches) must not contain ',' or
+// '"'; the YAML loader and Slurm's node names already exclude them in practice.
+// With links false, gres.conf has no Links=: from Slurm 24.05 cons_tres takes the GPU with the
+// fewest links to those already chosen first (_compare_gres_by_links sorts ascending), so
+// Links= there splits NVLink islands that lowest-index-first would keep whole.
+struct SlurmExportOptions {
+  bool links = true;
+};
+SlurmFiles ExportSlurm(const Topology& topo, const SlurmExportOptions& options = {});
+
+// Whether gres.conf Links= helps stock cons_tres of Slurm `major`.`minor` (before 24.05).
+bool SlurmLinksHelp(int major, int minor);
+
+// The size of the gres.conf ExportSlurm writes, computed without writing it. It grows with
+// the square of the GPUs per node (each GPU's line has a Links= row over its node's GPUs), so
+// callers check it (against limits::kMaxConfigBytes, what the importer reads back) first.
+size_t ExportedGresBytes(const Topology& topo, const SlurmExportOptions& options = {});
+
+}  // namespace nvlplace
+
+#endif  // NVLPLACE_PLACEMENT_FORMATS_SLURM_EXPORT_H_

@@ -1,0 +1,241 @@
+// The lexer of Slurm's key=value files: lines, words, fields and the field readers.
+#include "placement/formats/slurm_lexer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "placement/model/hostlist.h"
+#include "placement/model/limits.h"
+#include "placement/model/status_macros.h"
+
+namespace nvlplace::slurm {
+namespace {
+
+// The text before an unescaped '#' ("\#" stands for '#', as in Slurm's parser).
+std::string StripComment(absl::string_view raw) {
+  std::string out;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '\\' && i + 1 < raw.size() && raw[i + 1] == '#') {
+      out += '#';
+      ++i;
+    } else if (raw[i] == '#') {
+      break;
+    } else {
+      out += raw[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+SourceLoc At(const std::string& file, int line, absl::string_view key) {
+  return SourceLoc{file, line, 0, Printable(key)};
+}
+
+absl::Status LineError(const std::string& file, int line, absl::string_view key,
+                       absl::string_view message) {
+  return absl::InvalidArgumentError(FormatAt(At(file, line, key), message));
+}
+
+SplitText SplitConf(absl::string_view text) {
+  SplitText out;
+  std::vector<absl::string_view> physical = absl::StrSplit(text, '\n');
+  std::string pending;
+  int first = 0;
+  for (size_t i = 0; i < physical.size(); ++i) {
+    int number = static_cast<int>(i) + 1;
+    absl::string_view comment = absl::StripLeadingAsciiWhitespace(physical[i]);
+    if (absl::ConsumePrefix(&comment, "#")) {
+      comment = absl::StripLeadingAsciiWhitespace(comment);
+      if (absl::ConsumePrefix(&comment, kAnnotation)) {
+        out.annotations.push_back({number, std::string(absl::StripAsciiWhitespace(comment))});
+      }
+    }
+    std::string code = StripComment(physical[i]);
+    absl::string_view body = absl::StripTrailingAsciiWhitespace(code);
+    bool continued = absl::ConsumeSuffix(&body, "\\");
+    if (first == 0) first = number;
+    absl::StrAppend(&pending, body, " ");
+    if (continued && i + 1 < physical.size()) continue;
+    if (!absl::StripAsciiWhitespace(pending).empty()) out.lines.push_back({first, pending});
+    pending.clear();
+    first = 0;
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> Words(absl::string_view text, const std::string& file,
+                                               int line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool quoted = false, any = false;
+  size_t open_at = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      quoted = !quoted;
+      if (quoted) open_at = i;
+      any = true;
+    } else if (!quoted && absl::ascii_isspace(c)) {
+      if (any) words.push_back(std::move(word));
+      word.clear();
+      any = false;
+    } else {
+      word += c;
+      any = true;
+    }
+  }
+  if (quoted) {
+    return LineError(
+        file, line, "",
+        absl::StrCat("a quote is opened but never closed: ",
+                     Printable(absl::StripTrailingAsciiWhitespace(text.substr(open_at)), 24),
+                     "; close it on the same line"));
+  }
+  if (any) words.push_back(std::move(word));
+  return words;
+}
+
+const std::string* Fields::Find(absl::string_view key) const {
+  for (const auto& [k, v] : values) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+absl::Status Fields::Error(absl::string_view key, absl::string_view message) const {
+  return LineError(file, line, key, message);
+}
+
+absl::StatusOr<Fields> ParseFields(const std::vector<std::string>& words, const std::string& file,
+                                   int line, const std::vector<absl::string_view>& keys,
+                                   absl::string_view what) {
+  Fields f{file, line, {}};
+  for (const std::string& word : words) {
+    size_t eq = word.find('=');
+    if (eq == std::string::npos) return f.Error(word, "expected key=value");
+    absl::string_view key = absl::string_view(word).substr(0, eq);
+    auto known = std::find_if(keys.begin(), keys.end(),
+                              [&](absl::string_view k) { return absl::EqualsIgnoreCase(k, key); });
+    if (known == keys.end()) {
+      return f.Error(key,
+                     absl::StrCat("unknown key; ", what, " keys are ", absl::StrJoin(keys, ", ")));
+    }
+    if (f.Find(*known) != nullptr) return f.Error(*known, "given twice");
+    f.values.emplace_back(std::string(*known), word.substr(eq + 1));
+  }
+  return f;
+}
+
+absl::Status Require(const Fields& f, absl::string_view key) {
+  return f.Find(key) ? absl::OkStatus() : f.Error(key, "required");
+}
+
+absl::Status GetNumber(const Fields& f, absl::string_view key, double* out) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return absl::OkStatus();
+  if (!absl::SimpleAtod(*v, out) || !std::isfinite(*out)) {
+    return f.Error(key, absl::StrCat("'", Printable(*v), "' is not a number"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GetBounded(const Fields& f, absl::string_view key, double min, bool min_excluded,
+                        double max, absl::string_view what, double* out) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return absl::OkStatus();
+  double x = 0;
+  NVL_RETURN_IF_ERROR(GetNumber(f, key, &x));
+  if (x < min || (min_excluded && x == min) || x > max) {
+    return f.Error(key, absl::StrCat("'", Printable(*v), "' is not ", what));
+  }
+  *out = x;
+  return absl::OkStatus();
+}
+
+absl::Status GetInt(const Fields& f, absl::string_view key, int min, int max, int* out) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return absl::OkStatus();
+  int x = 0;
+  if (!absl::SimpleAtoi(*v, &x)) {
+    return f.Error(key, absl::StrCat("'", Printable(*v), "' is not an integer"));
+  }
+  if (x < min || x > max) {
+    return f.Error(
+        key, absl::StrCat("'", Printable(*v), "' is not a whole number from ", min, " to ", max));
+  }
+  *out = x;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> GetName(const Fields& f, absl::string_view key,
+                                    absl::string_view what) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return std::string();
+  absl::Status ok = CheckName(*v, what);
+  if (!ok.ok()) return f.Error(key, ok.message());
+  return *v;
+}
+
+absl::StatusOr<size_t> CountNames(const Fields& f, absl::string_view key, NameBudget* budget) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return 0;
+  absl::StatusOr<size_t> count = CountHostlist(*v);
+  if (!count.ok()) return f.Error(key, count.status().message());
+  if (*count > limits::kMaxNamesPerFile - budget->names) {
+    return f.Error(key,
+                   absl::StrCat("the hostlists of this file expand to more than ",
+                                limits::kMaxNamesPerFile, " names (this one to ", *count, ")"));
+  }
+  budget->names += *count;
+  return *count;
+}
+
+absl::Status GetHostlist(const Fields& f, absl::string_view key, NameBudget* budget,
+                         std::vector<std::string>* out) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return absl::OkStatus();
+  NVL_RETURN_IF_ERROR(CountNames(f, key, budget).status());
+  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(*v);
+  if (!names.ok()) return f.Error(key, names.status().message());
+  out->insert(out->end(), std::make_move_iterator(names->begin()),
+              std::make_move_iterator(names->end()));
+  return absl::OkStatus();
+}
+
+absl::Status GetIslands(const Fields& f, absl::string_view key,
+                        std::vector<std::vector<int>>* out) {
+  const std::string* v = f.Find(key);
+  if (v == nullptr) return absl::OkStatus();
+  size_t indexes = 0;
+  for (absl::string_view part : absl::StrSplit(*v, '/')) {
+    out->emplace_back();
+    for (absl::string_view index : absl::StrSplit(part, ',')) {
+      if (++indexes > static_cast<size_t>(limits::kMaxGpusPerNode)) {
+        return f.Error(key, absl::StrCat("more than ", limits::kMaxGpusPerNode,
+                                         " GPU indexes; list every GPU of a node once"));
+      }
+      int gpu;
+      if (!absl::SimpleAtoi(index, &gpu)) {
+        return f.Error(key, absl::StrCat("'", Printable(index),
+                                         "' is not a GPU index; write islands "
+                                         "as 0,1,2,3/4,5,6,7"));
+      }
+      out->back().push_back(gpu);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace nvlplace::slurm

@@ -1,0 +1,126 @@
+// The lexer of Slurm's key=value files (topology.conf, gres.conf) and "# nvlplace:" notes.
+#ifndef NVLPLACE_PLACEMENT_FORMATS_SLURM_LEXER_H_
+#define NVLPLACE_PLACEMENT_FORMATS_SLURM_LEXER_H_
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "placement/model/topology.h"
+
+// Three steps, each bounded by its input: SplitConf cuts a file into logical lines, Words cuts
+// a line into words, ParseFields reads the words as key=value fields of a known set of keys;
+// the Get* readers then check one field each. Every error is InvalidArgument
+// "file:line: key: message" (FormatAt), the line being the 1-based line a logical line starts
+// on and the key escaped with Printable; nothing is read past the text given, nothing recurses,
+// and no reader allocates for a size it has not checked against limits.h first.
+namespace nvlplace::slurm {
+
+// What follows '#' (and spaces) on a comment line that carries an nvlplace annotation:
+// "# nvlplace: cluster name=lab". ImportSlurm reads these lines, ExportSlurm writes them.
+inline constexpr absl::string_view kAnnotation = "nvlplace:";
+
+// Where a message points: `file`, 1-based `line`, and `key` (escaped) as the path.
+SourceLoc At(const std::string& file, int line, absl::string_view key);
+
+// InvalidArgument "file:line: key: message"; "file:line: message" when `key` is empty.
+absl::Status LineError(const std::string& file, int line, absl::string_view key,
+                       absl::string_view message);
+
+// ---- lines --------------------------------------------------------------------------------
+
+struct TextLine {
+  int line;          // 1-based; a continued line keeps the number of its first line
+  std::string text;  // comment removed, continuations joined
+};
+
+struct SplitText {
+  std::vector<TextLine> lines;        // configuration lines, in file order
+  std::vector<TextLine> annotations;  // the text after "# nvlplace:", trimmed, in file order
+};
+
+// The logical lines of a file. A line is split at '\n'; the text from an unescaped '#' on is a
+// comment ("\#" stands for '#', as in Slurm's parser); a line whose code ends in '\' is
+// continued on the next one (the two joined by a space; a '\' on the last line is dropped);
+// lines left blank are dropped. A comment line whose '#' is followed (after spaces) by
+// kAnnotation is also kept, without it, as an annotation. Never fails.
+SplitText SplitConf(absl::string_view text);
+
+// ---- words --------------------------------------------------------------------------------
+
+// The whitespace-separated words of `text`; a double-quoted part may hold spaces (the quotes
+// are dropped, so `""` is an empty word). A quote left open is an error at `line` without a
+// key, quoting the text from the open quote (at most 24 bytes).
+absl::StatusOr<std::vector<std::string>> Words(absl::string_view text, const std::string& file,
+                                               int line);
+
+// ---- fields -------------------------------------------------------------------------------
+
+// One line's key=value pairs, keys in their canonical spelling, in the order written.
+struct Fields {
+  std::string file;
+  int line = 0;
+  std::vector<std::pair<std::string, std::string>> values;
+
+  // The value of `key` (canonical spelling), or nullptr when the line does not give it.
+  const std::string* Find(absl::string_view key) const;
+  // LineError at this line and `key`.
+  absl::Status Error(absl::string_view key, absl::string_view message) const;
+};
+
+// Reads `words` as key=value fields (split at the first '='). Keys match `keys`
+// case-insensitively and take the spelling of `keys`. Errors, at the word: a word without '='
+// ("expected key=value"), a key not in `keys` ("unknown key; <what> keys are ..."), a key given
+// twice ("given twice").
+absl::StatusOr<Fields> ParseFields(const std::vector<std::string>& words, const std::string& file,
+                                   int line, const std::vector<absl::string_view>& keys,
+                                   absl::string_view what);
+
+// An error "required" at `key` when the line does not give it.
+absl::Status Require(const Fields& f, absl::string_view key);
+
+// ---- field readers ------------------------------------------------------------------------
+// Each reads one key; when the line does not give it, *out is left alone and the result is
+// OK (or empty). Errors are at the line and the key, quoting the value (escaped).
+
+// A finite number (SimpleAtod: no "inf", no "nan"): "'<v>' is not a number".
+absl::Status GetNumber(const Fields& f, absl::string_view key, double* out);
+
+// A number in [min, max], min refused when `min_excluded`: else "'<v>' is not <what>".
+absl::Status GetBounded(const Fields& f, absl::string_view key, double min, bool min_excluded,
+                        double max, absl::string_view what, double* out);
+
+// A whole number in [min, max]: "'<v>' is not an integer" (also past int's range) or "'<v>' is
+// not a whole number from <min> to <max>".
+absl::Status GetInt(const Fields& f, absl::string_view key, int min, int max, int* out);
+
+// A name (CheckName: printable UTF-8 of at most limits::kMaxNameBytes bytes; `what` begins its
+// message); an empty string when the key is absent.
+absl::StatusOr<std::string> GetName(const Fields& f, absl::string_view key, absl::string_view what);
+
+// Names expanded from the hostlists of one file, all together (limits::kMaxNamesPerFile).
+struct NameBudget {
+  size_t names = 0;
+};
+
+// The number of names the hostlist value of `key` holds (0 when absent), counted without
+// expanding it and charged to `budget`: an error when it would take the file past
+// limits::kMaxNamesPerFile, or when the hostlist is malformed (CountHostlist's message).
+absl::StatusOr<size_t> CountNames(const Fields& f, absl::string_view key, NameBudget* budget);
+
+// Appends the names of the hostlist value of `key`, counted first (CountNames).
+absl::Status GetHostlist(const Fields& f, absl::string_view key, NameBudget* budget,
+                         std::vector<std::string>* out);
+
+// Appends the islands "0,1,2,3/4,5,6,7" -> {{0,1,2,3},{4,5,6,7}}, as written (neither sorted nor
+// checked for repeats). Errors: an entry that is not an integer, more than
+// limits::kMaxGpusPerNode entries in all.
+absl::Status GetIslands(const Fields& f, absl::string_view key, std::vector<std::vector<int>>* out);
+
+}  // namespace nvlplace::slurm
+
+#endif  // NVLPLACE_PLACEMENT_FORMATS_SLURM_LEXER_H_

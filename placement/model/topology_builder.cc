@@ -1,0 +1,768 @@
+// Builds the cluster model from a TopologySpec in named steps, each checking one part of it.
+#include "placement/model/topology_builder.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "placement/model/hostlist.h"
+#include "placement/model/status_macros.h"
+
+namespace nvlplace {
+namespace {
+
+using Ancestor = TopologyBuilder::Ancestor;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+absl::Status ErrorAt(const SourceLoc& loc, absl::string_view message) {
+  return absl::InvalidArgumentError(FormatAt(loc, message));
+}
+
+SourceLoc Sub(const SourceLoc& loc, absl::string_view key) {
+  SourceLoc out = loc;
+  if (!out.path.empty()) out.path = absl::StrCat(out.path, "/", key);
+  return out;
+}
+
+std::string LineRef(const SourceLoc& loc) {
+  return loc.line > 0 ? absl::StrCat(" (line ", loc.line, ")") : "";
+}
+
+std::string FirstOn(const SourceLoc& loc) {
+  return loc.line > 0 ? absl::StrCat(" (first on line ", loc.line, ")") : "";
+}
+
+// Valid numbers (NaN fails every comparison).
+bool Bandwidth(double v) { return v > 0 && v <= limits::kMaxBandwidth; }
+bool Latency(double v) { return v >= 0 && v <= limits::kMaxLatencyUs; }
+
+// The shortest text of a limit ("1000000", not "1e+06").
+std::string LimitText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.15g", v);
+  return buf;
+}
+
+std::string BandwidthRule() { return absl::StrCat("up to ", LimitText(limits::kMaxBandwidth)); }
+
+std::string LatencyRule() {
+  return absl::StrCat("latencies must be numbers of microseconds from 0 to ",
+                      LimitText(limits::kMaxLatencyUs));
+}
+
+std::string OversubscriptionRule() {
+  return absl::StrCat("oversubscription is a downlink:uplink ratio and must be from 1 to ",
+                      LimitText(limits::kMaxOversubscription));
+}
+
+absl::Status CheckNameAt(const SourceLoc& loc, absl::string_view name, absl::string_view what) {
+  absl::Status ok = CheckName(name, what);
+  return ok.ok() ? ok : ErrorAt(loc, ok.message());
+}
+
+// One island's GPU indexes: in range and not seen in an earlier island (`seen` counts them).
+absl::Status CheckIsland(const NodeGroupSpec& g, const std::vector<int>& island,
+                         std::vector<int>& seen) {
+  if (island.empty()) return ErrorAt(g.loc, "an NVLink island must hold at least one GPU");
+  for (int idx : island) {
+    if (idx < 0 || idx >= g.gpus) {
+      return ErrorAt(g.loc, absl::StrCat("island GPU index ", idx, " is out of range: ",
+                                         "the nodes have ", g.gpus, " GPUs (0..", g.gpus - 1, ")"));
+    }
+    if (seen[idx]++) return ErrorAt(g.loc, absl::StrCat("GPU ", idx, " is in two NVLink islands"));
+  }
+  return absl::OkStatus();
+}
+
+// A node group's NVLink islands (none declared: one of every GPU), each sorted and the list
+// sorted, once they hold every GPU index 0..gpus-1 exactly once. `g.gpus` is in range.
+absl::StatusOr<std::vector<std::vector<int>>> SortedIslands(const NodeGroupSpec& g) {
+  std::vector<std::vector<int>> islands = g.islands;
+  if (islands.empty()) {
+    islands.emplace_back(g.gpus);
+    std::iota(islands.back().begin(), islands.back().end(), 0);
+  }
+  std::vector<int> seen(g.gpus, 0);
+  int covered = 0;  // at most g.gpus: the indexes checked are in range and distinct
+  for (std::vector<int>& island : islands) {
+    NVL_RETURN_IF_ERROR(CheckIsland(g, island, seen));
+    covered += static_cast<int>(island.size());
+    std::sort(island.begin(), island.end());
+  }
+  if (covered != g.gpus) {
+    return ErrorAt(g.loc, absl::StrCat("the islands cover ", covered, " GPUs but the nodes have ",
+                                       g.gpus, "; list every GPU index once"));
+  }
+  std::sort(islands.begin(), islands.end());
+  return islands;
+}
+
+// A leaf holds nodes, a higher switch holds switches.
+absl::Status CheckSwitchKind(const SwitchSpec& s) {
+  if (!s.nodes.empty() && !s.switches.empty()) {
+    return ErrorAt(s.loc, absl::StrCat("switch '", s.name,
+                                       "' lists both nodes and switches; a "
+                                       "leaf holds nodes, a higher switch holds switches"));
+  }
+  if (s.nodes.empty() && s.switches.empty()) {
+    return ErrorAt(s.loc, absl::StrCat("switch '", s.name, "' has no nodes and no switches"));
+  }
+  return absl::OkStatus();
+}
+
+// Port speed (0: the cluster's) and oversubscription in range.
+absl::Status CheckSwitchLinks(const SwitchSpec& s) {
+  if (s.link_gbps != 0 && !Bandwidth(s.link_gbps)) {
+    return ErrorAt(Sub(s.loc, "link_gbps"),
+                   absl::StrCat("link_gbps must be a positive number of Gb/s ", BandwidthRule()));
+  }
+  if (!(s.oversubscription >= 1.0 && s.oversubscription <= limits::kMaxOversubscription)) {
+    return ErrorAt(Sub(s.loc, "oversubscription"), OversubscriptionRule());
+  }
+  return absl::OkStatus();
+}
+
+// -1, or a rail carried by a leaf.
+absl::Status CheckRail(const SwitchSpec& s) {
+  if (s.rail < -1) return ErrorAt(Sub(s.loc, "rail"), "rail must be 0 or more");
+  if (s.rail >= 0 && s.nodes.empty()) {
+    return ErrorAt(Sub(s.loc, "rail"), "only a leaf switch that holds nodes carries a rail");
+  }
+  return absl::OkStatus();
+}
+
+Switch SwitchOf(const SwitchSpec& s, int tier, double default_gbps) {
+  Switch sw;
+  sw.name = s.name;
+  sw.tier = tier;
+  sw.rail = s.rail;
+  sw.link_gbps = s.link_gbps > 0 ? s.link_gbps : default_gbps;
+  sw.oversubscription = s.oversubscription;
+  return sw;
+}
+
+// Colours of the depth-first search for cycles.
+enum Colour { kNew, kOnPath, kDone };
+
+// Folds a parent's ancestors, reached from below at `up` Gb/s, into `merged`; `slot` holds
+// each merged switch's index in it (-1 for the others).
+void MergeParent(const std::vector<Ancestor>& parent, double up, std::vector<Ancestor>& merged,
+                 std::vector<int>& slot) {
+  for (const Ancestor& pa : parent) {
+    double via = std::min(up, pa.up_gbps);
+    if (slot[pa.id] < 0) {
+      slot[pa.id] = static_cast<int>(merged.size());
+      merged.push_back(Ancestor{pa.id, pa.tier, via});
+    } else {
+      Ancestor& a = merged[slot[pa.id]];
+      a.up_gbps = std::max(a.up_gbps, via);
+    }
+  }
+}
+
+}  // namespace
+
+TopologyBuilder::TopologyBuilder(const TopologySpec& spec, const Bounds& bounds)
+    : spec_(spec), bounds_(bounds), t_(new Topology()) {}
+
+absl::StatusOr<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
+  NVL_RETURN_IF_ERROR(SetCluster());
+  NVL_RETURN_IF_ERROR(AddTiers());
+  NVL_RETURN_IF_ERROR(AddGpuModels());
+  NVL_RETURN_IF_ERROR(AddNodes());
+  NVL_RETURN_IF_ERROR(AddDomains());
+  NVL_RETURN_IF_ERROR(AssignGpus());
+  NVL_RETURN_IF_ERROR(AddSwitches());
+  NVL_RETURN_IF_ERROR(AttachNodesAndChildren());
+  NVL_RETURN_IF_ERROR(CheckCycles());
+  NVL_RETURN_IF_ERROR(CheckTierOrder());
+  NVL_RETURN_IF_ERROR(AssignLeaves());
+  NVL_RETURN_IF_ERROR(ComputeNodesUnder());
+  NVL_RETURN_IF_ERROR(ComputeAncestors());
+  NVL_RETURN_IF_ERROR(GroupLeaves());
+  NVL_RETURN_IF_ERROR(BuildGroupTables());
+  return std::shared_ptr<const Topology>(std::move(t_));
+}
+
+// ---- the cluster, tiers and GPU models ----------------------------------------------------
+
+absl::Status TopologyBuilder::SetCluster() {
+  if (spec_.name.empty()) return ErrorAt(spec_.loc, "the cluster needs a name");
+  NVL_RETURN_IF_ERROR(CheckNameAt(spec_.loc, spec_.name, "cluster name"));
+  if (!Bandwidth(spec_.link_gbps)) {
+    return ErrorAt(Sub(spec_.loc, "link_gbps"),
+                   absl::StrCat("link_gbps must be a positive number of Gb/s ", BandwidthRule()));
+  }
+  if (!Latency(spec_.nvlink_alpha_us) || !Latency(spec_.net_alpha_us)) {
+    return ErrorAt(Sub(spec_.loc, "latency"), LatencyRule());
+  }
+  t_->name_ = spec_.name;
+  t_->link_gbps_ = spec_.link_gbps;
+  t_->nvlink_alpha_us_ = spec_.nvlink_alpha_us;
+  t_->net_alpha_us_ = spec_.net_alpha_us;
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AddTiers() {
+  const SourceLoc loc = Sub(spec_.loc, "tiers");
+  if (spec_.tiers.empty()) return ErrorAt(loc, "at least one tier is needed");
+  if (spec_.tiers.size() > static_cast<size_t>(limits::kMaxTiers)) {
+    return ErrorAt(loc, absl::StrCat(spec_.tiers.size(), " tiers; at most ", limits::kMaxTiers,
+                                     " are allowed"));
+  }
+  for (const std::string& tier : spec_.tiers) NVL_RETURN_IF_ERROR(AddTier(tier));
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AddTier(const std::string& tier) {
+  const SourceLoc loc = Sub(spec_.loc, "tiers");
+  NVL_RETURN_IF_ERROR(CheckNameAt(loc, tier, "tier name"));
+  if (t_->FindTier(tier) >= 0) {
+    return ErrorAt(loc, absl::StrCat("tier '", tier, "' is listed twice"));
+  }
+  t_->tiers_.push_back(tier);
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AddGpuModels() {
+  if (spec_.gpu_models.empty()) {
+    return ErrorAt(Sub(spec_.loc, "gpu_models"), "at least one GPU model is needed");
+  }
+  for (const GpuModelSpec& m : spec_.gpu_models) NVL_RETURN_IF_ERROR(AddGpuModel(m));
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AddGpuModel(const GpuModelSpec& m) {
+  if (m.name.empty()) return ErrorAt(m.loc, "a GPU model needs a name");
+  NVL_RETURN_IF_ERROR(CheckNameAt(m.loc, m.name, "GPU model name"));
+  if (!model_index_.emplace(m.name, static_cast<int>(t_->gpu_models_.size())).second) {
+    return ErrorAt(m.loc, absl::StrCat("GPU model '", m.name, "' is declared twice"));
+  }
+  if (!Bandwidth(m.nvlink_gbps)) {
+    return ErrorAt(m.loc,
+                   absl::StrCat("nvlink_gbps must be a positive number of GB/s ", BandwidthRule()));
+  }
+  t_->gpu_models_.push_back(m);
+  return absl::OkStatus();
+}
+
+std::string TopologyBuilder::ModelNames() const {
+  return absl::StrJoin(spec_.gpu_models, ", ", [](std::string* out, const GpuModelSpec& m) {
+    absl::StrAppend(out, m.name);
+  });
+}
+
+// ---- nodes, NVLink domains and GPUs -------------------------------------------------------
+
+absl::Status TopologyBuilder::AddNodes() {
+  if (spec_.node_groups.empty()) return ErrorAt(Sub(spec_.loc, "nodes"), "no nodes are declared");
+  NVL_RETURN_IF_ERROR(CountGpus());
+  size_t total_nodes = 0;
+  for (const NodeGroupSpec& g : spec_.node_groups) total_nodes += g.names.size();
+  t_->nodes_.reserve(total_nodes);
+  t_->node_index_.reserve(total_nodes);
+  node_group_.reserve(total_nodes);
+  group_islands_.resize(spec_.node_groups.size());
+  for (size_t gi = 0; gi < spec_.node_groups.size(); ++gi) NVL_RETURN_IF_ERROR(AddNodeGroup(gi));
+  return absl::OkStatus();
+}
+
+// Before anything is allocated for them: the GPUs must be numbered by a GpuId.
+absl::Status TopologyBuilder::CountGpus() {
+  for (const NodeGroupSpec& g : spec_.node_groups) {
+    total_gpus_ += static_cast<int64_t>(g.names.size()) * std::clamp(g.gpus, 0, 1 << 20);
+    if (total_gpus_ > std::numeric_limits<GpuId>::max()) {
+      return ErrorAt(g.loc, absl::StrCat("the cluster has more than ",
+                                         std::numeric_limits<GpuId>::max(), " GPUs"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AddNodeGroup(size_t gi) {
+  const NodeGroupSpec& g = spec_.node_groups[gi];
+  if (g.names.empty()) return ErrorAt(g.loc, "a node group needs at least one node name");
+  if (g.gpus < 1 || g.gpus > limits::kMaxGpusPerNode) {
+    return ErrorAt(g.loc, absl::StrCat("gpus must be between 1 and ", limits::kMaxGpusPerNode,
+                                       ", not ", g.gpus));
+  }
+  auto model = model_index_.find(g.model);
+  if (model == model_index_.end()) {
+    return ErrorAt(g.loc, absl::StrCat("unknown GPU model '", Printable(g.model),
+                                       "'; declared models: ", ModelNames()));
+  }
+  NVL_ASSIGN_OR_RETURN(group_islands_[gi], SortedIslands(g));
+  for (const std::string& name : g.names) NVL_RETURN_IF_ERROR(AddNode(name, gi, model->second));
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AddNode(const std::string& name, size_t gi, int model) {
+  const SourceLoc& loc = spec_.node_groups[gi].loc;
+  NVL_RETURN_IF_ERROR(CheckNameAt(loc, name, "node name"));
+  auto [it, inserted] = t_->node_index_.emplace(name, t_->num_nodes());
+  if (!inserted) {
+    return ErrorAt(
+        loc, absl::StrCat("node '", name, "' is declared twice", FirstOn(GroupOf(it->second).loc)));
+  }
+  t_->nodes_.push_back(Node{name, model, {}, {}, {}});
+  node_group_.push_back(static_cast<int>(gi));
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AddDomains() {
+  node_domain_spec_.assign(t_->num_nodes(), -1);
+  absl::flat_hash_map<absl::string_view, size_t> names;  // domain name -> index in spec_.domains
+  for (size_t d = 0; d < spec_.domains.size(); ++d) NVL_RETURN_IF_ERROR(AddDomain(d, names));
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AddDomain(size_t d,
+                                        absl::flat_hash_map<absl::string_view, size_t>& names) {
+  const DomainSpec& ds = spec_.domains[d];
+  NVL_RETURN_IF_ERROR(CheckDomainName(d, names));
+  NVL_ASSIGN_OR_RETURN(int64_t gpus, ClaimDomainNodes(d));
+  if (ds.expected_gpus > 0 && ds.expected_gpus != gpus) {
+    return ErrorAt(ds.loc, absl::StrCat("NVLink domain '", ds.name, "' declares ", ds.expected_gpus,
+                                        " GPUs but its nodes have ", gpus));
+  }
+  return absl::OkStatus();
+}
+
+// A name, unlike every other domain's and every node's; and some nodes.
+absl::Status TopologyBuilder::CheckDomainName(
+    size_t d, absl::flat_hash_map<absl::string_view, size_t>& names) const {
+  const DomainSpec& ds = spec_.domains[d];
+  if (ds.name.empty()) return ErrorAt(ds.loc, "an NVLink domain needs a name");
+  NVL_RETURN_IF_ERROR(CheckNameAt(ds.loc, ds.name, "NVLink domain name"));
+  if (ds.nodes.empty()) return ErrorAt(ds.loc, "an NVLink domain needs at least one node");
+  if (!names.emplace(ds.name, d).second) {
+    return ErrorAt(ds.loc, absl::StrCat("NVLink domain '", ds.name, "' is declared twice"));
+  }
+  if (t_->FindNode(ds.name) >= 0) {
+    return ErrorAt(ds.loc, absl::StrCat("NVLink domain '", ds.name,
+                                        "' has the name of a node; pick another name"));
+  }
+  return absl::OkStatus();
+}
+
+// Marks domain d's nodes as its own; returns their GPU count.
+absl::StatusOr<int64_t> TopologyBuilder::ClaimDomainNodes(size_t d) {
+  int64_t gpus = 0;
+  for (const std::string& name : spec_.domains[d].nodes) {
+    NVL_ASSIGN_OR_RETURN(NodeId n, ClaimDomainNode(d, name));
+    gpus += GroupOf(n).gpus;
+  }
+  return gpus;
+}
+
+// A node of domain d: declared, in no other domain, with one island.
+absl::StatusOr<NodeId> TopologyBuilder::ClaimDomainNode(size_t d, const std::string& name) {
+  const DomainSpec& ds = spec_.domains[d];
+  NodeId n = t_->FindNode(name);
+  if (n < 0) {
+    return ErrorAt(ds.loc,
+                   absl::StrCat("node '", Printable(name), "' is not declared under nodes"));
+  }
+  if (node_domain_spec_[n] >= 0) {
+    const DomainSpec& other = spec_.domains[node_domain_spec_[n]];
+    return ErrorAt(ds.loc, absl::StrCat("node '", name, "' is in two NVLink domains: '", other.name,
+                                        "'", LineRef(other.loc), " and '", ds.name, "'"));
+  }
+  if (IslandsOf(n).size() != 1) {
+    return ErrorAt(ds.loc, absl::StrCat("node '", name, "' has ", IslandsOf(n).size(),
+                                        " NVLink islands; a node in a multi-node NVLink "
+                                        "domain must have one"));
+  }
+  node_domain_spec_[n] = static_cast<int>(d);
+  return n;
+}
+
+absl::Status TopologyBuilder::AssignGpus() {
+  t_->domains_.reserve(spec_.domains.size() + t_->num_nodes());
+  t_->domain_index_.reserve(spec_.domains.size() + t_->num_nodes());
+  AddGpus();
+  NVL_RETURN_IF_ERROR(AddMultiNodeDomains());
+  for (NodeId n = 0; n < t_->num_nodes(); ++n) {
+    if (node_domain_spec_[n] < 0) NVL_RETURN_IF_ERROR(AddIslandDomains(n));
+  }
+  return absl::OkStatus();
+}
+
+void TopologyBuilder::AddGpus() {
+  t_->gpus_.reserve(static_cast<size_t>(total_gpus_));
+  for (NodeId n = 0; n < t_->num_nodes(); ++n) {
+    t_->nodes_[n].gpus.reserve(GroupOf(n).gpus);
+    for (int i = 0; i < GroupOf(n).gpus; ++i) {
+      t_->nodes_[n].gpus.push_back(t_->num_gpus());
+      t_->gpus_.push_back(Gpu{n, i, -1});
+    }
+  }
+}
+
+absl::Status TopologyBuilder::AddMultiNodeDomains() {
+  std::vector<std::vector<NodeId>> members(spec_.domains.size());  // ascending
+  for (NodeId n = 0; n < t_->num_nodes(); ++n) {
+    if (node_domain_spec_[n] >= 0) members[node_domain_spec_[n]].push_back(n);
+  }
+  for (size_t d = 0; d < spec_.domains.size(); ++d) {
+    NvlDomain dom{spec_.domains[d].name, {}, {}, kInf, /*multi_node=*/true};
+    for (NodeId n : members[d]) {
+      const Node& node = t_->nodes_[n];
+      dom.nodes.push_back(n);
+      dom.gpus.insert(dom.gpus.end(), node.gpus.begin(), node.gpus.end());
+      dom.nvlink_gbps = std::min(dom.nvlink_gbps, t_->gpu_models_[node.model].nvlink_gbps);
+    }
+    NVL_RETURN_IF_ERROR(AddDomainToModel(std::move(dom), spec_.domains[d].loc));
+  }
+  return absl::OkStatus();
+}
+
+// One domain per island: named after the node, or "node:nvlK" when it has several.
+absl::Status TopologyBuilder::AddIslandDomains(NodeId n) {
+  const Node& node = t_->nodes_[n];
+  const Islands& islands = IslandsOf(n);
+  for (size_t k = 0; k < islands.size(); ++k) {
+    std::string name = islands.size() == 1 ? node.name : absl::StrCat(node.name, ":nvl", k);
+    NvlDomain dom{std::move(name),
+                  {n},
+                  {},
+                  t_->gpu_models_[node.model].nvlink_gbps,
+                  /*multi_node=*/false};
+    for (int idx : islands[k]) dom.gpus.push_back(node.gpus[idx]);
+    NVL_RETURN_IF_ERROR(AddDomainToModel(std::move(dom), GroupOf(n).loc));
+  }
+  return absl::OkStatus();
+}
+
+// Adds `dom`, its nodes and GPUs filled in, and points them at it; its name must be new.
+absl::Status TopologyBuilder::AddDomainToModel(NvlDomain dom, const SourceLoc& loc) {
+  DomainId id = t_->num_domains();
+  if (!t_->domain_index_.emplace(dom.name, id).second) {
+    return ErrorAt(loc, absl::StrCat("NVLink domain name '", dom.name, "' is used twice"));
+  }
+  for (GpuId g : dom.gpus) t_->gpus_[g].domain = id;
+  for (NodeId n : dom.nodes) t_->nodes_[n].domains.push_back(id);
+  t_->domains_.push_back(std::move(dom));
+  return absl::OkStatus();
+}
+
+// ---- switches -----------------------------------------------------------------------------
+
+absl::Status TopologyBuilder::AddSwitches() {
+  if (spec_.switches.empty()) {
+    return ErrorAt(Sub(spec_.loc, "switches"),
+                   "no switches are declared: every node must be "
+                   "under a leaf switch");
+  }
+  if (spec_.switches.size() > static_cast<size_t>(std::numeric_limits<SwitchId>::max())) {
+    return ErrorAt(Sub(spec_.loc, "switches"), "too many switches");
+  }
+  for (const SwitchSpec& s : spec_.switches) NVL_RETURN_IF_ERROR(AddSwitch(s));
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AddSwitch(const SwitchSpec& s) {
+  NVL_RETURN_IF_ERROR(IndexSwitch(s));
+  int tier = t_->FindTier(s.tier);  // linear, over at most limits::kMaxTiers tiers
+  if (tier < 0) {
+    return ErrorAt(Sub(s.loc, "tier"),
+                   absl::StrCat("unknown tier '", Printable(s.tier), "'; tiers are ",
+                                absl::StrJoin(t_->tiers_, ", ")));
+  }
+  NVL_RETURN_IF_ERROR(CheckSwitchKind(s));
+  NVL_RETURN_IF_ERROR(CheckSwitchLinks(s));
+  NVL_RETURN_IF_ERROR(CheckRail(s));
+  t_->switches_.push_back(SwitchOf(s, tier, spec_.link_gbps));
+  return absl::OkStatus();
+}
+
+// A new, valid name: FindSwitch finds it from now on.
+absl::Status TopologyBuilder::IndexSwitch(const SwitchSpec& s) {
+  if (s.name.empty()) return ErrorAt(s.loc, "a switch needs a name");
+  NVL_RETURN_IF_ERROR(CheckNameAt(s.loc, s.name, "switch name"));
+  auto [it, inserted] = t_->switch_index_.emplace(s.name, t_->num_switches());
+  if (!inserted) {
+    return ErrorAt(s.loc, absl::StrCat("switch '", s.name, "' is declared twice",
+                                       FirstOn(spec_.switches[it->second].loc)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AttachNodesAndChildren() {
+  attach_.resize(t_->num_nodes());
+  for (SwitchId id = 0; id < t_->num_switches(); ++id) {
+    NVL_RETURN_IF_ERROR(AttachNodes(id));
+    NVL_RETURN_IF_ERROR(AttachChildren(id));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AttachNodes(SwitchId id) {
+  const SwitchSpec& s = spec_.switches[id];
+  absl::flat_hash_set<NodeId> listed;
+  for (const std::string& name : s.nodes) {
+    NodeId n = t_->FindNode(name);
+    if (n < 0) {
+      return ErrorAt(Sub(s.loc, "nodes"),
+                     absl::StrCat("node '", Printable(name), "' is not declared under nodes"));
+    }
+    if (!listed.insert(n).second) {
+      return ErrorAt(Sub(s.loc, "nodes"), absl::StrCat("node '", name, "' is listed twice"));
+    }
+    if (s.rail >= GroupOf(n).gpus) {
+      return ErrorAt(Sub(s.loc, "rail"),
+                     absl::StrCat("rail ", s.rail, " does not exist on node '", name,
+                                  "', which has ", GroupOf(n).gpus, " GPUs"));
+    }
+    t_->switches_[id].nodes.push_back(n);
+    attach_[n].emplace_back(s.rail, id);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AttachChildren(SwitchId id) {
+  const SwitchSpec& s = spec_.switches[id];
+  absl::flat_hash_set<SwitchId> listed;
+  for (const std::string& name : s.switches) {
+    SwitchId c = t_->FindSwitch(name);
+    if (c < 0) {
+      return ErrorAt(Sub(s.loc, "switches"),
+                     absl::StrCat("switch '", Printable(name), "' is not declared"));
+    }
+    if (!listed.insert(c).second) {
+      return ErrorAt(Sub(s.loc, "switches"), absl::StrCat("switch '", name, "' is listed twice"));
+    }
+    t_->switches_[id].children.push_back(c);
+    t_->switches_[c].parents.push_back(id);
+  }
+  return absl::OkStatus();
+}
+
+// ---- the shape of the fabric --------------------------------------------------------------
+
+absl::Status TopologyBuilder::CheckCycles() {
+  std::vector<int> colour(t_->num_switches(), kNew);
+  for (SwitchId root = 0; root < t_->num_switches(); ++root) {
+    if (colour[root] == kNew) NVL_RETURN_IF_ERROR(SearchForCycle(root, colour));
+  }
+  return absl::OkStatus();
+}
+
+// Depth first from `root`, with a stack of its own (no recursion on the fabric's depth).
+absl::Status TopologyBuilder::SearchForCycle(SwitchId root, std::vector<int>& colour) const {
+  std::vector<SwitchId> path = {root};  // the switches being visited, coloured kOnPath
+  std::vector<size_t> next = {0};       // per switch on the path: the next child to visit
+  colour[root] = kOnPath;
+  while (!path.empty()) {
+    const std::vector<SwitchId>& children = t_->switches_[path.back()].children;
+    if (next.back() == children.size()) {
+      colour[path.back()] = kDone;
+      path.pop_back();
+      next.pop_back();
+      continue;
+    }
+    SwitchId c = children[next.back()++];
+    if (colour[c] == kOnPath) return CycleError(path, c);
+    if (colour[c] == kNew) {
+      colour[c] = kOnPath;
+      path.push_back(c);
+      next.push_back(0);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The cycle closed by the last switch of `path` listing `child`, which is on the path.
+absl::Status TopologyBuilder::CycleError(const std::vector<SwitchId>& path, SwitchId child) const {
+  std::vector<std::string> cycle;
+  for (auto it = std::find(path.begin(), path.end(), child); it != path.end(); ++it) {
+    cycle.push_back(t_->switches_[*it].name);
+  }
+  cycle.push_back(t_->switches_[child].name);
+  return ErrorAt(Sub(spec_.switches[path.back()].loc, "switches"),
+                 absl::StrCat("switch cycle: ", absl::StrJoin(cycle, " -> ")));
+}
+
+absl::Status TopologyBuilder::CheckTierOrder() {
+  for (SwitchId id = 0; id < t_->num_switches(); ++id) NVL_RETURN_IF_ERROR(CheckChildTiers(id));
+  by_tier_.resize(t_->num_switches());
+  std::iota(by_tier_.begin(), by_tier_.end(), 0);
+  std::stable_sort(by_tier_.begin(), by_tier_.end(), [&](SwitchId a, SwitchId b) {
+    return t_->switches_[a].tier < t_->switches_[b].tier;
+  });
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::CheckChildTiers(SwitchId id) const {
+  const Switch& sw = t_->switches_[id];
+  for (SwitchId c : sw.children) {
+    const Switch& child = t_->switches_[c];
+    if (child.tier >= sw.tier) {
+      return ErrorAt(Sub(spec_.switches[id].loc, "switches"),
+                     absl::StrCat("switch '", child.name, "' (tier ", t_->tiers_[child.tier],
+                                  ") is below '", sw.name, "' (tier ", t_->tiers_[sw.tier],
+                                  "); a child's tier must be lower than its parent's"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AssignLeaves() {
+  for (NodeId n = 0; n < t_->num_nodes(); ++n) NVL_RETURN_IF_ERROR(AssignNodeLeaves(n));
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::AssignNodeLeaves(NodeId n) {
+  std::vector<std::pair<int, SwitchId>>& a = attach_[n];
+  Node& node = t_->nodes_[n];
+  if (a.empty()) {
+    return ErrorAt(GroupOf(n).loc, absl::StrCat("node '", node.name,
+                                                "' is under no leaf switch; list it in the nodes "
+                                                "of one leaf (or of one leaf per rail)"));
+  }
+  std::sort(a.begin(), a.end());
+  if (a[0].first < 0 && a.size() > 1) {
+    return ErrorAt(
+        GroupOf(n).loc,
+        absl::StrCat("node '", node.name, "' is under several leaf switches (",
+                     t_->switches_[a[0].second].name, ", ", t_->switches_[a[1].second].name,
+                     "); only rail leaves (rail: r) may share a node"));
+  }
+  if (a[0].first >= 0) NVL_RETURN_IF_ERROR(CheckRails(n, a));
+  for (const auto& [rail, leaf] : a) node.leaves.push_back(leaf);
+  return absl::OkStatus();
+}
+
+// A node's rail leaves, sorted by rail: one for each rail 0..R-1.
+absl::Status TopologyBuilder::CheckRails(
+    NodeId n, const std::vector<std::pair<int, SwitchId>>& attach) const {
+  for (size_t r = 0; r < attach.size(); ++r) {
+    if (attach[r].first == static_cast<int>(r)) continue;
+    return ErrorAt(GroupOf(n).loc,
+                   absl::StrCat("node '", t_->nodes_[n].name, "' has rail leaves for rails ",
+                                absl::StrJoin(attach, ",",
+                                              [](std::string* out, const auto& p) {
+                                                absl::StrAppend(out, p.first);
+                                              }),
+                                "; every rail 0..R-1 needs exactly one leaf"));
+  }
+  return absl::OkStatus();
+}
+
+// ---- lists over the fabric ----------------------------------------------------------------
+
+absl::Status TopologyBuilder::ComputeNodesUnder() {
+  int64_t pairs = 0;  // merged so far, with repeats
+  for (SwitchId id : by_tier_) NVL_RETURN_IF_ERROR(CollectNodesUnder(id, pairs));
+  return absl::OkStatus();
+}
+
+// The switch's nodes and its children's nodes_under (computed before: they are lower).
+absl::Status TopologyBuilder::CollectNodesUnder(SwitchId id, int64_t& pairs) {
+  Switch& sw = t_->switches_[id];
+  std::vector<NodeId> under = sw.nodes;
+  pairs += static_cast<int64_t>(under.size());
+  for (SwitchId c : sw.children) {
+    const std::vector<NodeId>& below = t_->switches_[c].nodes_under;
+    pairs += static_cast<int64_t>(below.size());
+    if (pairs > bounds_.max_switch_node_pairs) {
+      return TooDense(id, "nodes under", bounds_.max_switch_node_pairs);
+    }
+    under.insert(under.end(), below.begin(), below.end());
+  }
+  std::sort(under.begin(), under.end());
+  under.erase(std::unique(under.begin(), under.end()), under.end());
+  sw.nodes_under = std::move(under);
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::ComputeAncestors() {
+  t_->ancestors_.resize(t_->num_switches());
+  int64_t pairs = 0;                              // merged so far, with repeats
+  std::vector<int> slot(t_->num_switches(), -1);  // see MergeParent
+  for (auto it = by_tier_.rbegin(); it != by_tier_.rend(); ++it) {
+    NVL_RETURN_IF_ERROR(MergeAncestors(*it, pairs, slot));
+  }
+  return absl::OkStatus();
+}
+
+// The switch itself and its parents' ancestors (computed before: they are higher), sorted by
+// id; linear in the pairs merged. `slot` is all -1 before and after.
+absl::Status TopologyBuilder::MergeAncestors(SwitchId id, int64_t& pairs, std::vector<int>& slot) {
+  const Switch& sw = t_->switches_[id];
+  std::vector<Ancestor> merged = {Ancestor{id, sw.tier, kInf}};
+  slot[id] = 0;
+  for (SwitchId p : sw.parents) {
+    pairs += static_cast<int64_t>(t_->ancestors_[p].size());
+    if (pairs > bounds_.max_switch_ancestor_pairs) {
+      return TooDense(id, "switches above", bounds_.max_switch_ancestor_pairs);
+    }
+    MergeParent(t_->ancestors_[p], sw.link_gbps / sw.oversubscription, merged, slot);
+  }
+  for (const Ancestor& a : merged) slot[a.id] = -1;
+  std::sort(merged.begin(), merged.end(),
+            [](const Ancestor& a, const Ancestor& b) { return a.id < b.id; });
+  t_->ancestors_[id] = std::move(merged);
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::TooDense(SwitchId id, absl::string_view listing,
+                                       int64_t limit) const {
+  return ErrorAt(spec_.switches[id].loc,
+                 absl::StrCat("the fabric is too densely connected to model: listing the ", listing,
+                              " each switch passes ", limit, " entries at switch '",
+                              t_->switches_[id].name, "'; check the switches lists"));
+}
+
+// ---- leaf groups --------------------------------------------------------------------------
+
+absl::Status TopologyBuilder::GroupLeaves() {
+  absl::flat_hash_map<std::vector<SwitchId>, int> groups;  // leaves -> group
+  t_->leaf_group_.resize(t_->num_nodes());
+  for (NodeId n = 0; n < t_->num_nodes(); ++n) {
+    const std::vector<SwitchId>& leaves = t_->nodes_[n].leaves;
+    auto [it, inserted] = groups.emplace(leaves, static_cast<int>(t_->group_leaves_.size()));
+    if (inserted) t_->group_leaves_.push_back(leaves);
+    t_->leaf_group_[n] = it->second;
+  }
+  t_->num_leaf_groups_ = static_cast<int>(t_->group_leaves_.size());
+  return absl::OkStatus();
+}
+
+absl::Status TopologyBuilder::BuildGroupTables() {
+  if (!GroupTablesFit()) return absl::OkStatus();
+  const int g = t_->num_leaf_groups_;
+  t_->group_tier_.assign(static_cast<size_t>(g) * g, Topology::kDisconnected);
+  t_->group_gbps_.assign(static_cast<size_t>(g) * g, 0.0);
+  for (int a = 0; a < g; ++a) {
+    for (int b = a; b < g; ++b) {
+      auto [tier, gbps] = t_->ComputeGroupPath(a, b);
+      t_->group_tier_[static_cast<size_t>(a) * g + b] = tier;
+      t_->group_tier_[static_cast<size_t>(b) * g + a] = tier;
+      t_->group_gbps_[static_cast<size_t>(a) * g + b] = gbps;
+      t_->group_gbps_[static_cast<size_t>(b) * g + a] = gbps;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Each entry merges the two groups' ancestor lists: all of them take about g times the total
+// length of those lists.
+bool TopologyBuilder::GroupTablesFit() const {
+  const int g = t_->num_leaf_groups_;
+  if (g > bounds_.max_table_leaf_groups) return false;
+  int64_t work = 0;
+  for (const std::vector<SwitchId>& leaves : t_->group_leaves_) {
+    for (SwitchId leaf : leaves) work += static_cast<int64_t>(t_->ancestors_[leaf].size());
+  }
+  return work * g <= bounds_.max_table_work;
+}
+
+}  // namespace nvlplace

@@ -1,0 +1,138 @@
+// Builds the cluster model from a TopologySpec in named steps, each checking one part of it.
+#ifndef NVLPLACE_PLACEMENT_MODEL_TOPOLOGY_BUILDER_H_
+#define NVLPLACE_PLACEMENT_MODEL_TOPOLOGY_BUILDER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "placement/model/limits.h"
+#include "placement/model/topology.h"
+
+namespace nvlplace {
+
+// Topology::Create's work. Build() runs the steps below in their order and stops at the first
+// error; tests run them one at a time and look at model() in between. Each step expects the
+// ones before it to have succeeded, and reports an InvalidArgument "file:line:col: path:
+// message" at the spec element it refuses. No step recurses on the depth of the input; work
+// and memory are linear in the spec and the lists the bounds cap. A std::bad_alloc passes
+// through (Create turns it into ResourceExhausted). The builder reads `spec`, which must
+// outlive it, and is used once.
+class TopologyBuilder {
+ public:
+  // Bounds on the work of the build: limits.h and Topology's table sizes, or smaller ones for
+  // tests.
+  struct Bounds {
+    int64_t max_switch_node_pairs = limits::kMaxSwitchNodePairs;
+    int64_t max_switch_ancestor_pairs = limits::kMaxSwitchAncestorPairs;
+    int max_table_leaf_groups = Topology::kMaxTableLeafGroups;
+    int64_t max_table_work = Topology::kMaxTableWork;
+  };
+  using Ancestor = Topology::Ancestor;
+
+  explicit TopologyBuilder(const TopologySpec& spec) : TopologyBuilder(spec, Bounds()) {}
+  TopologyBuilder(const TopologySpec& spec, const Bounds& bounds);
+
+  // Runs every step, in order; the model, or the first step's error.
+  absl::StatusOr<std::shared_ptr<const Topology>> Build();
+
+  // The steps, in Build's order.
+  // The cluster's name, default link speed and latencies.
+  absl::Status SetCluster();
+  // Tiers: at least one, at most limits::kMaxTiers, each named once.
+  absl::Status AddTiers();
+  // GPU models: at least one, each named once, with a valid NVLink bandwidth.
+  absl::Status AddGpuModels();
+  // Nodes, numbered in declaration order, after checking each group's GPU count, model and
+  // NVLink islands (each GPU index in exactly one) and the cluster's total GPU count.
+  absl::Status AddNodes();
+  // Multi-node NVLink domains: checks their names and claims their nodes (each node in one
+  // domain at most, with one island); nothing is added to the model yet.
+  absl::Status AddDomains();
+  // GPUs, numbered node by node, and the NVLink domains holding them: the multi-node domains
+  // first (declaration order), then one per island of every other node.
+  absl::Status AssignGpus();
+  // Switches, numbered in declaration order, with their tier, speeds and rail; a switch holds
+  // either nodes (a leaf) or switches.
+  absl::Status AddSwitches();
+  // Each switch's nodes and child switches (and so each switch's parents), all declared and
+  // each listed once; a rail leaf's rail exists on each of its nodes.
+  absl::Status AttachNodesAndChildren();
+  // No switch is its own descendant (reported before tier order, so the message says "cycle").
+  absl::Status CheckCycles();
+  // Every child's tier is lower than its parent's: ascending tier is a bottom-up order.
+  absl::Status CheckTierOrder();
+  // Each node's leaves: one leaf, or one leaf per rail 0..R-1 (Node::leaves[r] carries rail r).
+  absl::Status AssignLeaves();
+  // Each switch's nodes_under, bottom-up; fails past Bounds::max_switch_node_pairs.
+  absl::Status ComputeNodesUnder();
+  // Each switch's ancestors with the best upward bandwidth, top-down; fails past
+  // Bounds::max_switch_ancestor_pairs.
+  absl::Status ComputeAncestors();
+  // Leaf groups: nodes with the same leaves share one, numbered by first node.
+  absl::Status GroupLeaves();
+  // The tables of common tier and bandwidth between leaf groups, when there are at most
+  // Bounds::max_table_leaf_groups groups and filling them takes at most
+  // Bounds::max_table_work steps; else none (the queries compute them on demand).
+  absl::Status BuildGroupTables();
+
+  // The model as built so far.
+  const Topology& model() const { return *t_; }
+  // A switch's ancestors (itself included), by ascending id, after ComputeAncestors.
+  const std::vector<Ancestor>& ancestors(SwitchId sw) const { return t_->ancestors_[sw]; }
+
+ private:
+  using Islands = std::vector<std::vector<int>>;  // GPU indexes, each list sorted
+
+  const NodeGroupSpec& GroupOf(NodeId n) const { return spec_.node_groups[node_group_[n]]; }
+  const Islands& IslandsOf(NodeId n) const { return group_islands_[node_group_[n]]; }
+  std::string ModelNames() const;
+  absl::Status AddTier(const std::string& tier);
+  absl::Status AddGpuModel(const GpuModelSpec& m);
+  absl::Status CountGpus();
+  absl::Status AddNodeGroup(size_t gi);
+  absl::Status AddNode(const std::string& name, size_t gi, int model);
+  absl::Status AddDomain(size_t d, absl::flat_hash_map<absl::string_view, size_t>& names);
+  absl::Status CheckDomainName(size_t d,
+                               absl::flat_hash_map<absl::string_view, size_t>& names) const;
+  absl::StatusOr<int64_t> ClaimDomainNodes(size_t d);
+  absl::StatusOr<NodeId> ClaimDomainNode(size_t d, const std::string& name);
+  void AddGpus();
+  absl::Status AddMultiNodeDomains();
+  absl::Status AddIslandDomains(NodeId n);
+  absl::Status AddDomainToModel(NvlDomain dom, const SourceLoc& loc);
+  absl::Status AddSwitch(const SwitchSpec& s);
+  absl::Status IndexSwitch(const SwitchSpec& s);
+  absl::Status AttachNodes(SwitchId id);
+  absl::Status AttachChildren(SwitchId id);
+  absl::Status SearchForCycle(SwitchId root, std::vector<int>& colour) const;
+  absl::Status CycleError(const std::vector<SwitchId>& path, SwitchId child) const;
+  absl::Status CheckChildTiers(SwitchId id) const;
+  absl::Status AssignNodeLeaves(NodeId n);
+  absl::Status CheckRails(NodeId n, const std::vector<std::pair<int, SwitchId>>& attach) const;
+  absl::Status CollectNodesUnder(SwitchId id, int64_t& pairs);
+  absl::Status MergeAncestors(SwitchId id, int64_t& pairs, std::vector<int>& slot);
+  absl::Status TooDense(SwitchId id, absl::string_view listing, int64_t limit) const;
+  bool GroupTablesFit() const;
+
+  const TopologySpec& spec_;
+  const Bounds bounds_;
+  std::shared_ptr<Topology> t_;
+  absl::flat_hash_map<std::string, int> model_index_;  // GPU model name -> index
+  std::vector<int> node_group_;                        // per node: its index in spec_.node_groups
+  std::vector<Islands> group_islands_;                 // per node group: its islands, sorted
+  int64_t total_gpus_ = 0;
+  std::vector<int> node_domain_spec_;  // per node: its index in spec_.domains, or -1
+  std::vector<std::vector<std::pair<int, SwitchId>>> attach_;  // per node: (rail, leaf)
+  std::vector<SwitchId> by_tier_;  // switches by ascending tier (stable): bottom-up
+};
+
+}  // namespace nvlplace
+
+#endif  // NVLPLACE_PLACEMENT_MODEL_TOPOLOGY_BUILDER_H_
