@@ -175,6 +175,23 @@ TEST_F(DecisionTest, StrictWaitsWithOneLinePerReasonAndAComment) {
   EXPECT_FALSE(w->comment());
 }
 
+TEST_F(DecisionTest, ANodeListedTwiceCountsOnceWithItsFirstFreeList) {
+  // slurmctld never lists a node twice; if a snapshot did, its first entry is the node's
+  // state: a second entry must neither add free GPUs nor move the node's index.
+  OnlyFree({{0, {2, 3, 6, 7}}});  // node01 is full
+  nodes_.push_back(LiveNode{"node01", true, {0, 1, 2, 3}});
+  auto d = Decide(Job(41, 4, {"NVLPLACE_TP=4"}));
+  EXPECT_EQ(d->action(), Action::kRefuse) << d->log().text;
+  EXPECT_EQ(d->CandidateAt(0), nullptr);
+  // Its first entry free and the second full: it is placed, by its first index.
+  OnlyFree({{1, {0, 1, 2, 3}}});
+  nodes_.back().free.clear();
+  auto e = Decide(Job(42, 4, {"NVLPLACE_TP=4"}));
+  ASSERT_EQ(e->action(), Action::kTry) << e->log().text;
+  ASSERT_NE(e->CandidateAt(0), nullptr);
+  EXPECT_EQ(e->CandidateAt(0)->layout, (Layout{{1}, {{0, 1, 2, 3}}}));
+}
+
 // Backfill's will_run for a strict job that cannot fit now: the earliest end time of the
 // running jobs after which its TP group has a whole island, on the nodes that give it.
 TEST_F(DecisionTest, WillRunGivesAStrictJobTheEarliestTimeItsIslandIsFree) {
