@@ -50,23 +50,24 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
   for (const std::string& g : policy->generators) {
     const auto& known = GeneratorNames();
     if (std::find(known.begin(), known.end(), g) == known.end()) {
-      return gens->Error(absl::StrCat("unknown generator '", g, "'; generators are ",
-                                      absl::StrJoin(known, ", ")));
+      return gens->Error(
+          absl::StrCat("unknown generator '", g, "'; generators are ", absl::StrJoin(known, ", ")));
     }
   }
   NVL_ASSIGN_OR_RETURN(const Where* weights, m.Require("weights"));
-  NVL_ASSIGN_OR_RETURN(MapReader w, MapReader::Make(*weights, {"nvlink", "tier", "comm",
-                                                               "fragmentation", "firstfit",
-                                                               "random"}));
+  NVL_ASSIGN_OR_RETURN(
+      MapReader w,
+      MapReader::Make(*weights, {"nvlink", "tier", "comm", "fragmentation", "firstfit", "random"}));
   for (const std::string& scorer : ScorerNames()) {
     const Where* value = w.Find(scorer);
     if (value == nullptr) continue;
     NVL_ASSIGN_OR_RETURN(double weight, yaml::ReadNumber(*value));
     if (!std::isfinite(weight) || weight <= 0 || weight > 1e6) {
-      return value->Error("a weight must be a positive number up to 1e6; leave a scorer out "
-                          "to give it no weight");
+      return value->Error(
+          "a weight must be a positive number up to 1e6; leave a scorer out "
+          "to give it no weight");
     }
-    NVL_ASSIGN_OR_RETURN(std::unique_ptr<Scorer> s, MakeScorer(scorer, policy->seed));
+    NVL_ASSIGN_OR_RETURN(std::shared_ptr<const Scorer> s, MakeScorer(scorer));
     policy->scorers.push_back({std::move(s), weight});
   }
   if (policy->scorers.empty()) return weights->Error("at least one scorer needs a weight");
@@ -75,9 +76,9 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
 
 absl::StatusOr<std::shared_ptr<const Policy>> LoadPolicy(const std::string& name_or_path) {
   std::string path = name_or_path;
-  bool is_path = name_or_path.find('/') != std::string::npos ||
-                 (name_or_path.size() > 5 &&
-                  name_or_path.compare(name_or_path.size() - 5, 5, ".yaml") == 0);
+  bool is_path =
+      name_or_path.find('/') != std::string::npos ||
+      (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".yaml") == 0);
   if (!is_path) {
     std::vector<std::string> dirs;
     if (const char* env = std::getenv("NVLPLACE_POLICY_DIR")) dirs.push_back(env);

@@ -1,14 +1,13 @@
 // Tests for the policy registry and the YAML presets: every error is caught at load time.
-#include "policies/registry.h"
-
 #include <cstdlib>
 #include <ostream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/status_matchers.h"
 #include "policies/policy_loader.h"
+#include "policies/registry.h"
+#include "tests/status_matchers.h"
 
 namespace nvlplace {
 namespace {
@@ -41,12 +40,12 @@ TEST(PolicyTest, ParsesWeightsInOrderOfTheRegistry) {
 }
 
 TEST(PolicyTest, MakeScorerListsTheValidNames) {
-  EXPECT_THAT(MakeScorer("speed", 1),
+  EXPECT_THAT(MakeScorer("speed"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown scorer 'speed'; scorers are nvlink, tier, comm, "
                                  "fragmentation, firstfit, random")));
   for (const std::string& name : ScorerNames()) {
-    auto s = MakeScorer(name, 1);
+    auto s = MakeScorer(name);
     ASSERT_THAT(s, IsOk());
     EXPECT_EQ((*s)->Name(), name);
   }

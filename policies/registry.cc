@@ -1,15 +1,14 @@
 // The registry: scorer and generator names and their factories.
-#include "placement/engine/policy.h"
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "placement/engine/policy.h"
 #include "policies/scorers.h"
 
 namespace nvlplace {
 
 const std::vector<std::string>& ScorerNames() {
-  static const auto* names = new std::vector<std::string>{
-      "nvlink", "tier", "comm", "fragmentation", "firstfit", "random"};
+  static const auto* names =
+      new std::vector<std::string>{"nvlink", "tier", "comm", "fragmentation", "firstfit", "random"};
   return *names;
 }
 
@@ -18,13 +17,13 @@ const std::vector<std::string>& GeneratorNames() {
   return *names;
 }
 
-absl::StatusOr<std::unique_ptr<Scorer>> MakeScorer(absl::string_view name, uint64_t seed) {
+absl::StatusOr<std::unique_ptr<Scorer>> MakeScorer(absl::string_view name) {
   if (name == "nvlink") return MakeNvlinkScorer();
   if (name == "tier") return MakeTierScorer();
   if (name == "comm") return MakeCommScorer();
   if (name == "fragmentation") return MakeFragmentationScorer();
   if (name == "firstfit") return MakeFirstFitScorer();
-  if (name == "random") return MakeRandomScorer(seed);
+  if (name == "random") return MakeRandomScorer();
   return absl::InvalidArgumentError(absl::StrCat("unknown scorer '", name, "'; scorers are ",
                                                  absl::StrJoin(ScorerNames(), ", ")));
 }

@@ -22,10 +22,9 @@
 #include "contrib/replay/report.h"
 #include "contrib/replay/simulator.h"
 #include "contrib/replay/trace.h"
-#include "placement/model/limits.h"
 #include "placement/formats/topology_yaml.h"
+#include "placement/model/limits.h"
 #include "policies/policy_loader.h"
-#include "policies/registry.h"
 
 namespace nvlplace::cli {
 namespace {
@@ -137,17 +136,10 @@ int Replay(const ReplayArgs& a) {
     }
     absl::StatusOr<std::shared_ptr<const Policy>> p = LoadPolicy(std::string(name));
     if (!p.ok()) return Fail(p.status());
-    // --seed overrides the seed of seeded policies.
+    // --seed overrides the seed of seeded policies: a copy with the other seed.
     if (a.seed != 1 && (*p)->seed != a.seed) {
-      auto copy = std::make_shared<Policy>();
-      copy->name = (*p)->name;
-      copy->description = (*p)->description;
-      copy->generators = (*p)->generators;
+      auto copy = std::make_shared<Policy>(**p);
       copy->seed = a.seed;
-      copy->candidates = (*p)->candidates;
-      for (const Policy::Weighted& w : (*p)->scorers) {
-        copy->scorers.push_back({*MakeScorer(w.scorer->Name(), a.seed), w.weight});
-      }
       policies.push_back(copy);
     } else {
       policies.push_back(*p);

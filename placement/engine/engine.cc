@@ -195,7 +195,7 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
   }
 
   // PreScore and Score.
-  ScoringContext ctx{topo, state, r, IdealComm(topo, r, model_)};
+  ScoringContext ctx{topo, state, r, IdealComm(topo, r, model_), policy_->seed};
   std::vector<Scored> scored;
   double weight_sum = 0;
   for (const Policy::Weighted& w : policy_->scorers) weight_sum += w.weight;

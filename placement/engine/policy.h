@@ -11,17 +11,20 @@
 
 namespace nvlplace {
 
+// Copyable: scorers are stateless and shared by the copies; what a decision varies on
+// (weights, seed, candidate limit) is held by value. Built and validated by policies/
+// (ParsePolicyYaml).
 struct Policy {
   struct Weighted {
-    std::unique_ptr<Scorer> scorer;
+    std::shared_ptr<const Scorer> scorer;
     double weight;
   };
   std::string name;
   std::string description;
-  std::vector<std::string> generators;
-  std::vector<Weighted> scorers;  // in the order written
-  uint64_t seed = 1;
-  int candidates = 16;  // hierarchical candidates per decision
+  std::vector<std::string> generators;  // run in this order
+  std::vector<Weighted> scorers;        // in the order of the registry
+  uint64_t seed = 1;    // of seeded scorers and generators (ScoringContext, the generators)
+  int candidates = 16;  // hierarchical candidates per level per decision
 };
 
 }  // namespace nvlplace
