@@ -1,13 +1,22 @@
-// Tests for the policy registry and the YAML presets: every error is caught at load time.
+// Tests for the policy registry and the YAML presets (every error is caught at load time),
+// and for a policy's copy with another seed (Policy::WithSeed).
 #include <cstdlib>
+#include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "placement/engine/engine.h"
+#include "placement/formats/busy_list.h"
+#include "placement/formats/topology_yaml.h"
 #include "policies/policy_loader.h"
 #include "policies/registry.h"
 #include "tests/status_matchers.h"
+#include "tests/test_data.h"
 
 namespace nvlplace {
 namespace {
@@ -108,6 +117,92 @@ TEST(PolicyTest, NameFoundInPolicyDir) {
   ::unsetenv("NVLPLACE_POLICY_DIR");
   ASSERT_THAT(p, IsOk());
   EXPECT_EQ((*p)->name, "pack");
+}
+
+std::shared_ptr<const Policy> Preset(const std::string& name) {
+  auto p = LoadPolicy("configs/policies/" + name + ".yaml");
+  EXPECT_THAT(p, IsOk()) << name;
+  return *p;
+}
+
+std::vector<std::pair<std::string, double>> Weights(const Policy& p) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const Policy::Weighted& w : p.scorers) out.emplace_back(w.scorer->Name(), w.weight);
+  return out;
+}
+
+TEST(PolicyValueTest, WithSeedChangesTheCopyOnly) {
+  std::shared_ptr<const Policy> random = Preset("random");  // seed: 42
+  Policy copy = random->WithSeed(7);
+  EXPECT_EQ(copy.seed, 7u);
+  EXPECT_EQ(random->seed, 42u);
+  // Everything else is the same, the stateless parts shared.
+  EXPECT_EQ(copy.name, random->name);
+  EXPECT_EQ(copy.candidates, random->candidates);
+  EXPECT_EQ(Weights(copy), Weights(*random));
+  ASSERT_EQ(copy.generators.size(), 1u);
+  EXPECT_EQ(copy.generators[0], random->generators[0]);
+  EXPECT_EQ(copy.scorers[0].scorer, random->scorers[0].scorer);
+}
+
+// The decisions of two policies on the lab cluster, a quarter busy, over requests of every
+// kind: the same or not, bit for bit (ranks, origin, every score and the total).
+class SameDecisionsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto spec = ParseTopologyYaml(testing::kLabYaml, "lab.yaml");
+    ASSERT_THAT(spec, IsOk());
+    auto topo = Topology::Create(*spec);
+    ASSERT_THAT(topo, IsOk());
+    topo_ = *topo;
+    state_ = std::make_unique<ClusterState>(topo_);
+    ASSERT_THAT(LoadBusyList("node0:0-5\nnode2:0-2\nnode5:0-6\nnode7:4-7\n", "busy", state_.get()),
+                IsOk());
+  }
+
+  // How many requests the two policies decide differently.
+  int Differences(std::shared_ptr<const Policy> a, std::shared_ptr<const Policy> b) {
+    Engine ea(topo_, std::move(a)), eb(topo_, std::move(b));
+    int differ = 0;
+    for (RequestSpec spec : std::vector<RequestSpec>{{.gpus = 1},
+                                                     {.gpus = 3},
+                                                     {.gpus = 8},
+                                                     {.gpus = 12},
+                                                     {.gpus = 16, .tp = 4},
+                                                     {.gpus = 16, .tp = 8, .pp = 2},
+                                                     {.gpus = 24, .tp = 2}}) {
+      auto r = ResolveRequest(spec, *topo_);
+      EXPECT_THAT(r, IsOk());
+      PlacementResult x = ea.Place(*state_, *r), y = eb.Place(*state_, *r);
+      EXPECT_TRUE(x.placed && y.placed) << x.reason << y.reason;
+      std::vector<double> xs, ys;
+      for (const ScoreLine& l : x.scores) xs.push_back(l.score);
+      for (const ScoreLine& l : y.scores) ys.push_back(l.score);
+      differ += x.ranks != y.ranks || x.origin != y.origin || xs != ys || x.total != y.total;
+    }
+    return differ;
+  }
+
+  std::shared_ptr<const Topology> topo_;
+  std::unique_ptr<ClusterState> state_;
+};
+
+TEST_F(SameDecisionsTest, ThePolicyWithSeedSIsWithSeedSOfAnother) {
+  // The random scorer and the random generator, beside the others, with the seed of the file
+  // or of WithSeed.
+  auto with_seed = [](int seed) {
+    auto p =
+        ParsePolicyYaml(absl::StrCat("name: r\ngenerators: [random, hierarchical]\nseed: ", seed,
+                                     "\nweights: {random: 1, tier: 0.5}\n"),
+                        "r.yaml");
+    EXPECT_THAT(p, IsOk());
+    return *p;
+  };
+  std::shared_ptr<const Policy> s7 = with_seed(7), s42 = with_seed(42);
+  EXPECT_EQ(Differences(s7, std::make_shared<const Policy>(s42->WithSeed(7))), 0);
+  EXPECT_EQ(Differences(s42, std::make_shared<const Policy>(s7->WithSeed(42))), 0);
+  // Not vacuous: the seed decides some of these.
+  EXPECT_GT(Differences(s7, s42), 0);
 }
 
 }  // namespace

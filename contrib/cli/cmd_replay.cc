@@ -136,14 +136,8 @@ int Replay(const ReplayArgs& a) {
     }
     absl::StatusOr<std::shared_ptr<const Policy>> p = LoadPolicy(std::string(name));
     if (!p.ok()) return Fail(p.status());
-    // --seed overrides the seed of seeded policies: a copy with the other seed.
-    if (a.seed != 1 && (*p)->seed != a.seed) {
-      auto copy = std::make_shared<Policy>(**p);
-      copy->seed = a.seed;
-      policies.push_back(copy);
-    } else {
-      policies.push_back(*p);
-    }
+    // --seed overrides the seed of seeded policies (1, the default, keeps each one's own).
+    policies.push_back(a.seed == 1 ? *p : std::make_shared<const Policy>((*p)->WithSeed(a.seed)));
   }
   if (policies.empty()) return Fail(absl::InvalidArgumentError("--policies names no policy"));
   replay::TraceOptions topts;

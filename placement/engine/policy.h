@@ -25,6 +25,13 @@ struct Policy {
   std::vector<Weighted> scorers;        // in the order of the registry
   uint64_t seed = 1;    // of seeded scorers and generators (ScoringContext, the generators)
   int candidates = 16;  // hierarchical candidates per level per decision
+
+  // This policy with another seed: the same decisions as a policy loaded with that seed.
+  Policy WithSeed(uint64_t new_seed) const {
+    Policy copy = *this;
+    copy.seed = new_seed;
+    return copy;
+  }
 };
 
 }  // namespace nvlplace
