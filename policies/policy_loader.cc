@@ -55,9 +55,8 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
     }
   }
   NVL_ASSIGN_OR_RETURN(const Where* weights, m.Require("weights"));
-  NVL_ASSIGN_OR_RETURN(
-      MapReader w,
-      MapReader::Make(*weights, {"nvlink", "tier", "comm", "fragmentation", "firstfit", "random"}));
+  std::vector<absl::string_view> names(ScorerNames().begin(), ScorerNames().end());
+  NVL_ASSIGN_OR_RETURN(MapReader w, MapReader::Make(*weights, names));
   for (const std::string& scorer : ScorerNames()) {
     const Where* value = w.Find(scorer);
     if (value == nullptr) continue;

@@ -1,5 +1,5 @@
-// Tests for the policy registry and the YAML presets (every error is caught at load time),
-// and for a policy's copy with another seed (Policy::WithSeed).
+// Tests for the YAML presets (every error is caught at load time) and for a policy's copy
+// with another seed (Policy::WithSeed).
 #include <cstdlib>
 #include <memory>
 #include <ostream>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "placement/engine/engine.h"
@@ -48,16 +49,20 @@ TEST(PolicyTest, ParsesWeightsInOrderOfTheRegistry) {
   EXPECT_EQ((*p)->candidates, 4);
 }
 
-TEST(PolicyTest, MakeScorerListsTheValidNames) {
-  EXPECT_THAT(MakeScorer("speed"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("unknown scorer 'speed'; scorers are nvlink, tier, comm, "
-                                 "fragmentation, firstfit, random")));
-  for (const std::string& name : ScorerNames()) {
-    auto s = MakeScorer(name);
-    ASSERT_THAT(s, IsOk());
-    EXPECT_EQ((*s)->Name(), name);
-  }
+TEST(PolicyTest, WeightKeysAreTheRegistrysScorers) {
+  // Every scorer of the registry is a weight key, kept in the registry's order.
+  std::string text = "name: all\ngenerators: [hierarchical]\nweights:\n";
+  for (const std::string& name : ScorerNames()) absl::StrAppend(&text, "  ", name, ": 1\n");
+  auto p = ParsePolicyYaml(text, "all.yaml");
+  ASSERT_THAT(p, IsOk());
+  std::vector<std::string> names;
+  for (const Policy::Weighted& w : (*p)->scorers) names.emplace_back(w.scorer->Name());
+  EXPECT_EQ(names, ScorerNames());
+  // Any other key is refused with the registry's list.
+  EXPECT_THAT(
+      ParsePolicyYaml("name: p\ngenerators: [hierarchical]\nweights: {speed: 1}\n", "p"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr(absl::StrCat("allowed here: ", absl::StrJoin(ScorerNames(), ", ")))));
 }
 
 struct BadPolicy {
