@@ -7,9 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "placement/model/status_macros.h"
 #include "placement/formats/topology_yaml.h"
 #include "placement/formats/yaml_reader.h"
+#include "placement/model/status_macros.h"
 #include "policies/policy_loader.h"
 #include "policies/registry.h"
 
@@ -48,8 +48,10 @@ std::string PolicyWithWeights(const Policy& base,
     }
     if (!found) weights.emplace_back(name, weight);
   }
+  std::vector<std::string> generators;
+  for (const auto& g : base.generators) generators.emplace_back(g->Name());
   std::string text = absl::StrCat("name: ", base.name, "+weights\n", "generators: [",
-                                  absl::StrJoin(base.generators, ", "), "]\n", "seed: ", base.seed,
+                                  absl::StrJoin(generators, ", "), "]\n", "seed: ", base.seed,
                                   "\ncandidates: ", base.candidates, "\nweights:\n");
   for (const auto& [name, weight] : weights) {
     absl::StrAppend(&text, "  ", name, ": ", absl::StrFormat("%.17g", weight), "\n");

@@ -45,14 +45,12 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
     }
   }
   NVL_ASSIGN_OR_RETURN(const Where* gens, m.Require("generators"));
-  NVL_ASSIGN_OR_RETURN(policy->generators, yaml::ReadStringList(*gens));
-  if (policy->generators.empty()) return gens->Error("at least one generator is needed");
-  for (const std::string& g : policy->generators) {
-    const auto& known = GeneratorNames();
-    if (std::find(known.begin(), known.end(), g) == known.end()) {
-      return gens->Error(
-          absl::StrCat("unknown generator '", g, "'; generators are ", absl::StrJoin(known, ", ")));
-    }
+  NVL_ASSIGN_OR_RETURN(std::vector<std::string> generators, yaml::ReadStringList(*gens));
+  if (generators.empty()) return gens->Error("at least one generator is needed");
+  for (const std::string& g : generators) {
+    absl::StatusOr<std::shared_ptr<const Generator>> made = MakeGenerator(g);
+    if (!made.ok()) return gens->Error(made.status().message());
+    policy->generators.push_back(*std::move(made));
   }
   NVL_ASSIGN_OR_RETURN(const Where* weights, m.Require("weights"));
   std::vector<absl::string_view> names(ScorerNames().begin(), ScorerNames().end());

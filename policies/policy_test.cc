@@ -24,6 +24,7 @@ namespace {
 
 using ::nvlplace::testing::IsOk;
 using ::nvlplace::testing::StatusIs;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(PolicyTest, ShippedPresetsLoad) {
@@ -63,6 +64,15 @@ TEST(PolicyTest, WeightKeysAreTheRegistrysScorers) {
       ParsePolicyYaml("name: p\ngenerators: [hierarchical]\nweights: {speed: 1}\n", "p"),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr(absl::StrCat("allowed here: ", absl::StrJoin(ScorerNames(), ", ")))));
+}
+
+TEST(PolicyTest, GeneratorsInTheOrderWritten) {
+  auto p = ParsePolicyYaml(
+      "name: g\ngenerators: [random, firstfit, hierarchical]\nweights: {tier: 1}\n", "g.yaml");
+  ASSERT_THAT(p, IsOk());
+  std::vector<std::string> names;
+  for (const auto& g : (*p)->generators) names.emplace_back(g->Name());
+  EXPECT_THAT(names, ElementsAre("random", "firstfit", "hierarchical"));
 }
 
 struct BadPolicy {

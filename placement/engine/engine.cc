@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "placement/engine/generator.h"
 #include "placement/engine/scorer.h"
 
 namespace nvlplace {
@@ -184,12 +185,11 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
 
   // Generate.
   std::vector<Candidate> candidates;
-  for (const std::string& gen : policy_->generators) {
-    std::vector<Candidate> more;
-    if (gen == "hierarchical") more = HierarchicalCandidates(*s, k, policy_->candidates);
-    if (gen == "firstfit") more = FirstFitCandidate(*s, k);
-    if (gen == "random") more = RandomCandidate(*s, k, policy_->seed);
-    for (Candidate& c : more) {
+  GenerateContext gen_ctx;
+  gen_ctx.candidates = policy_->candidates;
+  gen_ctx.seed = policy_->seed;
+  for (const std::shared_ptr<const Generator>& gen : policy_->generators) {
+    for (Candidate& c : gen->Generate(*s, k, gen_ctx)) {
       if (static_cast<int>(c.ranks.size()) == r.gpus) candidates.push_back(std::move(c));
     }
   }

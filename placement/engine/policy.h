@@ -7,13 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "placement/engine/generator.h"
 #include "placement/engine/scorer.h"
 
 namespace nvlplace {
 
-// Copyable: scorers are stateless and shared by the copies; what a decision varies on
-// (weights, seed, candidate limit) is held by value. Built and validated by policies/
-// (ParsePolicyYaml).
+// Copyable: scorers and generators are stateless and shared by the copies; what a decision
+// varies on (weights, seed, candidate limit) is held by value. Built and validated by
+// policies/ (ParsePolicyYaml).
 struct Policy {
   struct Weighted {
     std::shared_ptr<const Scorer> scorer;
@@ -21,9 +22,9 @@ struct Policy {
   };
   std::string name;
   std::string description;
-  std::vector<std::string> generators;  // run in this order
-  std::vector<Weighted> scorers;        // in the order of the registry
-  uint64_t seed = 1;    // of seeded scorers and generators (ScoringContext, the generators)
+  std::vector<std::shared_ptr<const Generator>> generators;  // run in this order
+  std::vector<Weighted> scorers;                             // in the order of the registry
+  uint64_t seed = 1;    // of seeded scorers and generators (ScoringContext, GenerateContext)
   int candidates = 16;  // hierarchical candidates per level per decision
 
   // This policy with another seed: the same decisions as a policy loaded with that seed.
