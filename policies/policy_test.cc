@@ -1,5 +1,6 @@
-// Tests for the YAML presets (every error is caught at load time) and for a policy's copy
-// with another seed (Policy::WithSeed).
+// Tests for the YAML presets (every error is caught at load time) and for adjusted copies of
+// a policy: WithWeights and Policy::WithSeed.
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <ostream>
@@ -26,6 +27,7 @@ using ::nvlplace::testing::IsOk;
 using ::nvlplace::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Pair;
 
 TEST(PolicyTest, ShippedPresetsLoad) {
   for (const char* name : {"topo", "pack", "firstfit", "random"}) {
@@ -146,6 +148,12 @@ std::vector<std::pair<std::string, double>> Weights(const Policy& p) {
   return out;
 }
 
+std::vector<std::string> Generators(const Policy& p) {
+  std::vector<std::string> out;
+  for (const auto& g : p.generators) out.emplace_back(g->Name());
+  return out;
+}
+
 TEST(PolicyValueTest, WithSeedChangesTheCopyOnly) {
   std::shared_ptr<const Policy> random = Preset("random");  // seed: 42
   Policy copy = random->WithSeed(7);
@@ -158,6 +166,78 @@ TEST(PolicyValueTest, WithSeedChangesTheCopyOnly) {
   ASSERT_EQ(copy.generators.size(), 1u);
   EXPECT_EQ(copy.generators[0], random->generators[0]);
   EXPECT_EQ(copy.scorers[0].scorer, random->scorers[0].scorer);
+}
+
+TEST(PolicyValueTest, WithWeightsChangesTheCopyOnly) {
+  std::shared_ptr<const Policy> topo = Preset("topo");
+  auto copy = WithWeights(*topo, {{"fragmentation", 7}, {"random", 0.5}});
+  ASSERT_THAT(copy, IsOk());
+  EXPECT_EQ(copy->name, "topo+weights");
+  // fragmentation 2 -> 7; random added, in the registry's order (after fragmentation).
+  EXPECT_THAT(Weights(*copy), ElementsAre(Pair("nvlink", 100), Pair("tier", 10), Pair("comm", 50),
+                                          Pair("fragmentation", 7), Pair("random", 0.5)));
+  EXPECT_THAT(Weights(*topo), ElementsAre(Pair("nvlink", 100), Pair("tier", 10), Pair("comm", 50),
+                                          Pair("fragmentation", 2)));
+  EXPECT_EQ(topo->name, "topo");
+  EXPECT_EQ(copy->scorers[0].scorer, topo->scorers[0].scorer);  // shared, not rebuilt
+  EXPECT_EQ(Generators(*copy), Generators(*topo));
+  EXPECT_EQ(copy->seed, topo->seed);
+  EXPECT_EQ(copy->candidates, topo->candidates);
+}
+
+TEST(PolicyValueTest, WithWeightsIsThePolicyFileWithThoseWeights) {
+  std::shared_ptr<const Policy> pack = Preset("pack");
+  auto copy = WithWeights(*pack, {{"random", 3}, {"nvlink", 0.25}});
+  ASSERT_THAT(copy, IsOk());
+  auto file = ParsePolicyYaml(
+      "name: pack+weights\ngenerators: [hierarchical]\n"
+      "weights: {random: 3, fragmentation: 1, nvlink: 0.25}\n",
+      "pack-weights.yaml");
+  ASSERT_THAT(file, IsOk());
+  EXPECT_EQ(copy->name, (*file)->name);
+  EXPECT_EQ(Weights(*copy), Weights(**file));  // nvlink, fragmentation, random
+  EXPECT_EQ(Generators(*copy), Generators(**file));
+  EXPECT_EQ(copy->seed, (*file)->seed);
+  EXPECT_EQ(copy->candidates, (*file)->candidates);
+}
+
+struct BadWeight {
+  const char* name;
+  std::pair<std::string, double> weight;
+  const char* message;
+};
+
+// Names the case in test listings (instead of its bytes).
+void PrintTo(const BadWeight& c, std::ostream* os) { *os << c.name; }
+
+class WithWeightsBadTest : public ::testing::TestWithParam<BadWeight> {};
+
+TEST_P(WithWeightsBadTest, RefusedAsTheLoaderRefuses) {
+  std::shared_ptr<const Policy> topo = Preset("topo");
+  EXPECT_THAT(WithWeights(*topo, {{"nvlink", 1}, GetParam().weight}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(GetParam().message)));
+  EXPECT_EQ(topo->scorers[0].weight, 100);  // untouched
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Errors, WithWeightsBadTest,
+    ::testing::Values(
+        BadWeight{
+            "Zero", {"tier", 0}, "weight of 'tier': a weight must be a positive number up to 1e6"},
+        BadWeight{"Negative", {"comm", -1}, "weight of 'comm': a weight must be a positive"},
+        BadWeight{"AboveTheMax", {"comm", 1e6 + 1}, "weight of 'comm': a weight must be"},
+        BadWeight{"Infinite", {"tier", HUGE_VAL}, "weight of 'tier': a weight must be"},
+        BadWeight{"NaN", {"tier", std::nan("")}, "weight of 'tier': a weight must be"},
+        BadWeight{"UnknownScorer",
+                  {"speed", 1},
+                  "unknown scorer 'speed'; scorers are nvlink, tier, comm, fragmentation, "
+                  "firstfit, random"}),
+    [](const ::testing::TestParamInfo<BadWeight>& info) { return std::string(info.param.name); });
+
+TEST(PolicyValueTest, TheLargestWeightIsAccepted) {
+  auto copy = WithWeights(*Preset("topo"), {{"tier", 1e6}});  // 1e6 itself: the limit
+  ASSERT_THAT(copy, IsOk());
+  EXPECT_EQ(copy->scorers[1].weight, 1e6);  // nvlink, tier, ...
 }
 
 // The decisions of two policies on the lab cluster, a quarter busy, over requests of every
@@ -218,6 +298,17 @@ TEST_F(SameDecisionsTest, ThePolicyWithSeedSIsWithSeedSOfAnother) {
   EXPECT_EQ(Differences(s42, std::make_shared<const Policy>(s7->WithSeed(42))), 0);
   // Not vacuous: the seed decides some of these.
   EXPECT_GT(Differences(s7, s42), 0);
+}
+
+TEST_F(SameDecisionsTest, WithWeightsDecidesAsThePolicyFile) {
+  auto file = ParsePolicyYaml(
+      "name: topo+weights\ngenerators: [hierarchical, firstfit]\n"
+      "weights: {nvlink: 100, comm: 50, tier: 10, fragmentation: 7, random: 0.5}\n",
+      "topo-weights.yaml");
+  ASSERT_THAT(file, IsOk());
+  auto copy = WithWeights(*Preset("topo"), {{"fragmentation", 7}, {"random", 0.5}});
+  ASSERT_THAT(copy, IsOk());
+  EXPECT_EQ(Differences(*file, std::make_shared<const Policy>(*std::move(copy))), 0);
 }
 
 }  // namespace

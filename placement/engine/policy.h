@@ -14,7 +14,7 @@ namespace nvlplace {
 
 // Copyable: scorers and generators are stateless and shared by the copies; what a decision
 // varies on (weights, seed, candidate limit) is held by value. Built and validated by
-// policies/ (ParsePolicyYaml).
+// policies/ (ParsePolicyYaml, WithWeights).
 struct Policy {
   struct Weighted {
     std::shared_ptr<const Scorer> scorer;
