@@ -1,15 +1,12 @@
 // nvlplace.yaml: parsing and loading (see plugin_config.h).
 #include "plugin/plugin_config.h"
 
-#include <cmath>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "placement/model/status_macros.h"
 #include "placement/formats/topology_yaml.h"
 #include "placement/formats/yaml_reader.h"
+#include "placement/model/status_macros.h"
 #include "policies/policy_loader.h"
 #include "policies/registry.h"
 
@@ -28,33 +25,6 @@ std::string Resolve(const std::string& file, const std::string& path) {
 bool LooksLikePath(const std::string& s) {
   return s.find('/') != std::string::npos ||
          (s.size() > 5 && s.compare(s.size() - 5, 5, ".yaml") == 0);
-}
-
-// The policy YAML that a weights override produces: the base policy's generators, seed
-// and candidate count, with the merged weights.
-std::string PolicyWithWeights(const Policy& base,
-                              const std::vector<std::pair<std::string, double>>& overrides) {
-  std::vector<std::pair<std::string, double>> weights;
-  for (const Policy::Weighted& w : base.scorers) {
-    weights.emplace_back(std::string(w.scorer->Name()), w.weight);
-  }
-  for (const auto& [name, weight] : overrides) {
-    bool found = false;
-    for (auto& [n, w] : weights) {
-      if (n == name) {
-        w = weight;
-        found = true;
-      }
-    }
-    if (!found) weights.emplace_back(name, weight);
-  }
-  std::string text = absl::StrCat("name: ", base.name, "+weights\n", "generators: [",
-                                  absl::StrJoin(base.generators, ", "), "]\n", "seed: ", base.seed,
-                                  "\ncandidates: ", base.candidates, "\nweights:\n");
-  for (const auto& [name, weight] : weights) {
-    absl::StrAppend(&text, "  ", name, ": ", absl::StrFormat("%.17g", weight), "\n");
-  }
-  return text;
 }
 
 }  // namespace
@@ -89,9 +59,7 @@ absl::StatusOr<PluginConfig> ParsePluginConfig(absl::string_view text,
       const Where* value = wm.Find(name);
       if (value == nullptr) continue;
       NVL_ASSIGN_OR_RETURN(double weight, yaml::ReadNumber(*value));
-      if (!std::isfinite(weight) || weight <= 0 || weight > 1e6) {
-        return value->Error("a weight must be a positive number up to 1e6");
-      }
+      if (!IsValidWeight(weight)) return value->Error(kWeightRule);
       c.weights.emplace_back(name, weight);
     }
   }
@@ -148,9 +116,9 @@ absl::StatusOr<std::unique_ptr<LoadedConfig>> LoadPluginConfig(const std::string
         absl::StrCat("cannot use policy ", config.policy, ": ", policy.status().message())));
   }
   if (!config.weights.empty()) {
-    std::string text = PolicyWithWeights(**policy, config.weights);
-    policy = ParsePolicyYaml(text, absl::StrCat(path, " (weights)"));
-    if (!policy.ok()) return policy.status();
+    absl::StatusOr<Policy> weighted = WithWeights(**policy, config.weights);
+    if (!weighted.ok()) return weighted.status();
+    policy = std::make_shared<const Policy>(*std::move(weighted));
   }
   loaded->topology = *std::move(topo);
   loaded->policy = *std::move(policy);

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -16,7 +18,9 @@ namespace {
 
 using ::nvlplace::testing::IsOk;
 using ::nvlplace::testing::StatusIs;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Pair;
 
 std::string Root() { return std::filesystem::current_path().string(); }
 
@@ -74,7 +78,8 @@ INSTANTIATE_TEST_SUITE_P(
     Errors, PluginConfigBadTest,
     ::testing::Values(
         BadCase{"EmptyFile", "", "/etc/slurm/nvlplace.yaml: #: empty file"},
-        BadCase{"MissingTopology", "policy: topo\n", "/etc/slurm/nvlplace.yaml:1:1: #: missing key 'topology'"},
+        BadCase{"MissingTopology", "policy: topo\n",
+                "/etc/slurm/nvlplace.yaml:1:1: #: missing key 'topology'"},
         BadCase{"UnknownKey", "topology: c.yaml\ncolour: red\n",
                 "nvlplace.yaml:2:1: #/colour: unknown key 'colour'"},
         BadCase{"BadLogLevel", "topology: c.yaml\nlog_level: loud\n",
@@ -125,14 +130,17 @@ TEST_F(LoadPluginConfigTest, WeightsOverrideThePolicy) {
   auto loaded = LoadPluginConfig(
       Write("topology: " + Root() + "/configs/lab-h100.yaml\nweights: {fragmentation: 7}\n"));
   ASSERT_THAT(loaded, IsOk());
-  bool found = false;
-  for (const auto& w : (*loaded)->policy->scorers) {
-    if (w.scorer->Name() == "fragmentation") {
-      EXPECT_EQ(w.weight, 7);
-      found = true;
-    }
-  }
-  EXPECT_TRUE(found);
+  // The default policy, topo, with fragmentation 2 -> 7 and the rest as it was.
+  const Policy& p = *(*loaded)->policy;
+  EXPECT_EQ(p.name, "topo+weights");
+  std::vector<std::pair<std::string, double>> weights;
+  for (const auto& w : p.scorers) weights.emplace_back(w.scorer->Name(), w.weight);
+  EXPECT_THAT(weights, ElementsAre(Pair("nvlink", 100), Pair("tier", 10), Pair("comm", 50),
+                                   Pair("fragmentation", 7)));
+  std::vector<std::string> generators;
+  for (const auto& g : p.generators) generators.emplace_back(g->Name());
+  EXPECT_THAT(generators, ElementsAre("hierarchical", "firstfit"));
+  EXPECT_EQ(&(*loaded)->engine->policy(), &p);
 }
 
 TEST_F(LoadPluginConfigTest, MissingTopologyNamesTheConfigLine) {

@@ -1,6 +1,8 @@
-// Policies as YAML presets: parsed once, validated against the registry.
+// Policies as YAML presets, parsed once and validated against the registry, and their
+// adjusted copies.
 #include "policies/policy_loader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +20,19 @@
 #endif
 
 namespace nvlplace {
+namespace {
+
+// Where `name` is in the registry's table of scorers; unknown names after every known one.
+size_t RegistryIndex(absl::string_view name) {
+  const std::vector<std::string>& names = ScorerNames();
+  return std::find(names.begin(), names.end(), name) - names.begin();
+}
+
+}  // namespace
+
+bool IsValidWeight(double weight) {
+  return std::isfinite(weight) && weight > 0 && weight <= kMaxWeight;
+}
 
 absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view text,
                                                               const std::string& file) {
@@ -45,39 +60,60 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
     }
   }
   NVL_ASSIGN_OR_RETURN(const Where* gens, m.Require("generators"));
-  NVL_ASSIGN_OR_RETURN(policy->generators, yaml::ReadStringList(*gens));
-  if (policy->generators.empty()) return gens->Error("at least one generator is needed");
-  for (const std::string& g : policy->generators) {
-    const auto& known = GeneratorNames();
-    if (std::find(known.begin(), known.end(), g) == known.end()) {
-      return gens->Error(absl::StrCat("unknown generator '", g, "'; generators are ",
-                                      absl::StrJoin(known, ", ")));
-    }
+  NVL_ASSIGN_OR_RETURN(std::vector<std::string> generators, yaml::ReadStringList(*gens));
+  if (generators.empty()) return gens->Error("at least one generator is needed");
+  for (const std::string& g : generators) {
+    absl::StatusOr<std::shared_ptr<const Generator>> made = MakeGenerator(g);
+    if (!made.ok()) return gens->Error(made.status().message());
+    policy->generators.push_back(*std::move(made));
   }
   NVL_ASSIGN_OR_RETURN(const Where* weights, m.Require("weights"));
-  NVL_ASSIGN_OR_RETURN(MapReader w, MapReader::Make(*weights, {"nvlink", "tier", "comm",
-                                                               "fragmentation", "firstfit",
-                                                               "random"}));
+  std::vector<absl::string_view> names(ScorerNames().begin(), ScorerNames().end());
+  NVL_ASSIGN_OR_RETURN(MapReader w, MapReader::Make(*weights, names));
   for (const std::string& scorer : ScorerNames()) {
     const Where* value = w.Find(scorer);
     if (value == nullptr) continue;
     NVL_ASSIGN_OR_RETURN(double weight, yaml::ReadNumber(*value));
-    if (!std::isfinite(weight) || weight <= 0 || weight > 1e6) {
-      return value->Error("a weight must be a positive number up to 1e6; leave a scorer out "
-                          "to give it no weight");
+    if (!IsValidWeight(weight)) {
+      return value->Error(absl::StrCat(kWeightRule, "; leave a scorer out to give it no weight"));
     }
-    NVL_ASSIGN_OR_RETURN(std::unique_ptr<Scorer> s, MakeScorer(scorer, policy->seed));
+    NVL_ASSIGN_OR_RETURN(std::shared_ptr<const Scorer> s, MakeScorer(scorer));
     policy->scorers.push_back({std::move(s), weight});
   }
   if (policy->scorers.empty()) return weights->Error("at least one scorer needs a weight");
   return std::shared_ptr<const Policy>(std::move(policy));
 }
 
+absl::StatusOr<Policy> WithWeights(const Policy& base,
+                                   const std::vector<std::pair<std::string, double>>& weights) {
+  Policy policy = base;
+  policy.name = absl::StrCat(base.name, "+weights");
+  for (const auto& [name, weight] : weights) {
+    if (!IsValidWeight(weight)) {
+      return absl::InvalidArgumentError(absl::StrCat("weight of '", name, "': ", kWeightRule));
+    }
+    auto same = [&name = name](const Policy::Weighted& w) { return w.scorer->Name() == name; };
+    auto it = std::find_if(policy.scorers.begin(), policy.scorers.end(), same);
+    if (it != policy.scorers.end()) {
+      it->weight = weight;
+      continue;
+    }
+    NVL_ASSIGN_OR_RETURN(std::shared_ptr<const Scorer> s, MakeScorer(name));
+    policy.scorers.push_back({std::move(s), weight});
+  }
+  // The registry's order, as a loaded policy has: the engine sums the weighted scores in it.
+  std::stable_sort(policy.scorers.begin(), policy.scorers.end(),
+                   [](const Policy::Weighted& a, const Policy::Weighted& b) {
+                     return RegistryIndex(a.scorer->Name()) < RegistryIndex(b.scorer->Name());
+                   });
+  return policy;
+}
+
 absl::StatusOr<std::shared_ptr<const Policy>> LoadPolicy(const std::string& name_or_path) {
   std::string path = name_or_path;
-  bool is_path = name_or_path.find('/') != std::string::npos ||
-                 (name_or_path.size() > 5 &&
-                  name_or_path.compare(name_or_path.size() - 5, 5, ".yaml") == 0);
+  bool is_path =
+      name_or_path.find('/') != std::string::npos ||
+      (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".yaml") == 0);
   if (!is_path) {
     std::vector<std::string> dirs;
     if (const char* env = std::getenv("NVLPLACE_POLICY_DIR")) dirs.push_back(env);

@@ -1,15 +1,24 @@
-// Policies as YAML presets: parsed once, validated against the registry.
+// Policies as YAML presets, parsed once and validated against the registry, and their
+// adjusted copies (WithWeights; Policy::WithSeed needs no registry).
 #ifndef NVLPLACE_POLICIES_POLICY_LOADER_H_
 #define NVLPLACE_POLICIES_POLICY_LOADER_H_
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "placement/engine/policy.h"
 
 namespace nvlplace {
+
+// A weight the engine takes: positive, finite, at most kMaxWeight (checked once, when a
+// policy is built, so that no sum of weighted scores overflows).
+inline constexpr double kMaxWeight = 1e6;
+inline constexpr char kWeightRule[] = "a weight must be a positive number up to 1e6";
+bool IsValidWeight(double weight);
 
 // Reads a policy:
 //   name: topo
@@ -21,6 +30,13 @@ namespace nvlplace {
 // Weights are checked here, once: positive, finite, at most 1e6, at least one.
 absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view text,
                                                               const std::string& file);
+
+// `base` with some weights replaced, and scorers it lacks added (from the registry), named
+// "<base>+weights"; the scorers stay in the registry's order, so the result decides as a
+// policy file with those weights would. Every weight is checked as ParsePolicyYaml does;
+// an unknown scorer is InvalidArgument listing the valid names. `base` is not changed.
+absl::StatusOr<Policy> WithWeights(const Policy& base,
+                                   const std::vector<std::pair<std::string, double>>& weights);
 
 // `name_or_path`: a file path (contains '/' or ends in .yaml), else a name looked up as
 // <dir>/<name>.yaml in $NVLPLACE_POLICY_DIR, then the installed and source configs.

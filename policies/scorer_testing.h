@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "placement/model/cluster_state.h"
-#include "placement/formats/topology_yaml.h"
 #include "placement/engine/scorer.h"
+#include "placement/formats/busy_list.h"
+#include "placement/formats/topology_yaml.h"
+#include "placement/model/cluster_state.h"
 #include "tests/status_matchers.h"
 #include "tests/test_data.h"
-#include "placement/formats/busy_list.h"
 
 namespace nvlplace::testing {
 
@@ -36,8 +36,8 @@ struct ScorerWorld {
     EXPECT_THAT(r, IsOk());
     request = *r;
   }
-  ScoringContext Context(CommEstimate ideal = {}) const {
-    return ScoringContext{*topo, *state, request, ideal};
+  ScoringContext Context(CommEstimate ideal = {}, uint64_t seed = 1) const {
+    return ScoringContext{*topo, *state, request, ideal, seed};
   }
   // Facts with the ranks, nodes and domains of the GPUs `node:index` given.
   CandidateFacts Facts(const std::vector<std::pair<int, int>>& gpus) const {

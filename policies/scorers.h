@@ -2,7 +2,6 @@
 #ifndef NVLPLACE_POLICIES_SCORERS_H_
 #define NVLPLACE_POLICIES_SCORERS_H_
 
-#include <cstdint>
 #include <memory>
 
 #include "placement/engine/scorer.h"
@@ -14,7 +13,7 @@ std::unique_ptr<Scorer> MakeTierScorer();
 std::unique_ptr<Scorer> MakeCommScorer();
 std::unique_ptr<Scorer> MakeFragmentationScorer();
 std::unique_ptr<Scorer> MakeFirstFitScorer();
-std::unique_ptr<Scorer> MakeRandomScorer(uint64_t seed);
+std::unique_ptr<Scorer> MakeRandomScorer();  // seeded by ScoringContext::seed
 
 }  // namespace nvlplace
 

@@ -22,10 +22,9 @@
 #include "contrib/replay/report.h"
 #include "contrib/replay/simulator.h"
 #include "contrib/replay/trace.h"
-#include "placement/model/limits.h"
 #include "placement/formats/topology_yaml.h"
+#include "placement/model/limits.h"
 #include "policies/policy_loader.h"
-#include "policies/registry.h"
 
 namespace nvlplace::cli {
 namespace {
@@ -137,21 +136,8 @@ int Replay(const ReplayArgs& a) {
     }
     absl::StatusOr<std::shared_ptr<const Policy>> p = LoadPolicy(std::string(name));
     if (!p.ok()) return Fail(p.status());
-    // --seed overrides the seed of seeded policies.
-    if (a.seed != 1 && (*p)->seed != a.seed) {
-      auto copy = std::make_shared<Policy>();
-      copy->name = (*p)->name;
-      copy->description = (*p)->description;
-      copy->generators = (*p)->generators;
-      copy->seed = a.seed;
-      copy->candidates = (*p)->candidates;
-      for (const Policy::Weighted& w : (*p)->scorers) {
-        copy->scorers.push_back({*MakeScorer(w.scorer->Name(), a.seed), w.weight});
-      }
-      policies.push_back(copy);
-    } else {
-      policies.push_back(*p);
-    }
+    // --seed overrides the seed of seeded policies (1, the default, keeps each one's own).
+    policies.push_back(a.seed == 1 ? *p : std::make_shared<const Policy>((*p)->WithSeed(a.seed)));
   }
   if (policies.empty()) return Fail(absl::InvalidArgumentError("--policies names no policy"));
   replay::TraceOptions topts;

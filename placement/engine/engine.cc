@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "placement/engine/generator.h"
 #include "placement/engine/scorer.h"
 
 namespace nvlplace {
@@ -73,24 +74,23 @@ std::string TierName(const Topology& topo, int tier) {
 std::string NoRoomReason(const Topology& topo, const Request& r, const ChunkRule& rule,
                          const SearchState& s, int k) {
   if (rule.per_node) {
-    return absl::StrFormat("needs %d nodes with %d free GPUs each on allowed nodes%s; only %d "
-                           "such nodes",
-                           k, rule.size, r.exclusive ? " (whole nodes free)" : "",
-                           s.total_capacity());
+    return absl::StrFormat(
+        "needs %d nodes with %d free GPUs each on allowed nodes%s; only %d such nodes", k,
+        rule.size, r.exclusive ? " (whole nodes free)" : "", s.total_capacity());
   }
   if (rule.size > 1) {
     int fit = s.total_capacity();
     if (k == 1) {
-      return absl::StrFormat("needs 1 TP group of %d GPUs inside one NVLink domain; no free "
-                             "NVLink domain holds it (largest free domain has %d GPUs, %d GPUs "
-                             "free in all)",
-                             rule.size, s.largest_free_domain(), s.usable_free());
+      return absl::StrFormat(
+          "needs 1 TP group of %d GPUs inside one NVLink domain; no free NVLink domain "
+          "holds it (largest free domain has %d GPUs, %d GPUs free in all)",
+          rule.size, s.largest_free_domain(), s.usable_free());
     }
-    return absl::StrFormat("needs %d TP groups of %d GPUs, each inside one NVLink domain; the "
-                           "free NVLink domains hold only %d such group%s (largest free "
-                           "domain has %d GPUs, %d GPUs free in all)",
-                           k, rule.size, fit, fit == 1 ? "" : "s", s.largest_free_domain(),
-                           s.usable_free());
+    return absl::StrFormat(
+        "needs %d TP groups of %d GPUs, each inside one NVLink domain; the free NVLink "
+        "domains hold only %d such group%s (largest free domain has %d GPUs, %d GPUs free "
+        "in all)",
+        k, rule.size, fit, fit == 1 ? "" : "s", s.largest_free_domain(), s.usable_free());
   }
   return absl::StrFormat("needs %d GPUs; only %d are free on the allowed nodes%s", k,
                          s.usable_free(), r.exclusive ? " that are wholly free" : "");
@@ -102,12 +102,13 @@ std::string WhyLost(const Policy& policy, const Scored& winner, const Scored& lo
   for (size_t i = 0; i < policy.scorers.size(); ++i) {
     double gap = policy.scorers[i].weight * (winner.scores[i] - loser.scores[i]);
     if (gap > 1e-9) {
-      gaps.push_back({gap, absl::StrFormat("%s %.1f vs %.1f (weight %g)",
-                                           policy.scorers[i].scorer->Name(), loser.scores[i],
-                                           winner.scores[i], policy.scorers[i].weight)});
+      gaps.push_back(
+          {gap, absl::StrFormat("%s %.1f vs %.1f (weight %g)", policy.scorers[i].scorer->Name(),
+                                loser.scores[i], winner.scores[i], policy.scorers[i].weight)});
     }
   }
-  std::sort(gaps.begin(), gaps.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::sort(gaps.begin(), gaps.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
   if (gaps.empty()) return "tied on every scorer; the more local candidate wins, then the first";
   std::string out = "lower ";
   for (size_t i = 0; i < gaps.size(); ++i) absl::StrAppend(&out, i ? "; " : "", gaps[i].second);
@@ -125,170 +126,196 @@ std::string LocalityText(const Topology& topo, const CandidateFacts& f) {
   std::string within = f.job_tier == Topology::kSameNode
                            ? "on one node"
                            : absl::StrCat("under one ", TierName(topo, f.job_tier));
-  return absl::StrCat(f.domains.size(), f.domains.size() == 1 ? " NVLink domain " : " NVLink domains ",
-                      within);
+  return absl::StrCat(f.domains.size(),
+                      f.domains.size() == 1 ? " NVLink domain " : " NVLink domains ", within);
 }
 
 std::vector<ScoreLine> Lines(const Policy& policy, const std::vector<double>& scores) {
   std::vector<ScoreLine> out;
   for (size_t i = 0; i < policy.scorers.size(); ++i) {
-    out.push_back({std::string(policy.scorers[i].scorer->Name()), policy.scorers[i].weight,
-                   scores[i]});
+    out.push_back(
+        {std::string(policy.scorers[i].scorer->Name()), policy.scorers[i].weight, scores[i]});
   }
   return out;
 }
 
-}  // namespace
-
-Engine::Engine(std::shared_ptr<const Topology> topo, std::shared_ptr<const Policy> policy,
-               ModelProfile model)
-    : topo_(std::move(topo)), policy_(std::move(policy)), model_(model), hierarchy_(*topo_) {}
-
-PlacementResult Engine::Place(const ClusterState& state, const Request& r) const try {
-  const Topology& topo = *topo_;
-  PlacementResult result;
-  result.request = DescribeRequest(r, topo);
-  result.policy = policy_->name;
-
-  // Filter: what a chunk is, and how many are needed.
+// The unit the search takes (a TP group, one node's share in nodes mode, else one GPU), how
+// many the request needs, and the search state over the usable free GPUs in those units.
+struct Chunking {
   ChunkRule rule;
-  int k = r.gpus;
-  if (r.nodes > 0) {
-    rule = {r.gpus / r.nodes, true};
-    k = r.nodes;
-  } else if (r.tp > 1) {
-    rule = {r.tp, false};
-    k = r.num_groups();
-  }
-  std::optional<SearchState> s;
-  s.emplace(hierarchy_, state, r, rule);
-  // nvl=off: TP groups still go inside NVLink domains when there is room, without a note.
-  if (s->total_capacity() < k && !rule.per_node && rule.size > 1 && r.nvl == NvlMode::kOff) {
-    rule = {1, false};
-    k = r.gpus;
-    s.emplace(hierarchy_, state, r, rule);
-  }
-  if (s->total_capacity() < k && !rule.per_node && rule.size > 1 && r.nvl == NvlMode::kPrefer) {
-    result.relaxations.push_back(absl::StrFormat(
-        "nvl=prefer: TP groups of %d GPUs may span NVLink domains, because the free domains "
-        "hold only %d of the %d groups needed (largest free domain has %d GPUs)",
-        rule.size, s->total_capacity(), k, s->largest_free_domain()));
-    rule = {1, false};
-    k = r.gpus;
-    s.emplace(hierarchy_, state, r, rule);
-  }
-  if (s->total_capacity() < k) {
-    result.reason = NoRoomReason(topo, r, rule, *s, k);
-    return result;
-  }
+  int k = 0;
+  std::optional<SearchState> search;
+};
 
-  // Generate.
-  std::vector<Candidate> candidates;
-  for (const std::string& gen : policy_->generators) {
-    std::vector<Candidate> more;
-    if (gen == "hierarchical") more = HierarchicalCandidates(*s, k, policy_->candidates);
-    if (gen == "firstfit") more = FirstFitCandidate(*s, k);
-    if (gen == "random") more = RandomCandidate(*s, k, policy_->seed);
-    for (Candidate& c : more) {
-      if (static_cast<int>(c.ranks.size()) == r.gpus) candidates.push_back(std::move(c));
+// Filter: the chunking of the request. When the free NVLink domains cannot hold its TP
+// groups, nvl=off takes single GPUs (TP groups still go inside domains when there is room,
+// without a note) and nvl=prefer does the same with the relaxation noted in `relaxations`.
+Chunking ChooseChunking(const Hierarchy& hierarchy, const ClusterState& state, const Request& r,
+                        std::vector<std::string>* relaxations) {
+  Chunking c;
+  c.k = r.gpus;
+  if (r.nodes > 0) {
+    c.rule = {r.gpus / r.nodes, true};
+    c.k = r.nodes;
+  } else if (r.tp > 1) {
+    c.rule = {r.tp, false};
+    c.k = r.num_groups();
+  }
+  c.search.emplace(hierarchy, state, r, c.rule);
+  bool groups_do_not_fit = c.search->total_capacity() < c.k && !c.rule.per_node && c.rule.size > 1;
+  if (groups_do_not_fit && r.nvl != NvlMode::kStrict) {
+    if (r.nvl == NvlMode::kPrefer) {
+      relaxations->push_back(absl::StrFormat(
+          "nvl=prefer: TP groups of %d GPUs may span NVLink domains, because the free domains "
+          "hold only %d of the %d groups needed (largest free domain has %d GPUs)",
+          c.rule.size, c.search->total_capacity(), c.k, c.search->largest_free_domain()));
+    }
+    c.rule = {1, false};
+    c.k = r.gpus;
+    c.search.emplace(hierarchy, state, r, c.rule);
+  }
+  return c;
+}
+
+// Generate: every generator of the policy in its order, over the same search state; only
+// candidates of exactly the request's GPUs are kept.
+std::vector<Candidate> GenerateCandidates(const Policy& policy, const SearchState& s, int k,
+                                          const Request& r) {
+  GenerateContext ctx;
+  ctx.candidates = policy.candidates;
+  ctx.seed = policy.seed;
+  std::vector<Candidate> out;
+  for (const std::shared_ptr<const Generator>& gen : policy.generators) {
+    for (Candidate& c : gen->Generate(s, k, ctx)) {
+      if (static_cast<int>(c.ranks.size()) == r.gpus) out.push_back(std::move(c));
     }
   }
+  return out;
+}
 
-  // PreScore and Score.
-  ScoringContext ctx{topo, state, r, IdealComm(topo, r, model_)};
-  std::vector<Scored> scored;
-  double weight_sum = 0;
-  for (const Policy::Weighted& w : policy_->scorers) weight_sum += w.weight;
-  bool strict_split = false;
+struct Scoring {
+  std::vector<Scored> candidates;  // in the order generated, less those dropped
+  bool strict_split = false;       // some candidate was dropped for splitting a TP group
+};
+
+// PreScore and Score: each candidate's facts, computed once, whether it meets the tier limit,
+// and each scorer's score clamped to 0..100. Under nvl=strict a candidate that splits a TP
+// group is dropped (nodes mode can cut a TP group across hosts).
+Scoring ScoreCandidates(const Topology& topo, const ClusterState& state, const Request& r,
+                        const Policy& policy, const ModelProfile& model,
+                        std::vector<Candidate> candidates) {
+  ScoringContext ctx{topo, state, r, IdealComm(topo, r, model), policy.seed};
+  Scoring out;
   for (Candidate& c : candidates) {
     Scored sc;
-    sc.facts = ComputeFacts(topo, r, model_, c.ranks);
+    sc.facts = ComputeFacts(topo, r, model, c.ranks);
     sc.candidate = std::move(c);
     if (r.nvl == NvlMode::kStrict && sc.facts.tp_groups_split > 0) {
-      strict_split = true;  // nodes mode can cut a TP group across hosts
+      out.strict_split = true;
       continue;
     }
     sc.tier_ok = r.max_tier < 0 || sc.facts.job_tier <= r.max_tier;
-    for (const Policy::Weighted& w : policy_->scorers) {
+    for (const Policy::Weighted& w : policy.scorers) {
       sc.scores.push_back(std::clamp(w.scorer->Score(ctx, sc.facts), 0.0, 100.0));
     }
-    scored.push_back(std::move(sc));
+    out.candidates.push_back(std::move(sc));
   }
-  // Normalize per scorer across the candidates, then the framework's weighted mean.
-  for (size_t i = 0; i < policy_->scorers.size(); ++i) {
-    std::vector<double> column;
-    for (const Scored& sc : scored) column.push_back(sc.scores[i]);
-    policy_->scorers[i].scorer->Normalize(&column);
-    for (size_t c = 0; c < scored.size(); ++c) {
-      scored[c].scores[i] = std::clamp(column[c], 0.0, 100.0);
-      scored[c].total += policy_->scorers[i].weight * scored[c].scores[i] / weight_sum;
-    }
-  }
-  if (scored.empty()) {
-    result.reason = strict_split
-                        ? absl::StrFormat("every candidate of %d nodes splits a TP group of %d "
-                                          "GPUs across NVLink domains (nvl=strict)",
-                                          r.nodes, r.tp)
-                        : "no candidate placement";
-    return result;
-  }
-  bool any_tier_ok = std::any_of(scored.begin(), scored.end(),
-                                 [](const Scored& x) { return x.tier_ok; });
-  if (r.max_tier >= 0 && !any_tier_ok) {
-    int level = r.max_tier + 1;
-    std::string why = absl::StrFormat(
-        "needs %d %s under one %s switch; the best, %s, has room for %d", k,
-        rule.size > 1 ? absl::StrCat("TP groups of ", rule.size, " GPUs") : "GPUs",
-        topo.tiers()[r.max_tier], s->label_of_best_at_level(level),
-        s->best_capacity_at_level(level));
-    if (r.max_tier_required) {
-      result.reason = absl::StrCat(why, " (max-tier ", topo.tiers()[r.max_tier], " required)");
-      return result;
-    }
-    result.relaxations.push_back(
-        absl::StrCat("max-tier ", topo.tiers()[r.max_tier], " preferred but ", why));
-  }
+  return out;
+}
 
-  // Choose: the best total among candidates that meet the tier limit (or all, relaxed); a
-  // tie goes to the more local candidate, then to the first.
+// Normalize per scorer across the candidates, then the framework's weighted mean (the total).
+void NormalizeAndWeigh(const Policy& policy, std::vector<Scored>* scored) {
+  double weight_sum = 0;
+  for (const Policy::Weighted& w : policy.scorers) weight_sum += w.weight;
+  for (size_t i = 0; i < policy.scorers.size(); ++i) {
+    std::vector<double> column;
+    for (const Scored& sc : *scored) column.push_back(sc.scores[i]);
+    policy.scorers[i].scorer->Normalize(&column);
+    for (size_t c = 0; c < scored->size(); ++c) {
+      (*scored)[c].scores[i] = std::clamp(column[c], 0.0, 100.0);
+      (*scored)[c].total += policy.scorers[i].weight * (*scored)[c].scores[i] / weight_sum;
+    }
+  }
+}
+
+// Why no candidate is left when the search had room.
+std::string NoCandidateReason(const Request& r, bool strict_split) {
+  if (!strict_split) return "no candidate placement";
+  return absl::StrFormat(
+      "every candidate of %d nodes splits a TP group of %d GPUs across "
+      "NVLink domains (nvl=strict)",
+      r.nodes, r.tp);
+}
+
+// The max-tier limit over the scored candidates: whether any meets it (then only those may
+// be chosen); when none does, the refusal (max-tier required) or the relaxation to note.
+struct TierLimit {
+  bool any_ok = true;
+  std::string refusal;
+  std::string relaxation;
+};
+
+TierLimit CheckTierLimit(const Topology& topo, const Request& r, const Chunking& chunks,
+                         const std::vector<Scored>& scored) {
+  TierLimit limit;
+  limit.any_ok =
+      std::any_of(scored.begin(), scored.end(), [](const Scored& x) { return x.tier_ok; });
+  if (r.max_tier < 0 || limit.any_ok) return limit;
+  int level = r.max_tier + 1;
+  std::string why = absl::StrFormat(
+      "needs %d %s under one %s switch; the best, %s, has room for %d", chunks.k,
+      chunks.rule.size > 1 ? absl::StrCat("TP groups of ", chunks.rule.size, " GPUs") : "GPUs",
+      topo.tiers()[r.max_tier], chunks.search->label_of_best_at_level(level),
+      chunks.search->best_capacity_at_level(level));
+  if (r.max_tier_required) {
+    limit.refusal = absl::StrCat(why, " (max-tier ", topo.tiers()[r.max_tier], " required)");
+  } else {
+    limit.relaxation = absl::StrCat("max-tier ", topo.tiers()[r.max_tier], " preferred but ", why);
+  }
+  return limit;
+}
+
+// A candidate the choice may take: within the tier limit when any candidate is.
+bool Allowed(const Scored& sc, bool any_tier_ok) { return !any_tier_ok || sc.tier_ok; }
+
+// Choose: the best total among the allowed candidates; a tie goes to the more local
+// candidate, then to the first. RET its index.
+int Choose(const std::vector<Scored>& scored, bool any_tier_ok) {
   int best = -1;
   for (size_t i = 0; i < scored.size(); ++i) {
-    if (any_tier_ok && !scored[i].tier_ok) continue;
+    if (!Allowed(scored[i], any_tier_ok)) continue;
     if (best < 0 || scored[i].total > scored[best].total + 1e-9 ||
         (scored[i].total > scored[best].total - 1e-9 &&
          Locality(scored[i].facts) < Locality(scored[best].facts))) {
       best = static_cast<int>(i);
     }
   }
-  const Scored& win = scored[best];
-  result.placed = true;
-  result.ranks = win.candidate.ranks;
-  result.origin = win.candidate.origin;
-  result.scores = Lines(*policy_, win.scores);
-  result.total = win.total;
-  result.comm = win.facts.comm;
-  result.job_tier = win.facts.job_tier;
-  result.dp_tier = win.facts.dp_tier;
-  result.tp_groups_split = win.facts.tp_groups_split;
-  result.candidates = static_cast<int>(scored.size());
-  if (result.tp_groups_split > 0 && r.nvl == NvlMode::kPrefer && r.tp > 1) {
-    result.relaxations.push_back(absl::StrFormat("%d of %d TP groups span NVLink domains",
-                                                 result.tp_groups_split, r.num_groups()));
-  }
-  // Locality traded: the most local candidate allowed, when it is more local than the choice.
+  return best;
+}
+
+// Locality traded: when an allowed candidate is more local than the choice (the most local
+// one), what it would have been and the scorers it lost on; else empty.
+std::string LocalityTraded(const Topology& topo, const Policy& policy,
+                           const std::vector<Scored>& scored, int best, bool any_tier_ok) {
   int local = best;
   for (size_t i = 0; i < scored.size(); ++i) {
-    if (any_tier_ok && !scored[i].tier_ok) continue;
+    if (!Allowed(scored[i], any_tier_ok)) continue;
     if (Locality(scored[i].facts) < Locality(scored[local].facts)) local = static_cast<int>(i);
   }
-  if (local != best) {
-    const Scored& near = scored[local];
-    result.locality_traded = absl::StrFormat(
-        "%s would be %s, the choice is %s; it scored %.1f against %.1f: %s",
-        near.candidate.origin, LocalityText(topo, near.facts), LocalityText(topo, win.facts),
-        near.total, win.total, WhyLost(*policy_, win, near));
-  }
-  // The best rejected alternative: the runner-up with a different GPU set.
+  if (local == best) return "";
+  const Scored& win = scored[best];
+  const Scored& near = scored[local];
+  return absl::StrFormat("%s would be %s, the choice is %s; it scored %.1f against %.1f: %s",
+                         near.candidate.origin, LocalityText(topo, near.facts),
+                         LocalityText(topo, win.facts), near.total, win.total,
+                         WhyLost(policy, win, near));
+}
+
+// The best rejected alternative: the runner-up with a different GPU set, if any.
+std::optional<Alternative> BestRejected(const Topology& topo, const Policy& policy,
+                                        const Request& r, const std::vector<Scored>& scored,
+                                        int best, bool any_tier_ok) {
+  const Scored& win = scored[best];
   std::vector<GpuId> mine = win.candidate.ranks;
   std::sort(mine.begin(), mine.end());
   int second = -1;
@@ -299,16 +326,74 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
     if (theirs == mine) continue;
     if (second < 0 || scored[i].total > scored[second].total) second = static_cast<int>(i);
   }
-  if (second >= 0) {
-    const Scored& alt = scored[second];
-    std::string why = WhyLost(*policy_, win, alt);
-    if (any_tier_ok && !alt.tier_ok) {
-      why = absl::StrCat("spans ", TierName(topo, alt.facts.job_tier), ", above max-tier ",
-                         topo.tiers()[r.max_tier], "; ", why);
-    }
-    result.best_rejected = Alternative{alt.candidate.origin, alt.candidate.ranks, alt.total,
-                                       Lines(*policy_, alt.scores), alt.facts.comm, why};
+  if (second < 0) return std::nullopt;
+  const Scored& alt = scored[second];
+  std::string why = WhyLost(policy, win, alt);
+  if (!Allowed(alt, any_tier_ok)) {
+    why = absl::StrCat("spans ", TierName(topo, alt.facts.job_tier), ", above max-tier ",
+                       topo.tiers()[r.max_tier], "; ", why);
   }
+  return Alternative{alt.candidate.origin,      alt.candidate.ranks, alt.total,
+                     Lines(policy, alt.scores), alt.facts.comm,      why};
+}
+
+// Explain: the chosen candidate (`best`) into `result`: its GPUs, scores and facts, the TP
+// groups it splits under nvl=prefer, the locality traded and the best rejected alternative.
+void Explain(const Topology& topo, const Policy& policy, const Request& r,
+             const std::vector<Scored>& scored, int best, bool any_tier_ok,
+             PlacementResult* result) {
+  const Scored& win = scored[best];
+  result->placed = true;
+  result->ranks = win.candidate.ranks;
+  result->origin = win.candidate.origin;
+  result->scores = Lines(policy, win.scores);
+  result->total = win.total;
+  result->comm = win.facts.comm;
+  result->job_tier = win.facts.job_tier;
+  result->dp_tier = win.facts.dp_tier;
+  result->tp_groups_split = win.facts.tp_groups_split;
+  result->candidates = static_cast<int>(scored.size());
+  if (result->tp_groups_split > 0 && r.nvl == NvlMode::kPrefer && r.tp > 1) {
+    result->relaxations.push_back(absl::StrFormat("%d of %d TP groups span NVLink domains",
+                                                  result->tp_groups_split, r.num_groups()));
+  }
+  result->locality_traded = LocalityTraded(topo, policy, scored, best, any_tier_ok);
+  result->best_rejected = BestRejected(topo, policy, r, scored, best, any_tier_ok);
+}
+
+}  // namespace
+
+Engine::Engine(std::shared_ptr<const Topology> topo, std::shared_ptr<const Policy> policy,
+               ModelProfile model)
+    : topo_(std::move(topo)), policy_(std::move(policy)), model_(model), hierarchy_(*topo_) {}
+
+// The decision as its stages: filter (chunking), generate, score, normalize, tier limit,
+// choose, explain. A stage that leaves nothing to choose ends the decision with its reason.
+PlacementResult Engine::Place(const ClusterState& state, const Request& r) const try {
+  PlacementResult result;
+  result.request = DescribeRequest(r, *topo_);
+  result.policy = policy_->name;
+
+  Chunking chunks = ChooseChunking(hierarchy_, state, r, &result.relaxations);
+  if (chunks.search->total_capacity() < chunks.k) {
+    result.reason = NoRoomReason(*topo_, r, chunks.rule, *chunks.search, chunks.k);
+    return result;
+  }
+  std::vector<Candidate> candidates = GenerateCandidates(*policy_, *chunks.search, chunks.k, r);
+  Scoring scoring = ScoreCandidates(*topo_, state, r, *policy_, model_, std::move(candidates));
+  NormalizeAndWeigh(*policy_, &scoring.candidates);
+  if (scoring.candidates.empty()) {
+    result.reason = NoCandidateReason(r, scoring.strict_split);
+    return result;
+  }
+  TierLimit tier = CheckTierLimit(*topo_, r, chunks, scoring.candidates);
+  if (!tier.refusal.empty()) {
+    result.reason = tier.refusal;
+    return result;
+  }
+  if (!tier.relaxation.empty()) result.relaxations.push_back(tier.relaxation);
+  int best = Choose(scoring.candidates, tier.any_ok);
+  Explain(*topo_, *policy_, r, scoring.candidates, best, tier.any_ok, &result);
   return result;
 } catch (const std::exception& e) {
   PlacementResult failed;

@@ -7,21 +7,32 @@
 #include <string>
 #include <vector>
 
+#include "placement/engine/generator.h"
 #include "placement/engine/scorer.h"
 
 namespace nvlplace {
 
+// Copyable: scorers and generators are stateless and shared by the copies; what a decision
+// varies on (weights, seed, candidate limit) is held by value. Built and validated by
+// policies/ (ParsePolicyYaml, WithWeights).
 struct Policy {
   struct Weighted {
-    std::unique_ptr<Scorer> scorer;
+    std::shared_ptr<const Scorer> scorer;
     double weight;
   };
   std::string name;
   std::string description;
-  std::vector<std::string> generators;
-  std::vector<Weighted> scorers;  // in the order written
-  uint64_t seed = 1;
-  int candidates = 16;  // hierarchical candidates per decision
+  std::vector<std::shared_ptr<const Generator>> generators;  // run in this order
+  std::vector<Weighted> scorers;                             // in the order of the registry
+  uint64_t seed = 1;    // of seeded scorers and generators (ScoringContext, GenerateContext)
+  int candidates = 16;  // hierarchical candidates per level per decision
+
+  // This policy with another seed: the same decisions as a policy loaded with that seed.
+  Policy WithSeed(uint64_t new_seed) const {
+    Policy copy = *this;
+    copy.seed = new_seed;
+    return copy;
+  }
 };
 
 }  // namespace nvlplace

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "placement/model/cluster_state.h"
 #include "placement/engine/cost_model.h"
+#include "placement/model/cluster_state.h"
 #include "placement/model/request.h"
 #include "placement/model/topology.h"
 
@@ -18,15 +18,16 @@ struct ScoringContext {
   const Topology& topo;
   const ClusterState& state;  // before the placement
   const Request& request;
-  CommEstimate ideal;         // every GPU in one NVLink domain: the lower bound
+  CommEstimate ideal;  // every GPU in one NVLink domain: the lower bound
+  uint64_t seed = 1;   // the policy's, for seeded scorers
 };
 
 // Facts about one candidate, computed once and shared by every scorer.
 struct CandidateFacts {
-  std::vector<GpuId> ranks;      // ranks[r]: the GPU of rank r
-  std::vector<NodeId> nodes;      // distinct, ascending
-  std::vector<DomainId> domains;  // distinct, ascending
-  std::vector<int> used_per_domain;  // parallel to `domains`
+  std::vector<GpuId> ranks;            // ranks[r]: the GPU of rank r
+  std::vector<NodeId> nodes;           // distinct, ascending
+  std::vector<DomainId> domains;       // distinct, ascending
+  std::vector<int> used_per_domain;    // parallel to `domains`
   int job_tier = Topology::kSameNode;  // highest tier the job's nodes cross
   int dp_tier = Topology::kSameNode;   // highest tier any DP group crosses
   int tp_groups_split = 0;             // TP groups spanning NVLink domains

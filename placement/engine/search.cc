@@ -1,9 +1,9 @@
-// Candidate placements: the host tree and the generators that fill it.
+// Candidate placements: the host tree and the per-decision state generators take GPUs from.
 #include "placement/engine/search.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
-#include <random>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -67,7 +67,8 @@ Hierarchy::Hierarchy(const Topology& topo) {
   }
   UnionFind uf(groups);
   for (int h : hosts_) {
-    for (NodeId n : nodes_[h].nodes) uf.Union(topo.LeafGroup(n), topo.LeafGroup(nodes_[h].nodes[0]));
+    for (NodeId n : nodes_[h].nodes)
+      uf.Union(topo.LeafGroup(n), topo.LeafGroup(nodes_[h].nodes[0]));
   }
   std::vector<int> below = hosts_;  // HNode per host at the level below
   for (int t = 0; t < num_tiers; ++t) {
@@ -241,9 +242,8 @@ int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
     }
   }
   // The fewest hosts that hold k: the roomiest first (ties by index).
-  std::sort(hosts.begin(), hosts.end(), [&](int a, int b) {
-    return cap_[a] != cap_[b] ? cap_[a] > cap_[b] : a < b;
-  });
+  std::sort(hosts.begin(), hosts.end(),
+            [&](int a, int b) { return cap_[a] != cap_[b] ? cap_[a] > cap_[b] : a < b; });
   size_t m = 0;
   for (int held = 0; m < hosts.size() && held < k; ++m) held += cap_[hosts[m]];
   hosts.resize(m);
@@ -294,59 +294,6 @@ std::string SearchState::label_of_best_at_level(int level) const {
     if (best < 0 || cap_[id] > cap_[best]) best = id;
   }
   return best < 0 ? "" : hierarchy_.nodes()[best].label;
-}
-
-std::vector<Candidate> HierarchicalCandidates(const SearchState& s, int k, int limit) {
-  std::vector<Candidate> out;
-  const Hierarchy& h = s.hierarchy();
-  if (s.total_capacity() < k) return out;
-  int lowest = 0;
-  while (s.best_capacity_at_level(lowest) < k) ++lowest;
-  for (int level = lowest; level < std::min(lowest + 2, h.num_levels()); ++level) {
-    std::vector<int> fits;
-    for (int id : h.at_level(level)) {
-      if (s.capacity(id) >= k) fits.push_back(id);
-    }
-    // Tightest fit first, so the big free blocks stay whole for big jobs.
-    std::stable_sort(fits.begin(), fits.end(),
-                     [&](int a, int b) { return s.capacity(a) < s.capacity(b); });
-    int budget = level == lowest ? limit : std::max(1, limit / 4);
-    for (int i = 0; i < static_cast<int>(fits.size()) && i < budget; ++i) {
-      Candidate c;
-      c.origin = absl::StrCat("best fit under ", h.nodes()[fits[i]].label);
-      s.TakeBestFit(fits[i], k, &c.ranks);
-      std::vector<GpuId> fit = c.ranks;
-      out.push_back(std::move(c));
-      if (fits[i] < static_cast<int>(h.hosts().size())) continue;  // one host: nothing to even
-      Candidate even;
-      even.origin = absl::StrCat("fewest hosts under ", h.nodes()[fits[i]].label);
-      if (s.TakeBalanced(fits[i], k, &even.ranks) < 2) continue;
-      std::vector<GpuId> a = even.ranks;
-      std::sort(a.begin(), a.end());
-      std::sort(fit.begin(), fit.end());
-      if (a != fit) out.push_back(std::move(even));
-    }
-  }
-  return out;
-}
-
-std::vector<Candidate> FirstFitCandidate(const SearchState& s, int k) {
-  if (s.total_capacity() < k) return {};
-  Candidate c;
-  c.origin = "first fit";
-  s.TakeInOrder(s.hierarchy().hosts(), k, &c.ranks);
-  return {std::move(c)};
-}
-
-std::vector<Candidate> RandomCandidate(const SearchState& s, int k, uint64_t seed) {
-  if (s.total_capacity() < k) return {};
-  std::vector<int> order = s.hierarchy().hosts();
-  std::mt19937_64 rng(seed);
-  std::shuffle(order.begin(), order.end(), rng);
-  Candidate c;
-  c.origin = absl::StrCat("random (seed ", seed, ")");
-  s.TakeInOrder(order, k, &c.ranks);
-  return {std::move(c)};
 }
 
 }  // namespace nvlplace

@@ -1,9 +1,8 @@
-// Candidate placements: the cluster as a tree of hosts under fabric tiers, and the
-// generators that fill it (hierarchical best fit, first fit, seeded random).
+// Candidate placements: the cluster as a tree of hosts under fabric tiers, and the per-decision
+// state that generators (generator.h, policies/*_generator.cc) take GPUs from.
 #ifndef NVLPLACE_PLACEMENT_ENGINE_SEARCH_H_
 #define NVLPLACE_PLACEMENT_ENGINE_SEARCH_H_
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,7 +41,7 @@ class Hierarchy {
 
   const std::vector<HNode>& nodes() const { return nodes_; }
   int root() const { return root_; }
-  int num_levels() const { return num_levels_; }  // host level .. root level
+  int num_levels() const { return num_levels_; }            // host level .. root level
   const std::vector<int>& hosts() const { return hosts_; }  // HNode ids, in node order
   const std::vector<int>& at_level(int level) const { return by_level_[level]; }
 
@@ -107,17 +106,6 @@ class SearchState {
   int largest_free_domain_ = 0;
   int usable_free_ = 0;
 };
-
-// Candidate generators. Each returns at most `limit` candidates of request.gpus GPUs.
-// Hierarchical: best fit from each HNode of the lowest level that can hold k chunks (the
-// tightest first, up to `limit`), and from a few of the level above.
-std::vector<Candidate> HierarchicalCandidates(const SearchState& s, int k, int limit);
-// Besides each best fit from a fabric level, the fewest-hosts take from the same HNode
-// (SearchState::TakeBalanced) when it spans several hosts and differs.
-// First fit: hosts in index order, lowest GPU indexes first.
-std::vector<Candidate> FirstFitCandidate(const SearchState& s, int k);
-// Seeded random: hosts in a shuffled order.
-std::vector<Candidate> RandomCandidate(const SearchState& s, int k, uint64_t seed);
 
 }  // namespace nvlplace
 

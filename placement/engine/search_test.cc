@@ -1,14 +1,15 @@
-// The host tree and the candidate generators, on the lab cluster and a small island cluster.
+// The host tree and the search state, on the lab cluster and a small island cluster (the
+// generators over them are tested in policies/).
 #include "placement/engine/search.h"
 
 #include <map>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "placement/formats/busy_list.h"
 #include "placement/formats/topology_yaml.h"
 #include "tests/status_matchers.h"
 #include "tests/test_data.h"
-#include "placement/formats/busy_list.h"
 
 namespace nvlplace {
 namespace {
@@ -102,7 +103,7 @@ TEST_F(LabSearchTest, BestFitTakesTheTightestNodeThatHoldsTheJob) {
   Request r = Req(*topo_, {.gpus = 5});
   SearchState s(*h_, *state_, r, ChunkRule{});
   std::vector<GpuId> out;
-  s.TakeBestFit(h_->at_level(1)[0], 5, &out);  // under leaf0
+  s.TakeBestFit(h_->at_level(1)[0], 5, &out);                        // under leaf0
   EXPECT_THAT(PerNode(*topo_, out), ElementsAre(Pair("node1", 5)));  // 5 of 5, not 5 of 6
 }
 
@@ -137,44 +138,16 @@ TEST_F(LabSearchTest, FewestHostsTakesTheRoomiestNodesEvenly) {
               ElementsAre(Pair("node0", 2), Pair("node1", 5), Pair("node3", 6)));
 }
 
-TEST_F(LabSearchTest, HierarchicalOffersBestFitAndFewestHostsFromTheLowestLevelThatHolds) {
-  // leaf0 free: node0 2, node1 5, node2 1, node3 6 = 14; leaf1 free: node4 6, node5 3 = 9.
-  Busy("node0:0-5\nnode1:0-2\nnode2:0-6\nnode3:0-1\nnode4:0-1\nnode5:0-4\nnode[6-7]\n");
-  Request r = Req(*topo_, {.gpus = 8});
+TEST_F(LabSearchTest, TakeInOrderGivesEachHostAllItHasInTheOrderGiven) {
+  Busy("node0:0-5\n");  // node0 has 2 free GPUs
+  Request r = Req(*topo_, {.gpus = 12});
   SearchState s(*h_, *state_, r, ChunkRule{});
-  std::vector<Candidate> c = HierarchicalCandidates(s, 8, 16);
-  std::vector<std::string> origins;
-  for (const Candidate& x : c) {
-    origins.push_back(x.origin);
-    EXPECT_EQ(x.ranks.size(), 8u);
-  }
-  // Leaves first, tightest (leaf1, 9 free) first; then the spine above them.
-  EXPECT_THAT(origins, ElementsAre("best fit under leaf1", "fewest hosts under leaf1",
-                                   "best fit under leaf0", "fewest hosts under leaf0",
-                                   "best fit under spine0", "fewest hosts under spine0"));
-  // leaf1: best fit 6 + 2 leaves node5 one GPU; fewest hosts is also two nodes, as even as
-  // node5's 3 free GPUs allow: 5 + 3.
-  EXPECT_THAT(PerNode(*topo_, c[0].ranks), ElementsAre(Pair("node4", 6), Pair("node5", 2)));
-  EXPECT_THAT(PerNode(*topo_, c[1].ranks), ElementsAre(Pair("node4", 5), Pair("node5", 3)));
-  // The spine: the two roomiest nodes of the cluster, node3 and node4 (6 each), 4 + 4.
-  EXPECT_THAT(PerNode(*topo_, c[5].ranks), ElementsAre(Pair("node3", 4), Pair("node4", 4)));
-}
-
-TEST_F(LabSearchTest, FirstFitAndRandom) {
-  Busy("node0:0-5\n");
-  Request r = Req(*topo_, {.gpus = 4});
-  SearchState s(*h_, *state_, r, ChunkRule{});
-  std::vector<Candidate> ff = FirstFitCandidate(s, 4);
-  ASSERT_EQ(ff.size(), 1u);
-  EXPECT_THAT(PerNode(*topo_, ff[0].ranks), ElementsAre(Pair("node0", 2), Pair("node1", 2)));
-  // Seeded: the same seed, the same candidate.
-  std::vector<Candidate> a = RandomCandidate(s, 4, 42), b = RandomCandidate(s, 4, 42);
-  ASSERT_EQ(a.size(), 1u);
-  EXPECT_EQ(a[0].ranks, b[0].ranks);
-  EXPECT_EQ(a[0].origin, "random (seed 42)");
-  // No room: no candidate.
-  EXPECT_TRUE(FirstFitCandidate(s, 100).empty());
-  EXPECT_TRUE(HierarchicalCandidates(s, 100, 16).empty());
+  std::vector<GpuId> out;
+  const std::vector<int>& hosts = h_->hosts();
+  s.TakeInOrder({hosts[2], hosts[0], hosts[1]}, 12, &out);
+  // node2 all 8, node0 its 2, node1 the other 2: 8 + 2 + 2 = 12.
+  EXPECT_THAT(PerNode(*topo_, out),
+              ElementsAre(Pair("node2", 8), Pair("node0", 2), Pair("node1", 2)));
 }
 
 }  // namespace

@@ -1,0 +1,32 @@
+// The generator interface: one small named way of proposing candidate placements.
+#ifndef NVLPLACE_PLACEMENT_ENGINE_GENERATOR_H_
+#define NVLPLACE_PLACEMENT_ENGINE_GENERATOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "placement/engine/search.h"
+
+namespace nvlplace {
+
+// The per-decision inputs of every generator, set by the engine from the policy.
+struct GenerateContext {
+  int candidates = 16;  // at most this many candidates from each level a generator walks
+  uint64_t seed = 1;    // for seeded generators: the same seed, the same candidates
+};
+
+class Generator {
+ public:
+  virtual ~Generator() = default;
+  virtual absl::string_view Name() const = 0;
+  // Candidates of `k` chunks (the chunk rule of `s`) from the usable free GPUs of `s`, each
+  // with an origin that names the generator and where it took from. None when `s` cannot
+  // hold k chunks. A pure function of its arguments: generators hold no state.
+  virtual std::vector<Candidate> Generate(const SearchState& s, int k,
+                                          const GenerateContext& ctx) const = 0;
+};
+
+}  // namespace nvlplace
+
+#endif  // NVLPLACE_PLACEMENT_ENGINE_GENERATOR_H_

@@ -1,0 +1,74 @@
+// hierarchical: best fit from each part of the fabric that holds the job, tightest first, and
+// beside each the fewest hosts under the same part.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "policies/generators.h"
+
+namespace nvlplace {
+namespace {
+
+class HierarchicalGenerator : public Generator {
+ public:
+  absl::string_view Name() const override { return "hierarchical"; }
+  // Best fit from each HNode of the lowest level that can hold k chunks (the tightest first,
+  // up to ctx.candidates), and from a quarter as many of the level above. Beside each best
+  // fit from a fabric level, the fewest-hosts take from the same HNode
+  // (SearchState::TakeBalanced) when it spans several hosts and differs.
+  std::vector<Candidate> Generate(const SearchState& s, int k,
+                                  const GenerateContext& ctx) const override {
+    std::vector<Candidate> out;
+    const Hierarchy& h = s.hierarchy();
+    if (s.total_capacity() < k) return out;
+    int lowest = 0;
+    while (s.best_capacity_at_level(lowest) < k) ++lowest;
+    for (int level = lowest; level < std::min(lowest + 2, h.num_levels()); ++level) {
+      int budget = level == lowest ? ctx.candidates : std::max(1, ctx.candidates / 4);
+      std::vector<int> fits = TightestFirst(s, level, k);
+      for (int i = 0; i < static_cast<int>(fits.size()) && i < budget; ++i) {
+        FromHNode(s, fits[i], k, &out);
+      }
+    }
+    return out;
+  }
+
+ private:
+  // The HNodes of `level` that hold k chunks, the tightest first, so that the big free
+  // blocks stay whole for big jobs.
+  static std::vector<int> TightestFirst(const SearchState& s, int level, int k) {
+    std::vector<int> fits;
+    for (int id : s.hierarchy().at_level(level)) {
+      if (s.capacity(id) >= k) fits.push_back(id);
+    }
+    std::stable_sort(fits.begin(), fits.end(),
+                     [&](int a, int b) { return s.capacity(a) < s.capacity(b); });
+    return fits;
+  }
+
+  // Appends the best fit from `hnode` and, for a part of the fabric, its fewest-hosts take
+  // when that uses two hosts or more and other GPUs.
+  static void FromHNode(const SearchState& s, int hnode, int k, std::vector<Candidate>* out) {
+    const Hierarchy& h = s.hierarchy();
+    Candidate c;
+    c.origin = absl::StrCat("best fit under ", h.nodes()[hnode].label);
+    s.TakeBestFit(hnode, k, &c.ranks);
+    std::vector<GpuId> fit = c.ranks;
+    out->push_back(std::move(c));
+    if (hnode < static_cast<int>(h.hosts().size())) return;  // one host: nothing to even
+    Candidate even;
+    even.origin = absl::StrCat("fewest hosts under ", h.nodes()[hnode].label);
+    if (s.TakeBalanced(hnode, k, &even.ranks) < 2) return;
+    std::vector<GpuId> a = even.ranks;
+    std::sort(a.begin(), a.end());
+    std::sort(fit.begin(), fit.end());
+    if (a != fit) out->push_back(std::move(even));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Generator> MakeHierarchicalGenerator() {
+  return std::make_unique<HierarchicalGenerator>();
+}
+
+}  // namespace nvlplace

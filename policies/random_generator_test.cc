@@ -1,0 +1,44 @@
+// Tests for the random generator: hosts in an order shuffled by the context's seed.
+#include <set>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "policies/generator_testing.h"
+#include "policies/generators.h"
+
+namespace nvlplace {
+namespace {
+
+GenerateContext Seeded(uint64_t seed) {
+  GenerateContext ctx;
+  ctx.seed = seed;
+  return ctx;
+}
+
+TEST(RandomGeneratorTest, TheSeedOfTheContextDecides) {
+  testing::GeneratorWorld w({.gpus = 4}, "node0:0-5\n");
+  auto gen = MakeRandomGenerator();
+  std::vector<Candidate> a = gen->Generate(*w.search, 4, Seeded(42));
+  std::vector<Candidate> b = MakeRandomGenerator()->Generate(*w.search, 4, Seeded(42));
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(a[0].ranks, b[0].ranks);  // same seed, same candidate, whichever instance
+  EXPECT_EQ(a[0].origin, "random (seed 42)");
+  EXPECT_EQ(a[0].ranks.size(), 4u);
+  // Seeds 1..20 shuffle 8 hosts: more than one first host among them (a generator that
+  // ignored the seed would give one).
+  std::set<NodeId> first;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    first.insert(w.topo->gpus()[gen->Generate(*w.search, 4, Seeded(seed))[0].ranks[0]].node);
+  }
+  EXPECT_GT(first.size(), 1u);
+}
+
+TEST(RandomGeneratorTest, NoRoomNoCandidate) {
+  testing::GeneratorWorld w({.gpus = 4}, "node0:0-5\n");
+  EXPECT_TRUE(MakeRandomGenerator()->Generate(*w.search, 100, Seeded(1)).empty());  // 58 free
+  EXPECT_EQ(MakeRandomGenerator()->Name(), "random");
+}
+
+}  // namespace
+}  // namespace nvlplace
