@@ -9,11 +9,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "placement/engine/explain.h"
+#include "placement/formats/busy_list.h"
 #include "placement/formats/topology_yaml.h"
+#include "policies/policy_loader.h"
 #include "tests/status_matchers.h"
 #include "tests/test_data.h"
-#include "policies/policy_loader.h"
-#include "placement/formats/busy_list.h"
 
 namespace nvlplace {
 namespace {
@@ -199,7 +199,8 @@ TEST(EngineTest, TiesGoToTheMoreLocalCandidate) {
   EXPECT_EQ(Nodes(r, *topo).size(), 2u);
   EXPECT_EQ(r.locality_traded, "");
   ASSERT_TRUE(r.best_rejected.has_value());
-  EXPECT_THAT(r.best_rejected->why, HasSubstr("tied on every scorer; the more local candidate wins"));
+  EXPECT_THAT(r.best_rejected->why,
+              HasSubstr("tied on every scorer; the more local candidate wins"));
 }
 
 TEST(EngineTest, FirstFitTakesLowestIndexes) {
@@ -235,6 +236,25 @@ TEST(EngineTest, NodesModeTakesWholeChunks) {
   PlacementResult no = engine.Place(state, Req(*topo, {.nodes = 3, .gpus_per_node = 8}));
   EXPECT_FALSE(no.placed);
   EXPECT_THAT(no.reason, HasSubstr("needs 3 nodes with 8 free GPUs each"));
+}
+
+// Nodes mode takes the same GPUs on each node, so a TP group of 4 over 2 nodes x 2 GPUs
+// crosses nodes whatever the candidate: strict refuses it with that reason, prefer names it.
+TEST(EngineTest, NodesModeNeverSplitsAStrictTpGroup) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Engine engine(topo, Pol("topo"));
+  PlacementResult strict =
+      engine.Place(state, Req(*topo, {.nodes = 2, .gpus_per_node = 2, .tp = 4}));
+  EXPECT_FALSE(strict.placed);
+  EXPECT_EQ(strict.reason,
+            "every candidate of 2 nodes splits a TP group of 4 GPUs across NVLink domains "
+            "(nvl=strict)");
+  PlacementResult prefer = engine.Place(
+      state, Req(*topo, {.nodes = 2, .gpus_per_node = 2, .tp = 4, .nvl = NvlMode::kPrefer}));
+  ASSERT_TRUE(prefer.placed) << prefer.reason;
+  EXPECT_EQ(prefer.tp_groups_split, 1);
+  EXPECT_EQ(Nodes(prefer, *topo).size(), 2u);
 }
 
 TEST(EngineTest, ExplainsTheDecision) {
