@@ -46,15 +46,17 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
   std::vector<NodeId> group;
   for (int p = 0; p < r.pp && r.dp > 1; ++p) {
     group.clear();
-    for (int d = 0; d < r.dp; ++d) group.push_back(topo.gpus()[ranks[r.tp * (p + r.pp * d)]].node);
+    for (int d = 0; d < r.dp; ++d) {
+      group.push_back(topo.gpus()[ranks[size_t{1} * r.tp * (p + r.pp * d)]].node);
+    }
     std::sort(group.begin(), group.end());
     group.erase(std::unique(group.begin(), group.end()), group.end());
     f.dp_tier = std::max(f.dp_tier, topo.CommonTier(group));
   }
   for (int g = 0; g < r.num_groups(); ++g) {
-    DomainId d = topo.gpus()[ranks[g * r.tp]].domain;
+    DomainId d = topo.gpus()[ranks[size_t{1} * g * r.tp]].domain;
     for (int t = 1; t < r.tp; ++t) {
-      if (topo.gpus()[ranks[g * r.tp + t]].domain != d) {
+      if (topo.gpus()[ranks[size_t{1} * g * r.tp + t]].domain != d) {
         ++f.tp_groups_split;
         break;
       }

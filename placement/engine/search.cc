@@ -264,8 +264,7 @@ int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
     for (size_t j = i; j < by_room.size(); ++j) {
       count[by_room[j]] = left / hosts_left + (static_cast<int>(j - i) < left % hosts_left ? 1 : 0);
     }
-    left = 0;
-    break;
+    break;  // the rest of the job is spread over the remaining hosts
   }
   std::sort(hosts.begin(), hosts.end());
   for (int host : hosts) TakeFromHost(host, count[host], out);
