@@ -89,9 +89,12 @@ std::string EffectiveTier(const std::string& tier, const Topology& topo) {
 
 const char* ModeName(Mode mode) {
   switch (mode) {
-    case Mode::kRunNow: return "run_now";
-    case Mode::kTestOnly: return "test_only";
-    case Mode::kWillRun: return "will_run";
+    case Mode::kRunNow:
+      return "run_now";
+    case Mode::kTestOnly:
+      return "test_only";
+    case Mode::kWillRun:
+      return "will_run";
   }
   return "?";
 }
@@ -110,8 +113,8 @@ JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
   for (const std::string& e : job.env) env.push_back(const_cast<char*>(e.c_str()));
   nvl_job_opts_t opts;
   char msg[512] = "";
-  int rc = nvl_opts_from_env(env.data(), static_cast<uint32_t>(env.size()), &opts, msg,
-                             sizeof(msg));
+  int rc =
+      nvl_opts_from_env(env.data(), static_cast<uint32_t>(env.size()), &opts, msg, sizeof(msg));
   r.has_options = rc != 0;
   if (rc < 0) {
     r.unusable = msg;
@@ -127,8 +130,9 @@ JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
   s.exclusive = job.whole_node;
 
   if (job.gpus_per_socket) {
-    r.unusable = "GPUs per socket (--gpus-per-socket) are not placed by nvlplace; ask with "
-                 "--gpus, --gpus-per-node or --gpus-per-task";
+    r.unusable =
+        "GPUs per socket (--gpus-per-socket) are not placed by nvlplace; ask with "
+        "--gpus, --gpus-per-node or --gpus-per-task";
     return r;
   }
   if (job.gpu_requests > 1) {
@@ -161,8 +165,8 @@ JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
   uint64_t tasks = job.num_tasks ? job.num_tasks : 1;
   uint64_t gpus = job.gpus_per_job;
   if (!gpus) {
-    gpus = job.gpus_per_task > max_gpus || tasks > max_gpus ? max_gpus + 1
-                                                             : job.gpus_per_task * tasks;
+    gpus =
+        job.gpus_per_task > max_gpus || tasks > max_gpus ? max_gpus + 1 : job.gpus_per_task * tasks;
   }
   if (gpus > max_gpus) {
     r.unusable = absl::StrCat("the job asks for more GPUs than nvlplace places (", max_gpus, ")");
@@ -182,7 +186,8 @@ JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
     if (gpus % min_nodes != 0) {
       r.unusable = absl::StrCat(gpus, " GPUs do not split evenly over ", min_nodes,
                                 " nodes: nvlplace places the same share on each node (a multiple "
-                                "of ", min_nodes, " GPUs, or --gpus-per-node)");
+                                "of ",
+                                min_nodes, " GPUs, or --gpus-per-node)");
       return r;
     }
     s.nodes = static_cast<int>(min_nodes);
@@ -223,8 +228,8 @@ void JobDecision::Refuse(std::string why, bool bad_request) {
     case Mode::kRunNow:
       hold_ = bad_request;
       if (bad_request) {
-        std::string line = absl::StrCat("held: ", what,
-                                        "; resubmit with other --nvl-* options or GPUs");
+        std::string line =
+            absl::StrCat("held: ", what, "; resubmit with other --nvl-* options or GPUs");
         if (Say(kLogInfo, line, true)) decider_->Count(&Counters::refused);
         Comment(absl::StrCat("nvlplace: ", line));
       } else {
@@ -281,17 +286,16 @@ bool JobDecision::Took(int i, const Layout& got) {
       return true;
     }
     decider_->Count(&Counters::relaxed);
-    std::string relaxation = absl::StrCat("cons_tres refused the ", num_candidates(),
-                                          " node sets of nvlplace, first ",
-                                          candidates_[0].describe);
+    std::string relaxation =
+        absl::StrCat("cons_tres refused the ", num_candidates(), " node sets of nvlplace, first ",
+                     candidates_[0].describe);
     Say(kLogInfo,
-        absl::StrCat("placed ", request_, " -> ", Names(got), " by cons_tres (relaxation: ",
-                     relaxation, "); slurm gpus ", slurm),
+        absl::StrCat("placed ", request_, " -> ", Names(got),
+                     " by cons_tres (relaxation: ", relaxation, "); slurm gpus ", slurm),
         false);
-    Comment(absl::StrCat("nvlplace: ", request_, " -> ", Names(got),
-                         " by cons_tres; relaxations: ",
-                         relaxations_ == "none" ? relaxation
-                                                : absl::StrCat(relaxations_, "; ", relaxation)));
+    Comment(absl::StrCat(
+        "nvlplace: ", request_, " -> ", Names(got), " by cons_tres; relaxations: ",
+        relaxations_ == "none" ? relaxation : absl::StrCat(relaxations_, "; ", relaxation)));
     return true;
   }
   const Candidate& c = candidates_[i];
@@ -300,11 +304,10 @@ bool JobDecision::Took(int i, const Layout& got) {
     decider_->Count(&Counters::as_decided);
     Say(kLogInfo,
         absl::StrFormat("placed %s -> %s; slurm gpus %s; candidate %d of %d; relaxations: %s%s",
-                        request_, c.describe, slurm, i + 1, num_candidates(), relaxations_,
-                        alone_),
+                        request_, c.describe, slurm, i + 1, num_candidates(), relaxations_, alone_),
         false);
-    Comment(absl::StrCat("nvlplace: ", request_, " -> ", c.describe,
-                         "; relaxations: ", relaxations_));
+    Comment(
+        absl::StrCat("nvlplace: ", request_, " -> ", c.describe, "; relaxations: ", relaxations_));
     return true;
   }
   if (hard_) {
@@ -321,16 +324,16 @@ bool JobDecision::Took(int i, const Layout& got) {
   std::string relaxation =
       absl::StrCat("cons_tres allocated ", Names(got), " instead of ", Names(c.layout));
   Say(kLogInfo,
-      absl::StrFormat("placed %s -> %s; slurm gpus %s DIFFER from the decision %s; candidate %d "
-                      "of %d; relaxations: %s%s",
-                      request_, Names(got), slurm, c.describe, i + 1, num_candidates(),
-                      relaxations_ == "none" ? relaxation
-                                             : absl::StrCat(relaxations_, "; ", relaxation),
-                      alone_),
+      absl::StrFormat(
+          "placed %s -> %s; slurm gpus %s DIFFER from the decision %s; candidate %d "
+          "of %d; relaxations: %s%s",
+          request_, Names(got), slurm, c.describe, i + 1, num_candidates(),
+          relaxations_ == "none" ? relaxation : absl::StrCat(relaxations_, "; ", relaxation),
+          alone_),
       false);
-  Comment(absl::StrCat("nvlplace: ", request_, " -> ", Names(got), "; relaxations: ",
-                       relaxations_ == "none" ? relaxation
-                                              : absl::StrCat(relaxations_, "; ", relaxation)));
+  Comment(absl::StrCat(
+      "nvlplace: ", request_, " -> ", Names(got), "; relaxations: ",
+      relaxations_ == "none" ? relaxation : absl::StrCat(relaxations_, "; ", relaxation)));
   return true;
 }
 
@@ -348,11 +351,10 @@ Action JobDecision::Exhausted() {
   }
   action_ = Action::kRefuse;
   if (job_.mode == Mode::kRunNow) {
-    std::string line =
-        absl::StrFormat("waiting: %s: cons_tres refused the %d node sets that keep it (CPUs, "
-                        "memory or other limits), first %s",
-                        request_, num_candidates(),
-                        candidates_.empty() ? "none" : candidates_[0].describe);
+    std::string line = absl::StrFormat(
+        "waiting: %s: cons_tres refused the %d node sets that keep it (CPUs, "
+        "memory or other limits), first %s",
+        request_, num_candidates(), candidates_.empty() ? "none" : candidates_[0].describe);
     if (Say(kLogInfo, line, true)) decider_->Count(&Counters::waiting);
     Comment(absl::StrCat("nvlplace: ", line));
   }
@@ -617,7 +619,8 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
         }
         return d;
       case Placement::kInternal:
-        d->Say(kLogError, absl::StrCat(p.reason, d->hard_ ? "; the job waits" : "; placing as cons_tres"),
+        d->Say(kLogError,
+               absl::StrCat(p.reason, d->hard_ ? "; the job waits" : "; placing as cons_tres"),
                true);
         if (d->hard_) {
           d->action_ = Action::kRefuse;

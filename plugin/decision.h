@@ -39,7 +39,7 @@ struct SlurmJob {
   uint32_t num_tasks = 0;
   uint32_t min_nodes = 0, max_nodes = 0;
   bool whole_node = false;
-  int required_nodes = 0;  // nodes named with -w
+  int required_nodes = 0;        // nodes named with -w
   std::vector<std::string> env;  // the job's SPANK environment, "NAME=value"
   // Mode::kWillRun: now and the window backfill asks about (seconds since the epoch; 0:
   // from now, no end), and whether it asks about now only.
@@ -50,8 +50,8 @@ struct SlurmJob {
 // A node as slurmctld sees it now.
 struct LiveNode {
   std::string name;
-  bool usable = false;     // in the bitmap slurmctld offers for this job
-  std::vector<int> free;   // free GPU indexes
+  bool usable = false;    // in the bitmap slurmctld offers for this job
+  std::vector<int> free;  // free GPU indexes
   // Mode::kWillRun: busy GPUs whose job ends, and when ({index, end time}).
   std::vector<std::pair<int, int64_t>> busy_until;
 };
@@ -78,14 +78,14 @@ struct LogLine {
 
 // Counters since the configuration was loaded, for the admin's summary line.
 struct Counters {
-  uint64_t placed = 0;            // jobs started on an engine node set
-  uint64_t as_decided = 0;        // ... whose allocation is exactly the decision
-  uint64_t differed = 0;          // ... whose allocation differed (never for hard jobs)
-  uint64_t strict_rejected = 0;   // node sets accepted by cons_tres but not as decided
-  uint64_t relaxed = 0;           // jobs started on cons_tres's own choice after a refusal
-  uint64_t waiting = 0;           // waits for a hard constraint (changes of reason)
-  uint64_t refused = 0;           // bad requests refused or held
-  uint64_t cons_tres = 0;         // jobs with GPUs left to cons_tres
+  uint64_t placed = 0;           // jobs started on an engine node set
+  uint64_t as_decided = 0;       // ... whose allocation is exactly the decision
+  uint64_t differed = 0;         // ... whose allocation differed (never for hard jobs)
+  uint64_t strict_rejected = 0;  // node sets accepted by cons_tres but not as decided
+  uint64_t relaxed = 0;          // jobs started on cons_tres's own choice after a refusal
+  uint64_t waiting = 0;          // waits for a hard constraint (changes of reason)
+  uint64_t refused = 0;          // bad requests refused or held
+  uint64_t cons_tres = 0;        // jobs with GPUs left to cons_tres
 };
 
 class Decider;
@@ -219,9 +219,9 @@ class Decider {
 // RequestSpec from the job's GPU request and options, or why the plugin cannot use it.
 // `options` holds the parsed nvlplace options (tp, pp, dp, nvl, max_tier).
 struct JobRequest {
-  bool gpus = false;       // the job asks for GPUs at all
+  bool gpus = false;  // the job asks for GPUs at all
   bool has_options = false;
-  std::string unusable;    // non-empty: the plugin cannot place this job shape (why)
+  std::string unusable;  // non-empty: the plugin cannot place this job shape (why)
   RequestSpec spec;
 };
 JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl);

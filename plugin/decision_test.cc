@@ -87,9 +87,8 @@ TEST_F(DecisionTest, StrictTpGroupIsTriedOnAFreeIslandAndCheckedAgainstSlurm) {
   EXPECT_EQ(c->layout, (Layout{{1}, {{4, 5, 6, 7}}}));
   // Slurm allocates exactly the decision: accepted, logged, and the comment says where.
   EXPECT_TRUE(d->Took(0, c->layout));
-  EXPECT_EQ(d->log().text,
-            "placed 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> " + c->describe +
-                "; slurm gpus node01:4-7; candidate 1 of 1; relaxations: none");
+  EXPECT_EQ(d->log().text, "placed 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> " + c->describe +
+                               "; slurm gpus node01:4-7; candidate 1 of 1; relaxations: none");
   ASSERT_TRUE(d->comment());
   EXPECT_THAT(*d->comment(), StartsWith("nvlplace: 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> "
                                         "node01:4-7 domains=node01:nvl1"));

@@ -43,9 +43,10 @@ static nvl_check_fn _check(void) {
   xfree(dirs);
   if (select_handle) check = (nvl_check_fn)dlsym(select_handle, "nvlplace_submit_check");
   if (!check)
-    error("nvlplace: job_submit/nvlplace: select/cons_tres_nvlplace is not loaded (SelectType=%s): "
-          "submissions are not checked",
-          slurm_conf.select_type);
+    error(
+        "nvlplace: job_submit/nvlplace: select/cons_tres_nvlplace is not loaded (SelectType=%s): "
+        "submissions are not checked",
+        slurm_conf.select_type);
   return check;
 }
 

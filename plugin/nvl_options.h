@@ -19,8 +19,8 @@ extern "C" {
 #define NVL_ENV_NVL "NVLPLACE_NVL"
 #define NVL_ENV_MAX_TIER "NVLPLACE_MAX_TIER"
 
-#define NVL_MAX_GROUP 65536        /* largest TP, PP or DP size (limits::kMaxGroupSize) */
-#define NVL_MAX_JOB_GPUS 16777216  /* largest TP x PP x DP (limits::kMaxJobGpus) */
+#define NVL_MAX_GROUP 65536       /* largest TP, PP or DP size (limits::kMaxGroupSize) */
+#define NVL_MAX_JOB_GPUS 16777216 /* largest TP x PP x DP (limits::kMaxJobGpus) */
 
 /* What a job asked for; 0 or "" means "not given". */
 typedef struct {

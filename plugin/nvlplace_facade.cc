@@ -142,10 +142,14 @@ void Publish(ResultStore* store, nvl_result_t* out) {
 
 int StatusOf(Decider::Placement::Status s) {
   switch (s) {
-    case Decider::Placement::kPlaced: return NVL_PLACED;
-    case Decider::Placement::kNoRoom: return NVL_NO_ROOM;
-    case Decider::Placement::kBadRequest: return NVL_BAD_REQUEST;
-    case Decider::Placement::kInternal: return NVL_INTERNAL;
+    case Decider::Placement::kPlaced:
+      return NVL_PLACED;
+    case Decider::Placement::kNoRoom:
+      return NVL_NO_ROOM;
+    case Decider::Placement::kBadRequest:
+      return NVL_BAD_REQUEST;
+    case Decider::Placement::kInternal:
+      return NVL_INTERNAL;
   }
   return NVL_INTERNAL;
 }
@@ -162,8 +166,10 @@ RequestSpec SpecOf(const nvl_request_t* q, NvlMode default_nvl, std::string* bad
   spec.nvl = default_nvl;
   if (q->nvl != nullptr && *q->nvl != '\0') {
     absl::StatusOr<NvlMode> mode = nvlplace::ParseNvlMode(q->nvl);
-    if (!mode.ok()) *bad = std::string(mode.status().message());
-    else spec.nvl = *mode;
+    if (!mode.ok())
+      *bad = std::string(mode.status().message());
+    else
+      spec.nvl = *mode;
   }
   if (q->max_tier != nullptr) spec.max_tier = q->max_tier;
   spec.exclusive = q->exclusive != 0;
@@ -276,8 +282,8 @@ int nvl_facade_place(const nvl_facade_t* facade, const nvl_node_t* nodes, int nu
         store->placement.status = Decider::Placement::kBadRequest;
         store->placement.reason = bad;
       } else {
-        store->decision = facade->decider->PlaceRequest(spec, live, request->ignore_busy != 0,
-                                                        &store->placement);
+        store->decision =
+            facade->decider->PlaceRequest(spec, live, request->ignore_busy != 0, &store->placement);
       }
       out->status = StatusOf(store->placement.status);
     }
@@ -333,7 +339,7 @@ nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl
   try {
     nvlplace::plugin::SlurmJob j;
     j.id = job->job_id;
-    j.mode = job->mode == NVL_MODE_TEST_ONLY   ? nvlplace::plugin::Mode::kTestOnly
+    j.mode = job->mode == NVL_MODE_TEST_ONLY  ? nvlplace::plugin::Mode::kTestOnly
              : job->mode == NVL_MODE_WILL_RUN ? nvlplace::plugin::Mode::kWillRun
                                               : nvlplace::plugin::Mode::kRunNow;
     j.gpus_per_job = job->gpus_per_job;
@@ -367,18 +373,19 @@ nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl
 int nvl_decision_action(const nvl_decision_t* d) {
   if (d == nullptr) return NVL_ACT_CONS_TRES;
   switch (d->d->action()) {
-    case nvlplace::plugin::Action::kConsTres: return NVL_ACT_CONS_TRES;
-    case nvlplace::plugin::Action::kTry: return NVL_ACT_TRY;
-    case nvlplace::plugin::Action::kRefuse: return NVL_ACT_REFUSE;
+    case nvlplace::plugin::Action::kConsTres:
+      return NVL_ACT_CONS_TRES;
+    case nvlplace::plugin::Action::kTry:
+      return NVL_ACT_TRY;
+    case nvlplace::plugin::Action::kRefuse:
+      return NVL_ACT_REFUSE;
   }
   return NVL_ACT_CONS_TRES;
 }
 
 int nvl_decision_hold(const nvl_decision_t* d) { return d != nullptr && d->d->hold() ? 1 : 0; }
 
-int nvl_decision_mask(const nvl_decision_t* d) {
-  return d != nullptr && d->d->mask_gpus() ? 1 : 0;
-}
+int nvl_decision_mask(const nvl_decision_t* d) { return d != nullptr && d->d->mask_gpus() ? 1 : 0; }
 
 const char* nvl_decision_log(const nvl_decision_t* d, int* level) {
   if (d == nullptr || d->d->log().text.empty()) return nullptr;

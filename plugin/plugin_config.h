@@ -11,9 +11,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "placement/engine/engine.h"
+#include "placement/engine/policy.h"
 #include "placement/model/request.h"
 #include "placement/model/topology.h"
-#include "placement/engine/policy.h"
 
 namespace nvlplace::plugin {
 

@@ -110,8 +110,7 @@ static int _check_together(void) {
 
   memset(&opts, 0, sizeof(opts));
   for (int i = OPT_TP; i <= OPT_DP; i++) {
-    if (opt_value[i][0] && nvl_parse_size("nvl", opt_value[i], size[i], msg, sizeof(msg)))
-      break;
+    if (opt_value[i][0] && nvl_parse_size("nvl", opt_value[i], size[i], msg, sizeof(msg))) break;
   }
   if (!msg[0] && !nvl_check_opts(&opts, msg, sizeof(msg))) return 0;
   slurm_error("nvlplace: %s", msg);

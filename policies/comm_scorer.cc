@@ -1,7 +1,7 @@
 // comm: estimated communication seconds per step against the all-NVLink lower bound.
-#include "policies/scorers.h"
-
 #include <algorithm>
+
+#include "policies/scorers.h"
 
 namespace nvlplace {
 namespace {

@@ -1,8 +1,8 @@
 // fragmentation: prefer filling partly used NVLink domains and switches, so that whole
 // free blocks remain for large jobs (best fit).
-#include "policies/scorers.h"
-
 #include <algorithm>
+
+#include "policies/scorers.h"
 
 namespace nvlplace {
 namespace {

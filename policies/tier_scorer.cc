@@ -1,7 +1,7 @@
 // tier: how low in the fabric the job and its DP groups stay (lowest common switch tier).
-#include "policies/scorers.h"
-
 #include <algorithm>
+
+#include "policies/scorers.h"
 
 namespace nvlplace {
 namespace {

@@ -73,14 +73,18 @@ void BM_Place(benchmark::State& st) {
   st.counters["free_gpus"] = s.state->num_free();
 }
 
-#define NVL_ARGS                                                                          \
-  ->Args({50, 8, 8})->Args({85, 8, 8})->Args({50, 4, 16})->Args({85, 4, 16})              \
-      ->Args({50, 8, 32})->Unit(benchmark::kMicrosecond)->ComputeStatistics(              \
-          "median", [](const std::vector<double>& v) {                                     \
-            std::vector<double> c = v;                                                     \
-            std::nth_element(c.begin(), c.begin() + c.size() / 2, c.end());                \
-            return c[c.size() / 2];                                                        \
-          })
+#define NVL_ARGS                                                        \
+  ->Args({50, 8, 8})                                                    \
+      ->Args({85, 8, 8})                                                \
+      ->Args({50, 4, 16})                                               \
+      ->Args({85, 4, 16})                                               \
+      ->Args({50, 8, 32})                                               \
+      ->Unit(benchmark::kMicrosecond)                                   \
+      ->ComputeStatistics("median", [](const std::vector<double>& v) {  \
+        std::vector<double> c = v;                                      \
+        std::nth_element(c.begin(), c.begin() + c.size() / 2, c.end()); \
+        return c[c.size() / 2];                                         \
+      })
 
 BENCHMARK_TEMPLATE(BM_Place, 0, 0)->Name("nvl72_1152/topo") NVL_ARGS;
 BENCHMARK_TEMPLATE(BM_Place, 0, 1)->Name("nvl72_1152/firstfit") NVL_ARGS;

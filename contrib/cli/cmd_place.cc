@@ -10,10 +10,10 @@
 #include "contrib/cli/cli_common.h"
 #include "placement/engine/engine.h"
 #include "placement/engine/explain.h"
-#include "placement/model/limits.h"
-#include "placement/formats/topology_yaml.h"
-#include "policies/policy_loader.h"
 #include "placement/formats/busy_list.h"
+#include "placement/formats/topology_yaml.h"
+#include "placement/model/limits.h"
+#include "policies/policy_loader.h"
 
 namespace nvlplace::cli {
 namespace {

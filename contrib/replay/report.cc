@@ -29,11 +29,20 @@ std::string Escape(absl::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -63,15 +72,20 @@ std::string LineChart(const std::string& title, const std::string& xlabel,
                         L, H - B, W - R, H - B, L, T, L, H - B);
   for (int i = 0; i <= 4; ++i) {
     double y = H - B - i * (H - T - B) / 4;
-    absl::StrAppendFormat(&svg, "<text x=\"%g\" y=\"%g\" font-size=\"10\" text-anchor=\"end\">%.3g</text>\n",
-                          L - 4, y + 3, ymax * i / 4);
+    absl::StrAppendFormat(
+        &svg, "<text x=\"%g\" y=\"%g\" font-size=\"10\" text-anchor=\"end\">%.3g</text>\n", L - 4,
+        y + 3, ymax * i / 4);
     double x = L + i * (W - L - R) / 4;
-    absl::StrAppendFormat(&svg, "<text x=\"%g\" y=\"%g\" font-size=\"10\" text-anchor=\"middle\">%.3g</text>\n",
-                          x, H - B + 14, xmax * i / 4);
+    absl::StrAppendFormat(
+        &svg, "<text x=\"%g\" y=\"%g\" font-size=\"10\" text-anchor=\"middle\">%.3g</text>\n", x,
+        H - B + 14, xmax * i / 4);
   }
-  absl::StrAppendFormat(&svg, "<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
-                        (L + W - R) / 2, H - 8, Escape(xlabel));
-  absl::StrAppendFormat(&svg, "<text x=\"12\" y=\"%g\" font-size=\"11\" transform=\"rotate(-90 12 %g)\" text-anchor=\"middle\">%s</text>\n",
+  absl::StrAppendFormat(
+      &svg, "<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
+      (L + W - R) / 2, H - 8, Escape(xlabel));
+  absl::StrAppendFormat(&svg,
+                        "<text x=\"12\" y=\"%g\" font-size=\"11\" transform=\"rotate(-90 12 %g)\" "
+                        "text-anchor=\"middle\">%s</text>\n",
                         (T + H - B) / 2, (T + H - B) / 2, Escape(ylabel));
   for (size_t k = 0; k < series.size(); ++k) {
     std::string pts;
@@ -80,7 +94,9 @@ std::string LineChart(const std::string& title, const std::string& xlabel,
                             H - B - y / ymax * (H - T - B));
     }
     const char* color = kColors[k % 6];
-    absl::StrAppendFormat(&svg, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>\n",
+    absl::StrAppendFormat(&svg,
+                          "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" "
+                          "stroke-width=\"1.5\" points=\"%s\"/>\n",
                           color, pts);
     absl::StrAppendFormat(&svg, "<text x=\"%g\" y=\"%g\" font-size=\"11\" fill=\"%s\">%s</text>\n",
                           W - R - 110, T + 14 * (k + 1), color, Escape(names[k]));
@@ -111,8 +127,10 @@ nlohmann::json SummaryJson(const ReplayRun& run) {
   };
   json out;
   out["schema"] = "nvlplace.replay/1";
-  out["topology"] = {{"file", run.topology_file}, {"name", run.topo->name()},
-                     {"gpus", run.topo->num_gpus()}, {"nodes", run.topo->num_nodes()}};
+  out["topology"] = {{"file", run.topology_file},
+                     {"name", run.topo->name()},
+                     {"gpus", run.topo->num_gpus()},
+                     {"nodes", run.topo->num_nodes()}};
   json skipped = json::object();
   for (const auto& [reason, n] : run.trace->skipped) skipped[reason] = n;
   out["trace"] = {{"file", run.trace_file},
@@ -153,25 +171,24 @@ nlohmann::json SummaryJson(const ReplayRun& run) {
     }
     auto share = [](int a, int b) { return b > 0 ? static_cast<double>(a) / b : 1.0; };
     double util = TimeWeightedMean(r.samples, &Sample::busy_gpus) / run.topo->num_gpus();
-    policies.push_back({{"policy", r.policy},
-                        {"jobs_started", started},
-                        {"rejected", rejected},
-                        {"pending_at_end", pending},
-                        {"wait_s", stats(Summarize(wait))},
-                        {"completion_s", stats(Summarize(jct))},
-                        {"makespan_s", r.makespan},
-                        {"utilization_mean", util},
-                        {"unusable_free_gpus_mean",
-                         TimeWeightedMean(r.samples, &Sample::unusable_free)},
-                        {"largest_free_domain_mean",
-                         TimeWeightedMean(r.samples, &Sample::largest_free_domain)},
-                        {"tp_in_domain_share", share(in_domain, multi)},
-                        {"one_leaf_share", share(leaf, started)},
-                        {"one_spine_share", share(spine, started)},
-                        {"comm_s_per_job_mean", Summarize(comm).mean},
-                        {"relaxations", relaxations},
-                        {"fallbacks", 0},
-                        {"decisions", r.decisions}});
+    policies.push_back(
+        {{"policy", r.policy},
+         {"jobs_started", started},
+         {"rejected", rejected},
+         {"pending_at_end", pending},
+         {"wait_s", stats(Summarize(wait))},
+         {"completion_s", stats(Summarize(jct))},
+         {"makespan_s", r.makespan},
+         {"utilization_mean", util},
+         {"unusable_free_gpus_mean", TimeWeightedMean(r.samples, &Sample::unusable_free)},
+         {"largest_free_domain_mean", TimeWeightedMean(r.samples, &Sample::largest_free_domain)},
+         {"tp_in_domain_share", share(in_domain, multi)},
+         {"one_leaf_share", share(leaf, started)},
+         {"one_spine_share", share(spine, started)},
+         {"comm_s_per_job_mean", Summarize(comm).mean},
+         {"relaxations", relaxations},
+         {"fallbacks", 0},
+         {"decisions", r.decisions}});
   }
   out["policies"] = policies;
   return out;
@@ -216,7 +233,8 @@ std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary) {
     std::sort(wait.begin(), wait.end());
     std::vector<std::pair<double, double>> c;
     size_t step = std::max<size_t>(1, wait.size() / 300);
-    for (size_t i = 0; i < wait.size(); i += step) c.push_back({wait[i] / 3600, (i + 1.0) / wait.size()});
+    for (size_t i = 0; i < wait.size(); i += step)
+      c.push_back({wait[i] / 3600, (i + 1.0) / wait.size()});
     if (!wait.empty()) c.push_back({wait.back() / 3600, 1.0});
     cdf.push_back(c);
     std::vector<std::pair<double, double>> u, f, l;
@@ -231,13 +249,16 @@ std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary) {
   }
   std::string html = absl::StrCat(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<title>nvlplace replay: ", Escape(run.topo->name()), "</title>\n<style>body{font-family:"
+      "<title>nvlplace replay: ",
+      Escape(run.topo->name()),
+      "</title>\n<style>body{font-family:"
       "sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse}td,th{border:1px "
       "solid #bbb;padding:4px 8px;text-align:right}th{background:#eee}svg{margin:8px;border:1px "
       "solid #ddd}</style></head><body>\n<h1>nvlplace replay</h1>\n<p>Cluster <b>",
       Escape(run.topo->name()), "</b> (", run.topo->num_gpus(), " GPUs, ", run.topo->num_nodes(),
-      " nodes); trace <b>", Escape(run.trace_file), "</b> (", summary["trace"]["format"].get<std::string>(),
-      ", ", run.trace->jobs.size(), " jobs, ", run.trace->malformed, " malformed lines); scheduler ",
+      " nodes); trace <b>", Escape(run.trace_file), "</b> (",
+      summary["trace"]["format"].get<std::string>(), ", ", run.trace->jobs.size(), " jobs, ",
+      run.trace->malformed, " malformed lines); scheduler ",
       summary["options"]["scheduler"].get<std::string>(), ", load scale ", run.options.load_scale,
       ".</p>\n<table id=\"summary\"><tr><th>policy</th><th>started</th><th>rejected</th>"
       "<th>wait mean s</th><th>wait p95 s</th><th>completion mean s</th><th>makespan s</th>"
@@ -277,19 +298,17 @@ std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary) {
 }
 
 std::string SummaryText(const nlohmann::json& s) {
-  std::string out = absl::StrFormat(
-      "%-10s %8s %8s %10s %10s %12s %7s %9s %8s %8s %10s\n", "policy", "started", "rejected",
-      "wait mean", "wait p95", "makespan", "util", "unusable", "TP-in-NVL", "one-leaf", "comm s/job");
+  std::string out = absl::StrFormat("%-10s %8s %8s %10s %10s %12s %7s %9s %8s %8s %10s\n", "policy",
+                                    "started", "rejected", "wait mean", "wait p95", "makespan",
+                                    "util", "unusable", "TP-in-NVL", "one-leaf", "comm s/job");
   for (const auto& p : s["policies"]) {
-    absl::StrAppendFormat(&out, "%-10s %8d %8d %10.0f %10.0f %12.0f %6.1f%% %9.1f %7.1f%% %7.1f%% %10.4f\n",
-                          p["policy"].get<std::string>(), p["jobs_started"].get<int>(),
-                          p["rejected"].get<int>(), p["wait_s"]["mean"].get<double>(),
-                          p["wait_s"]["p95"].get<double>(), p["makespan_s"].get<double>(),
-                          100 * p["utilization_mean"].get<double>(),
-                          p["unusable_free_gpus_mean"].get<double>(),
-                          100 * p["tp_in_domain_share"].get<double>(),
-                          100 * p["one_leaf_share"].get<double>(),
-                          p["comm_s_per_job_mean"].get<double>());
+    absl::StrAppendFormat(
+        &out, "%-10s %8d %8d %10.0f %10.0f %12.0f %6.1f%% %9.1f %7.1f%% %7.1f%% %10.4f\n",
+        p["policy"].get<std::string>(), p["jobs_started"].get<int>(), p["rejected"].get<int>(),
+        p["wait_s"]["mean"].get<double>(), p["wait_s"]["p95"].get<double>(),
+        p["makespan_s"].get<double>(), 100 * p["utilization_mean"].get<double>(),
+        p["unusable_free_gpus_mean"].get<double>(), 100 * p["tp_in_domain_share"].get<double>(),
+        100 * p["one_leaf_share"].get<double>(), p["comm_s_per_job_mean"].get<double>());
   }
   return out;
 }

@@ -7,8 +7,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "placement/formats/topology_yaml.h"
-#include "tests/status_matchers.h"
 #include "policies/policy_loader.h"
+#include "tests/status_matchers.h"
 
 namespace nvlplace::replay {
 namespace {

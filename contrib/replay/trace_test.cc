@@ -5,8 +5,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "placement/model/limits.h"
 #include "placement/formats/topology_yaml.h"
+#include "placement/model/limits.h"
 #include "tests/status_matchers.h"
 
 namespace nvlplace::replay {

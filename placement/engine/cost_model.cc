@@ -7,11 +7,11 @@ namespace nvlplace {
 namespace {
 
 struct Volumes {
-  double tp_bytes;     // one TP all-reduce
-  double tp_count;     // TP all-reduces per step
-  double pp_bytes;     // one stage-boundary send (per TP rank)
-  double pp_count;     // sends per boundary per step
-  double dp_bytes;     // the gradient all-reduce per DP group
+  double tp_bytes;  // one TP all-reduce
+  double tp_count;  // TP all-reduces per step
+  double pp_bytes;  // one stage-boundary send (per TP rank)
+  double pp_count;  // sends per boundary per step
+  double dp_bytes;  // the gradient all-reduce per DP group
 };
 
 Volumes VolumesFor(const Request& r, const ModelProfile& m) {
@@ -19,7 +19,7 @@ Volumes VolumesFor(const Request& r, const ModelProfile& m) {
   double activation = static_cast<double>(m.micro_batch) * m.seq_len * m.hidden * m.bytes_per_value;
   v.tp_bytes = activation;
   v.tp_count = 4.0 * m.layers / r.pp * m.micro_batches;
-  v.pp_bytes = activation / r.tp;  // scatter-gather: each TP rank sends its share
+  v.pp_bytes = activation / r.tp;      // scatter-gather: each TP rank sends its share
   v.pp_count = 2.0 * m.micro_batches;  // forward activations, backward gradients
   v.dp_bytes = m.params * m.bytes_per_value / (r.tp * r.pp);
   return v;
@@ -56,8 +56,8 @@ double RingAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus
   return RingSeconds(n, bytes, bw, alpha);
 }
 
-CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
-                          const Request& r, const ModelProfile& m) {
+CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks, const Request& r,
+                          const ModelProfile& m) {
   CommEstimate e;
   if (static_cast<int>(ranks.size()) != r.gpus) return e;
   Volumes v = VolumesFor(r, m);

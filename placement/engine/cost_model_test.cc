@@ -89,8 +89,8 @@ TEST_F(CostModelTest, RingAcrossNodesRunsAtItsSlowestHop) {
   std::vector<GpuId> lopsided = Join(On("n1", {0, 1, 2, 3, 4, 5, 6}), On("n2", {0}));
   EXPECT_NEAR(RingAllReduceSeconds(*topo_, lopsided, kS), 1.75e9 / 25e9 + alpha8, 1e-12);
   // 2 + 2 + 2 + 2 over four nodes: the hops n1 -> n2 and n3 -> n0 cross the spine.
-  std::vector<GpuId> spread = Join(Join(On("n0", {4, 5}), On("n1", {0, 1})),
-                                   Join(On("n2", {0, 1}), On("n3", {0, 1})));
+  std::vector<GpuId> spread =
+      Join(Join(On("n0", {4, 5}), On("n1", {0, 1})), Join(On("n2", {0, 1}), On("n3", {0, 1})));
   EXPECT_NEAR(RingAllReduceSeconds(*topo_, spread, kS), 1.75e9 / 25e9 + alpha8, 1e-12);
 }
 

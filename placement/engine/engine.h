@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "placement/model/cluster_state.h"
 #include "placement/engine/cost_model.h"
-#include "placement/model/request.h"
-#include "placement/engine/search.h"
-#include "placement/model/topology.h"
 #include "placement/engine/policy.h"
+#include "placement/engine/search.h"
+#include "placement/model/cluster_state.h"
+#include "placement/model/request.h"
+#include "placement/model/topology.h"
 
 namespace nvlplace {
 
@@ -35,11 +35,11 @@ struct Alternative {
 struct PlacementResult {
   bool placed = false;
   bool internal_error = false;  // !placed because of a bug or an allocation failure
-  std::string reason;   // why not, in topology terms, when !placed
-  std::string request;  // DescribeRequest
+  std::string reason;           // why not, in topology terms, when !placed
+  std::string request;          // DescribeRequest
   std::string policy;
-  std::vector<GpuId> ranks;  // ranks[r]: the GPU of rank r (TP innermost, then PP, DP)
-  std::string origin;        // the generator and subtree of the chosen candidate
+  std::vector<GpuId> ranks;              // ranks[r]: the GPU of rank r (TP innermost, then PP, DP)
+  std::string origin;                    // the generator and subtree of the chosen candidate
   std::vector<std::string> relaxations;  // every constraint relaxed, never silently
   std::vector<ScoreLine> scores;
   double total = 0;  // weighted mean of the scores, 0..100

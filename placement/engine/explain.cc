@@ -81,7 +81,9 @@ nlohmann::json PlacementToJson(const PlacementResult& r, const Topology& topo) {
   json ranks = json::array();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     const Gpu& g = topo.gpus()[r.ranks[i]];
-    ranks.push_back({{"rank", i}, {"node", topo.nodes()[g.node].name}, {"gpu", g.index},
+    ranks.push_back({{"rank", i},
+                     {"node", topo.nodes()[g.node].name},
+                     {"gpu", g.index},
                      {"nvlink_domain", topo.domains()[g.domain].name}});
   }
   out["ranks"] = ranks;
@@ -116,21 +118,23 @@ std::string PlacementText(const PlacementResult& r, const Topology& topo) {
     for (const std::string& x : r.relaxations) absl::StrAppend(&out, "relaxed: ", x, "\n");
     return out;
   }
-  absl::StrAppend(&out, "placed: ", NodesOf(r.ranks, topo), " (", r.origin, "; candidates: ",
-                  r.candidates, ")\n");
+  absl::StrAppend(&out, "placed: ", NodesOf(r.ranks, topo), " (", r.origin,
+                  "; candidates: ", r.candidates, ")\n");
   for (const auto& [node, gpus] : GpusByNode(r.ranks, topo)) {
     absl::StrAppend(&out, "  ", node, ": GPUs ", IndexList(gpus), "\n");
   }
   std::vector<std::string> order;
   for (GpuId g : r.ranks) {
-    order.push_back(absl::StrCat(topo.nodes()[topo.gpus()[g].node].name, ":", topo.gpus()[g].index));
+    order.push_back(
+        absl::StrCat(topo.nodes()[topo.gpus()[g].node].name, ":", topo.gpus()[g].index));
   }
   absl::StrAppend(&out, "rank order: ", absl::StrJoin(order, " "), "\n");
   absl::StrAppend(&out, "fabric: job spans ", TierText(topo, r.job_tier), ", DP groups span ",
-                  TierText(topo, r.dp_tier), ", TP groups split across NVLink domains: ",
-                  r.tp_groups_split, "\n");
-  absl::StrAppendFormat(&out, "communication per step (estimate): TP %.4f s, PP %.4f s, DP %.4f s, total %.4f s\n",
-                        r.comm.tp_s, r.comm.pp_s, r.comm.dp_s, r.comm.total());
+                  TierText(topo, r.dp_tier),
+                  ", TP groups split across NVLink domains: ", r.tp_groups_split, "\n");
+  absl::StrAppendFormat(
+      &out, "communication per step (estimate): TP %.4f s, PP %.4f s, DP %.4f s, total %.4f s\n",
+      r.comm.tp_s, r.comm.pp_s, r.comm.dp_s, r.comm.total());
   absl::StrAppendFormat(&out, "score %.1f:", r.total);
   for (const ScoreLine& s : r.scores) {
     absl::StrAppendFormat(&out, " %s %.1f (x%g)", s.scorer, s.score, s.weight);
@@ -138,7 +142,8 @@ std::string PlacementText(const PlacementResult& r, const Topology& topo) {
   out += "\n";
   for (const std::string& x : r.relaxations) absl::StrAppend(&out, "relaxed: ", x, "\n");
   if (r.relaxations.empty()) out += "relaxed: nothing\n";
-  if (!r.locality_traded.empty()) absl::StrAppend(&out, "locality traded: ", r.locality_traded, "\n");
+  if (!r.locality_traded.empty())
+    absl::StrAppend(&out, "locality traded: ", r.locality_traded, "\n");
   if (r.best_rejected) {
     const Alternative& a = *r.best_rejected;
     absl::StrAppendFormat(&out, "best rejected: %s (%s), score %.1f, comm %.4f s: %s\n",

@@ -128,11 +128,11 @@ std::string Count(int n, const char* one, const char* many) {
 }  // namespace
 
 std::string TopologyOverview(const Topology& topo) {
-  std::string out = absl::StrCat(
-      "cluster ", topo.name(), ": ", Count(topo.num_nodes(), "node", "nodes"), ", ",
-      Count(topo.num_gpus(), "GPU", "GPUs"), ", ",
-      Count(topo.num_domains(), "NVLink domain", "NVLink domains"), ", ",
-      Count(topo.num_switches(), "switch", "switches"), "\n");
+  std::string out =
+      absl::StrCat("cluster ", topo.name(), ": ", Count(topo.num_nodes(), "node", "nodes"), ", ",
+                   Count(topo.num_gpus(), "GPU", "GPUs"), ", ",
+                   Count(topo.num_domains(), "NVLink domain", "NVLink domains"), ", ",
+                   Count(topo.num_switches(), "switch", "switches"), "\n");
   std::vector<int> gpus_per_model(topo.gpu_models().size(), 0);
   for (const Node& n : topo.nodes()) gpus_per_model[n.model] += static_cast<int>(n.gpus.size());
   for (size_t m = 0; m < topo.gpu_models().size(); ++m) {
@@ -169,7 +169,8 @@ std::string TopologySummary(const Topology& topo) {
         absl::StrAppend(&out, "; nodes ", NodeList(topo, s.nodes));
       }
       absl::StrAppendFormat(&out, "; %g Gb/s", s.link_gbps);
-      if (s.oversubscription > 1) absl::StrAppendFormat(&out, ", %g:1 oversubscribed", s.oversubscription);
+      if (s.oversubscription > 1)
+        absl::StrAppendFormat(&out, ", %g:1 oversubscribed", s.oversubscription);
       out += "\n";
     }
   }

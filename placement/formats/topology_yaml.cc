@@ -18,10 +18,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "placement/formats/yaml_reader.h"
 #include "placement/model/hostlist.h"
 #include "placement/model/limits.h"
 #include "placement/model/status_macros.h"
-#include "placement/formats/yaml_reader.h"
 #include "yaml-cpp/yaml.h"
 
 namespace nvlplace {

@@ -21,8 +21,8 @@ namespace {
 
 using ::nvlplace::testing::AllocationFailed;
 using ::nvlplace::testing::FailAllocationIn;
-using ::nvlplace::testing::PeakHeapOf;
 using ::nvlplace::testing::IsOk;
+using ::nvlplace::testing::PeakHeapOf;
 using ::nvlplace::testing::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;

@@ -39,9 +39,9 @@ TEST(ClusterStateTest, CountsFreeGpusPerNodeDomainAndCluster) {
   const auto& a0 = topo->nodes()[0].gpus;
   const auto& a1 = topo->nodes()[1].gpus;
   ASSERT_THAT(state.Allocate({a0[1], a0[2], a1[0]}), IsOk());
-  EXPECT_EQ(state.num_free(), 5);        // 8 - 3
-  EXPECT_EQ(state.free_on_node(0), 2);   // 4 - 2
-  EXPECT_EQ(state.free_on_node(1), 3);   // 4 - 1
+  EXPECT_EQ(state.num_free(), 5);       // 8 - 3
+  EXPECT_EQ(state.free_on_node(0), 2);  // 4 - 2
+  EXPECT_EQ(state.free_on_node(1), 3);  // 4 - 1
   EXPECT_FALSE(state.node_all_free(0));
   EXPECT_EQ(state.free_in_domain(topo->DomainOf(a0[0])), 1);  // island {0,1}: 2 - 1
   EXPECT_EQ(state.free_in_domain(topo->DomainOf(a0[3])), 1);  // island {2,3}: 2 - 1
@@ -57,7 +57,8 @@ TEST(ClusterStateTest, CountsFreeGpusPerNodeDomainAndCluster) {
 // A failed call changes nothing: every count is as before.
 void ExpectUnchanged(const ClusterState& state, const std::vector<bool>& busy, int free) {
   EXPECT_EQ(state.num_free(), free);
-  for (GpuId g = 0; g < static_cast<GpuId>(busy.size()); ++g) EXPECT_EQ(state.busy(g), busy[g]) << g;
+  for (GpuId g = 0; g < static_cast<GpuId>(busy.size()); ++g)
+    EXPECT_EQ(state.busy(g), busy[g]) << g;
   int on_nodes = state.free_on_node(0) + state.free_on_node(1);
   EXPECT_EQ(on_nodes, free);
 }
@@ -72,12 +73,15 @@ TEST(ClusterStateTest, AllocateChangesNothingOnError) {
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("GPU 3 of a0 is already")));
   ExpectUnchanged(state, busy, 7);
   // Listed twice.
-  EXPECT_THAT(state.Allocate({5, 5}), StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("GPU 1 of a1")));
+  EXPECT_THAT(state.Allocate({5, 5}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("GPU 1 of a1")));
   ExpectUnchanged(state, busy, 7);
   // An id past the cluster, after valid ones.
-  EXPECT_THAT(state.Allocate({0, 1, 8}), StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("no GPU 8")));
+  EXPECT_THAT(state.Allocate({0, 1, 8}),
+              StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("no GPU 8")));
   ExpectUnchanged(state, busy, 7);
-  EXPECT_THAT(state.Allocate({-1}), StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("no GPU -1")));
+  EXPECT_THAT(state.Allocate({-1}),
+              StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("no GPU -1")));
   ExpectUnchanged(state, busy, 7);
 }
 
@@ -86,10 +90,11 @@ TEST(ClusterStateTest, ReleaseChangesNothingOnError) {
   ClusterState state(topo);
   ASSERT_THAT(state.Allocate({0, 1}), IsOk());
   std::vector<bool> busy = {true, true, false, false, false, false, false, false};
-  EXPECT_THAT(state.Release({0, 1, 2}),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("GPU 2 of a0 is not allocated")));
+  EXPECT_THAT(state.Release({0, 1, 2}), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                                 HasSubstr("GPU 2 of a0 is not allocated")));
   ExpectUnchanged(state, busy, 6);
-  EXPECT_THAT(state.Release({0, 9}), StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("no GPU 9")));
+  EXPECT_THAT(state.Release({0, 9}),
+              StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("no GPU 9")));
   ExpectUnchanged(state, busy, 6);
 }
 

@@ -6,8 +6,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "placement/model/limits.h"
 #include "placement/formats/topology_yaml.h"
+#include "placement/model/limits.h"
 #include "tests/status_matchers.h"
 #include "tests/test_data.h"
 

@@ -5,10 +5,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-#define NVL_RETURN_IF_ERROR(expr)                \
-  do {                                           \
-    ::absl::Status nvl_status_ = (expr);         \
-    if (!nvl_status_.ok()) return nvl_status_;   \
+#define NVL_RETURN_IF_ERROR(expr)              \
+  do {                                         \
+    ::absl::Status nvl_status_ = (expr);       \
+    if (!nvl_status_.ok()) return nvl_status_; \
   } while (0)
 
 #define NVL_CONCAT_INNER_(a, b) a##b

@@ -10,9 +10,9 @@
 #include "gtest/gtest.h"
 #include "placement/engine/engine.h"
 #include "placement/formats/topology_yaml.h"
+#include "policies/policy_loader.h"
 #include "tests/status_matchers.h"
 #include "tests/test_data.h"
-#include "policies/policy_loader.h"
 
 namespace nvlplace {
 namespace {
@@ -250,10 +250,10 @@ TEST(EngineOracleTest, WithinFivePercentOfTheOptimum) {
   std::sort(ratios.begin(), ratios.end());
   auto pct = [&](double p) { return ratios[static_cast<size_t>(p * (ratios.size() - 1))]; };
   size_t within = std::count_if(ratios.begin(), ratios.end(), [](double x) { return x <= 1.05; });
-  std::printf("oracle: %zu decisions; cost / optimum: p50 %.4f p90 %.4f p99 %.4f max %.4f; "
-              "within 5%%: %.2f%%\n",
-              ratios.size(), pct(0.5), pct(0.9), pct(0.99), ratios.back(),
-              100.0 * within / ratios.size());
+  std::printf(
+      "oracle: %zu decisions; cost / optimum: p50 %.4f p90 %.4f p99 %.4f max %.4f; "
+      "within 5%%: %.2f%%\n",
+      ratios.size(), pct(0.5), pct(0.9), pct(0.99), ratios.back(), 100.0 * within / ratios.size());
   EXPECT_GE(static_cast<double>(within) / ratios.size(), 0.99);
   EXPECT_GE(ratios.front(), 1.0 - 1e-9) << "the engine beat the exact optimum: oracle is wrong";
 }

@@ -1,9 +1,9 @@
 // Fuzzes LoadBusyList on lab-islands: an error leaves the state unchanged, success only marks.
 #include <memory>
 
+#include "placement/formats/busy_list.h"
 #include "placement/model/cluster_state.h"
 #include "tests/fuzz/fuzz_common.h"
-#include "placement/formats/busy_list.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nvlplace;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "placement/model/cluster_state.h"
 #include "placement/engine/engine.h"
+#include "placement/model/cluster_state.h"
 #include "placement/model/request.h"
 #include "policies/policy_loader.h"
 #include "tests/fuzz/fuzz_common.h"
@@ -76,8 +76,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::ByteReader in(data, size);
   const uint8_t flags = in.U8();
   RequestSpec spec;
-  spec.nvl = (flags & 3) == 1 ? NvlMode::kPrefer : (flags & 3) == 2 ? NvlMode::kOff
-                                                                     : NvlMode::kStrict;
+  spec.nvl = (flags & 3) == 1   ? NvlMode::kPrefer
+             : (flags & 3) == 2 ? NvlMode::kOff
+                                : NvlMode::kStrict;
   spec.max_tier_required = !(flags & 4);
   spec.exclusive = flags & 8;
   spec.gpus = in.I32();

@@ -91,12 +91,12 @@ void CheckResult(const nvl_result_t& r, const std::vector<Entry>& entries, int n
     FUZZ_CHECK(*r.reason, "status %d without a reason", r.status);
     return;
   }
-  FUZZ_CHECK(r.num_candidates >= 1 && r.num_candidates <= 16 && r.candidates,
-             "%d candidates", r.num_candidates);
+  FUZZ_CHECK(r.num_candidates >= 1 && r.num_candidates <= 16 && r.candidates, "%d candidates",
+             r.num_candidates);
   for (int c = 0; c < r.num_candidates; ++c) {
     const nvl_candidate_t& cand = r.candidates[c];
-    FUZZ_CHECK(cand.num_nodes >= 1 && cand.nodes && cand.gpu_offsets && cand.gpus &&
-                   cand.describe, "candidate %d is empty", c);
+    FUZZ_CHECK(cand.num_nodes >= 1 && cand.nodes && cand.gpu_offsets && cand.gpus && cand.describe,
+               "candidate %d is empty", c);
     (void)std::strlen(cand.describe);
     FUZZ_CHECK(cand.gpu_offsets[0] == 0, "candidate %d starts at %d", c, cand.gpu_offsets[0]);
     for (int k = 0; k < cand.num_nodes; ++k) {
@@ -127,8 +127,8 @@ void CheckResult(const nvl_result_t& r, const std::vector<Entry>& entries, int n
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   std::string topology = std::string(NVLPLACE_SOURCE_DIR) + "/configs/lab-islands.yaml";
   g_facade[0] = Load("topology: " + topology + "\ncandidates: 3\n");
-  g_facade[1] = Load("topology: " + topology +
-                     "\npolicy: pack\ncandidates: 16\ndefault_nvl: prefer\n");
+  g_facade[1] =
+      Load("topology: " + topology + "\npolicy: pack\ncandidates: 16\ndefault_nvl: prefer\n");
   return 0;
 }
 
@@ -180,8 +180,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   nvl_result_t r;
   int status = nvl_facade_place(facade, null_nodes ? nullptr : nodes.data(),
-                                negative ? -num_nodes : num_nodes, null_request ? nullptr : &q,
-                                &r);
+                                negative ? -num_nodes : num_nodes, null_request ? nullptr : &q, &r);
   FUZZ_CHECK(status == r.status, "returned %d, result says %d", status, r.status);
   bool caller_error = null_facade || null_request || (num_nodes > 0 && (null_nodes || negative));
   bool null_free = false;

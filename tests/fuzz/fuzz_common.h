@@ -13,18 +13,18 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "placement/model/topology.h"
 #include "placement/formats/topology_yaml.h"
+#include "placement/model/topology.h"
 
 // A property the input broke: print where and why, then abort (libFuzzer saves the input).
-#define FUZZ_CHECK(cond, ...)                                                        \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
+#define FUZZ_CHECK(cond, ...)                                                            \
+  do {                                                                                   \
+    if (!(cond)) {                                                                       \
       std::fprintf(stderr, "%s:%d: FUZZ_CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                                            \
-      std::fprintf(stderr, "\n");                                                   \
-      std::abort();                                                                 \
-    }                                                                               \
+      std::fprintf(stderr, __VA_ARGS__);                                                 \
+      std::fprintf(stderr, "\n");                                                        \
+      std::abort();                                                                      \
+    }                                                                                    \
   } while (0)
 
 namespace nvlplace::fuzz {

@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "placement/model/cluster_state.h"
 #include "placement/engine/engine.h"
+#include "placement/model/cluster_state.h"
 #include "placement/model/request.h"
 #include "policies/policy_loader.h"
 #include "tests/fuzz/fuzz_common.h"

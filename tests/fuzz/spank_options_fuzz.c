@@ -9,12 +9,12 @@
 #include "plugin/nvl_options.h"
 
 /* As FUZZ_CHECK in fuzz_common.h (contrib/fuzz.sh names findings from its message). */
-#define CHECK(cond)                                                                   \
-  do {                                                                               \
-    if (!(cond)) {                                                                   \
+#define CHECK(cond)                                                                 \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
       fprintf(stderr, "%s:%d: FUZZ_CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-      abort();                                                                       \
-    }                                                                                \
+      abort();                                                                      \
+    }                                                                               \
   } while (0)
 
 static int one_of(const char* s, size_t cap, const char* const* names) {
@@ -88,8 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CHECK(opts->dp >= 0 && opts->dp <= NVL_MAX_GROUP);
     CHECK(one_of(opts->nvl, sizeof(opts->nvl), kModes));
     CHECK(one_of(opts->max_tier, sizeof(opts->max_tier), kTiers));
-    CHECK(found == 1 || (opts->tp == 0 && opts->pp == 0 && opts->dp == 0 && !opts->nvl[0] &&
-                         !opts->max_tier[0]));
+    CHECK(found == 1 ||
+          (opts->tp == 0 && opts->pp == 0 && opts->dp == 0 && !opts->nvl[0] && !opts->max_tier[0]));
   } else {
     check_msg(msg, msg_len);
   }

@@ -2,8 +2,8 @@
 // WriteTopologyYaml -> parse -> Create, which must give an equal model (CompareTopologies).
 #include <string>
 
-#include "placement/model/topology.h"
 #include "placement/formats/topology_yaml.h"
+#include "placement/model/topology.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -16,8 +16,8 @@ constexpr size_t kMaxReplayJobs = 4;  // enough for queueing and backfill, fast 
 
 const nvlplace::Engine& LabEngine() {
   static const nvlplace::Engine* engine = [] {
-    auto policy = nvlplace::LoadPolicy(std::string(NVLPLACE_SOURCE_DIR) +
-                                       "/configs/policies/firstfit.yaml");
+    auto policy =
+        nvlplace::LoadPolicy(std::string(NVLPLACE_SOURCE_DIR) + "/configs/policies/firstfit.yaml");
     FUZZ_CHECK(policy.ok(), "%s", nvlplace::fuzz::Message(policy.status()).c_str());
     return new nvlplace::Engine(nvlplace::fuzz::LabIslands(), *policy);
   }();
@@ -36,8 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   TraceOptions options;
   options.strict = mode & 0x08;
   options.skip_shared = mode & 0x10;
-  auto trace = ReadTrace(nvlplace::fuzz::AsText(data + 1, size - 1), "fuzz.trace", format,
-                         options);
+  auto trace = ReadTrace(nvlplace::fuzz::AsText(data + 1, size - 1), "fuzz.trace", format, options);
   if (!trace.ok()) return 0;
   FUZZ_CHECK(trace->format != TraceFormat::kAuto, "format left as auto");
   FUZZ_CHECK(trace->problems.size() <= 20, "%zu problems kept", trace->problems.size());
@@ -46,9 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 1; i < trace->jobs.size(); ++i) {
     FUZZ_CHECK(!(trace->jobs[i].submit < trace->jobs[i - 1].submit), "jobs not sorted at %zu", i);
   }
-  std::vector<TraceJob> jobs(
-      trace->jobs.begin(),
-      trace->jobs.begin() + std::min(trace->jobs.size(), kMaxReplayJobs));
+  std::vector<TraceJob> jobs(trace->jobs.begin(),
+                             trace->jobs.begin() + std::min(trace->jobs.size(), kMaxReplayJobs));
   SimOptions sim;
   sim.scheduler = mode & 0x20 ? Scheduler::kFifo : Scheduler::kBackfill;
   SimResult result = Simulate(LabEngine(), jobs, sim);
