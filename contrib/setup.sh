@@ -8,7 +8,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PACKAGES="build-essential cmake pkg-config python3 \
   libyaml-cpp-dev libabsl-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev \
-  libcli11-dev nlohmann-json3-dev clang-format clang libclang-rt-14-dev \
+  libcli11-dev nlohmann-json3-dev clang-format clang-tidy clang libclang-rt-14-dev \
   slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-basic-plugins slurm-wlm-basic-plugins-dev \
   libmunge-dev libjson-c-dev libhttp-parser-dev libyaml-dev libdbus-1-dev libhwloc-dev liblz4-dev \
   dpkg-dev chromium"
