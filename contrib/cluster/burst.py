@@ -134,6 +134,19 @@ def expand(cli, args, lines):
     return [out.split() for out in batch(cli, args, lines)]
 
 
+def recorded(cli, allocs_dir):
+    """parse_jobs of what each job wrote of itself into allocs_dir/<its job id> when it
+    started. Only the job's own record counts: `show job` of the id an array's first task
+    runs under lists every task of the array, most not started yet, and such a record
+    without GPUs must not replace the one that task wrote."""
+    lines = []
+    for name in sorted(os.listdir(allocs_dir)):
+        own = re.compile(rf"\bJobId={re.escape(name)}\b")
+        with open(os.path.join(allocs_dir, name)) as f:
+            lines += [line for line in f.read().splitlines() if own.search(line)]
+    return parse_jobs(cli, "\n".join(lines))
+
+
 def gpu_layout(words):
     """{node: [index]} of "node:index" words, as `nvlplace check gpus` prints them."""
     layout = {}
@@ -488,11 +501,7 @@ class Burst:
                        for a in self.arrays if seen_tasks[a] != self.a.array_size]
         # What each job recorded of its own allocation while it ran.
         got, indexless = {}, {}
-        texts = []
-        for name in os.listdir(self.allocs_dir):
-            with open(os.path.join(self.allocs_dir, name)) as f:
-                texts.append(f.read())
-        for jid, j in parse_jobs(cli, "\n".join(texts)).items():
+        for jid, j in recorded(cli, self.allocs_dir).items():
             if j["gpus"]:
                 got[jid] = j["gpus"]
                 if jid not in placed and (p := at_start(j, unpaired)):

@@ -87,6 +87,25 @@ class ParseJobsTest(unittest.TestCase):
         self.assertEqual(jobs[9]["indexless"], ["node03"])
 
 
+class RecordedTest(unittest.TestCase):
+    def test_each_job_counts_its_own_record(self):
+        # Job 14 ran `show job 14` as the array's first task: it lists task 15 not yet
+        # started. Jobs 15 and 16 wrote their own records; 16's also lists 15, pending.
+        run = "JobState=RUNNING Reason=None Nodes=node0{} CPU_IDs=0 Mem=0 GRES=gpu(IDX:{})"
+        pending = "JobState=PENDING Reason=Resources"
+        files = {"14": f"JobId=14 {run.format(1, '0-3')}\nJobId=15 {pending}\n",
+                 "15": f"JobId=15 {run.format(2, '4-7')}\n",
+                 "16": f"JobId=16 {run.format(3, '0')}\nJobId=15 {pending}\n"}
+        with tempfile.TemporaryDirectory() as d:
+            for name, text in files.items():
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            jobs = burst.recorded(CLI, d)
+        self.assertEqual({jid: j["gpus"] for jid, j in jobs.items()},
+                         {14: {"node01": [0, 1, 2, 3]}, 15: {"node02": [4, 5, 6, 7]},
+                          16: {"node03": [0]}})
+
+
 class QualityTest(unittest.TestCase):
     """--quality's spans, asked of `nvlplace check span --batch` once for all jobs."""
 
