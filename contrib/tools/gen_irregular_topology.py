@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Writes an irregular Slurm topology.conf and a matching gres.conf, a test fixture."""
-# Usage: contrib/tools/gen_irregular_topology.py OUTDIR [--seed N]   (default seed 7)
+# Usage: contrib/tools/gen_irregular_topology.py OUTDIR [--seed N] [--cli NVLPLACE]
+#   (default seed 7; hostlists are written by `nvlplace check hostlist --compress`)
 # The checked-in fixture is tests/fixtures/irregular/, made with the default seed:
 #   python3 contrib/tools/gen_irregular_topology.py tests/fixtures/irregular
 #
@@ -15,10 +16,11 @@
 #   px  8 x H100 PCIe, two 4-GPU NVLink islands (made up; real H100 PCIe bridges join pairs):
 #       one line per GPU with Links= (2 islands)
 #   nv  4 x H100 NVL, NVLink-bridged pairs:     one line per GPU with Links= (2 islands)
-# Only the standard library; the same seed gives the same bytes.
+# Only the standard library and the nvlplace CLI; the same seed gives the same bytes.
 import argparse
 import os
 import random
+import subprocess
 import sys
 
 KINDS = {
@@ -34,27 +36,16 @@ MIN_LEAF, MAX_LEAF = 2, 8
 MIN_NODES, MAX_NODES = 300, 400
 
 
+CLI = None  # the nvlplace binary (--cli): hostlists are the CLI's to write
+
+
 def compress(names):
-    """Slurm hostlist of names "<prefix><digits>", prefixes in first-seen order, numbers sorted."""
-    groups = {}
-    for n in names:
-        i = len(n)
-        while i > 0 and n[i - 1].isdigit():
-            i -= 1
-        groups.setdefault((n[:i], len(n) - i), set()).add(int(n[i:]))
-    parts = []
-    for (prefix, width), nums in groups.items():
-        nums = sorted(nums)
-        ranges, lo = [], nums[0]
-        for a, b in zip(nums, nums[1:] + [None]):
-            if b != a + 1:
-                ranges.append(f"{lo:0{width}d}" if lo == a else f"{lo:0{width}d}-{a:0{width}d}")
-                lo = b
-        if len(nums) == 1:
-            parts.append(f"{prefix}{nums[0]:0{width}d}")
-        else:
-            parts.append(f"{prefix}[{','.join(ranges)}]")
-    return ",".join(parts)
+    """The Slurm hostlist of these names, as `nvlplace check hostlist --compress` writes it."""
+    r = subprocess.run([CLI, "check", "hostlist", "--compress", *names], text=True,
+                       capture_output=True, check=False)
+    if r.returncode != 0:
+        sys.exit(f"gen_irregular_topology.py: {CLI} check hostlist: {r.stderr.strip()}")
+    return r.stdout.strip()
 
 
 def pick_kind(rng):
@@ -198,7 +189,11 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("outdir", help="directory to write topology.conf and gres.conf into")
     ap.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
+    ap.add_argument("--cli", default=os.environ.get("NVLPLACE_BIN", "build/contrib/nvlplace"),
+                    help="the nvlplace binary (default $NVLPLACE_BIN, else build/contrib/nvlplace)")
     args = ap.parse_args(argv)
+    global CLI
+    CLI = args.cli
     leaves, service, spines = build(args.seed)
     os.makedirs(args.outdir, exist_ok=True)
     for fname, text in (("topology.conf", topology_conf(args.seed, leaves, service, spines)),
