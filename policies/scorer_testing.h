@@ -20,9 +20,9 @@
 namespace nvlplace::testing {
 
 // The lab topology, its state (busy GPUs from a busy list) and a request, held together so
-// that a ScoringContext can point into them.
-struct ScorerWorld {
-  explicit ScorerWorld(RequestSpec spec, const std::string& busy = "") {
+// that a context or a search state can point into them (scorer and generator tests).
+struct LabWorld {
+  explicit LabWorld(RequestSpec spec, const std::string& busy = "") {
     auto parsed = ParseTopologyYaml(kLabYaml, "lab.yaml");
     EXPECT_THAT(parsed, IsOk());
     auto created = Topology::Create(*parsed);
@@ -36,6 +36,14 @@ struct ScorerWorld {
     EXPECT_THAT(r, IsOk());
     request = *r;
   }
+
+  std::shared_ptr<const Topology> topo;
+  std::unique_ptr<ClusterState> state;
+  Request request;
+};
+
+struct ScorerWorld : LabWorld {
+  using LabWorld::LabWorld;
   ScoringContext Context(CommEstimate ideal = {}, uint64_t seed = 1) const {
     return ScoringContext{*topo, *state, request, ideal, seed};
   }
@@ -54,10 +62,6 @@ struct ScorerWorld {
     }
     return f;
   }
-
-  std::shared_ptr<const Topology> topo;
-  std::unique_ptr<ClusterState> state;
-  Request request;
 };
 
 }  // namespace nvlplace::testing
