@@ -175,16 +175,22 @@ def parse_jobs(cli, text):
                "gpus": {}, "indexless": []}
         allocs += [(job, kind, nodes, idx) for nodes, kind, idx in ALLOC_RE.findall(line)]
         jobs[int(m.group(1))] = job
-    gpus = iter(expand(cli, ["gpus"], [f"{n}:{i}" for _, k, n, i in allocs if k == "IDX"]))
-    hosts = iter(expand(cli, ["hostlist", "--expand"], [n for _, k, n, _ in allocs if k == "CNT"]))
-    for job, kind, _, _ in allocs:
-        if kind == "CNT":
-            for n in next(hosts):
+    # "gpu(IDX:)": a node of the job on which it holds no GPU (an empty index list is no
+    # GPU word for `check gpus`: its nodes are expanded as a hostlist instead).
+    def numbered(kind, idx):
+        return kind == "IDX" and idx.strip() != ""
+    gpus = iter(expand(cli, ["gpus"], [f"{n}:{i}" for _, k, n, i in allocs if numbered(k, i)]))
+    hosts = iter(expand(cli, ["hostlist", "--expand"],
+                        [n for _, k, n, i in allocs if not numbered(k, i)]))
+    for job, kind, _, idx in allocs:
+        if numbered(kind, idx):
+            for n, got in gpu_layout(next(gpus)).items():
+                job["gpus"][n] = sorted(job["gpus"].get(n, []) + got)
+            continue
+        for n in next(hosts):
+            if kind == "CNT":
                 job["indexless"].append(n)
-                job["gpus"].setdefault(n, [])
-        else:
-            for n, idx in gpu_layout(next(gpus)).items():
-                job["gpus"][n] = sorted(job["gpus"].get(n, []) + idx)
+            job["gpus"].setdefault(n, [])
     return jobs
 
 
@@ -304,6 +310,7 @@ class Burst:
         self.last_submit = 0.0
         self.done_submitting = threading.Event()
         self.samples = 0
+        self.sampler_error = None
         self.double = []  # (time, gpu, jobs)
         self.max_running = 0
         self.faults = []
@@ -344,11 +351,15 @@ class Burst:
                 self.submit_errors.append(f"{' '.join(cmd)}: {r.stderr.strip()}")
 
     def sampler(self):
-        while not self.done_submitting.is_set() or self.active():
-            r = run(["scontrol", "-d", "-o", "show", "job"], check=False)
-            if r.returncode == 0:
-                self.check_sample(parse_jobs(self.c.cli, r.stdout))
-            time.sleep(self.a.sample_interval)
+        try:
+            while not self.done_submitting.is_set() or self.active():
+                r = run(["scontrol", "-d", "-o", "show", "job"], check=False)
+                if r.returncode == 0:
+                    self.check_sample(parse_jobs(self.c.cli, r.stdout))
+                time.sleep(self.a.sample_interval)
+        except Exception as e:  # a sampler that stops checks nothing more: a problem
+            self.sampler_error = f"{type(e).__name__}: {e}"
+            raise
 
     def active(self):
         r = run(["squeue", "-h", "-t", "R,CG,CF", "-o", "%A"], check=False)
@@ -598,6 +609,7 @@ class Burst:
             ("GPUs without indexes on a node set of nvlplace",
              summary["gpus_without_index_by_nvlplace"]),
             ("submissions failed", self.submit_errors), ("no job started", started == 0),
+            (f"the sampler stopped: {self.sampler_error}", self.sampler_error),
             ("jobs FAILED", states.get("FAILED"))] if bad]
         summary["problems"] = problems
         summary["ok"] = not problems

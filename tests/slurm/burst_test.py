@@ -86,6 +86,15 @@ class ParseJobsTest(unittest.TestCase):
         self.assertEqual(jobs[9]["gpus"], {"node01": [0, 1, 4], "node02": [0, 1, 4], "node03": []})
         self.assertEqual(jobs[9]["indexless"], ["node03"])
 
+    def test_a_node_without_gpus_of_the_job(self):
+        # Seen in the faults burst: an empty index list on one node of a job (CI, 2026-11-25).
+        text = ("JobId=10 JobState=RUNNING Reason=None"
+                " Nodes=node04 CPU_IDs=0 Mem=0 GRES=gpu(IDX:0-3)"
+                " Nodes=node[05-06] CPU_IDs=0 Mem=0 GRES=gpu(IDX:)")
+        jobs = burst.parse_jobs(CLI, text)
+        self.assertEqual(jobs[10]["gpus"], {"node04": [0, 1, 2, 3], "node05": [], "node06": []})
+        self.assertEqual(jobs[10]["indexless"], [])
+
 
 class RecordedTest(unittest.TestCase):
     def test_each_job_counts_its_own_record(self):
