@@ -549,6 +549,11 @@ class Burst:
                     strict_split.append((jid, f"check failed: {r.stderr.strip()}"))
         started = len(got)
         not_by_plugin = sum(1 for jid in got if jid not in placed)
+        # Every job of the burst asks for GPUs; seen on 22.05 (CI, 2026-11-25): jobs started
+        # by plain cons_tres right after the `scontrol reconfigure` that loaded a broken
+        # nvlplace.yaml ran with "gpu:0(IDX:)". Counted, with whether nvlplace placed any
+        # of them (a failure if it did), until the cause is known.
+        without_gpus = [jid for jid, g in got.items() if not any(g.values()) and jid not in indexless]
         quality = self.quality(got, kind_of, topology, placed) if self.a.quality else None
         log_tail = ""
         with open(self.c.log, errors="replace") as f:
@@ -579,15 +584,9 @@ class Burst:
             "gpus_without_index": len(indexless),
             "gpus_without_index_by_nvlplace": [f"JobId={j}: {','.join(n)}"
                                                for j, n in indexless.items() if j in placed][:10],
-            # Every job of the burst asks for GPUs; seen on 22.05 (CI, 2026-11-25): jobs
-            # started by plain cons_tres right after the `scontrol reconfigure` that
-            # loaded a broken nvlplace.yaml ran with "gpu:0(IDX:)". Counted, with whether
-            # nvlplace placed any of them (a failure if it did), until the cause is known.
-            "gpu_jobs_started_without_gpus": sum(
-                1 for jid, g in got.items() if not any(g.values()) and jid not in indexless),
+            "gpu_jobs_started_without_gpus": len(without_gpus),
             "gpu_jobs_without_gpus_by_nvlplace": [
-                f"JobId={jid}" for jid, g in got.items()
-                if not any(g.values()) and jid not in indexless and jid in placed][:10],
+                f"JobId={jid}" for jid in without_gpus if jid in placed][:10],
             "strict_jobs_checked": strict_checked,
             "strict_tp_groups_split": [f"JobId={j}: {t}" for j, t in strict_split[:10]],
             "strict_split_count": len(strict_split),
