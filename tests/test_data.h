@@ -21,6 +21,19 @@ switches:
   - {name: spine0, tier: spine, switches: "leaf[0-1]"}
 )";
 
+// Two GPU models under one spine: H100 on node[0-1], A100 on node[2-3].
+inline constexpr char kTwoModelYaml[] = R"(name: two-models
+tiers: [leaf, spine]
+gpu_models: [{name: H100, nvlink_gbps: 900}, {name: A100, nvlink_gbps: 600}]
+nodes:
+  - {names: "node[0-1]", gpus: 8, model: H100}
+  - {names: "node[2-3]", gpus: 4, model: A100}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "node[0-1]"}
+  - {name: leaf1, tier: leaf, nodes: "node[2-3]"}
+  - {name: spine0, tier: spine, switches: "leaf[0-1]"}
+)";
+
 // Every configs/*.yaml, sorted (tests run from the source root).
 inline std::vector<std::string> ConfigFiles() {
   std::vector<std::string> out;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "placement/model/hostlist.h"
@@ -181,6 +182,39 @@ absl::Status CheckRequestSizes(const RequestSpec& spec) {
   return ResolveSizes(spec, &r);
 }
 
+namespace {
+
+// Keeps only the nodes of the GPU model named `name` (any case) in r.allowed_node.
+absl::StatusOr<Request> RestrictToModel(absl::string_view name, const Topology& topo, Request r) {
+  const auto& models = topo.gpu_models();
+  auto it = std::find_if(models.begin(), models.end(), [&](const GpuModelSpec& m) {
+    return absl::EqualsIgnoreCase(m.name, name);
+  });
+  if (it == models.end()) {
+    std::vector<std::string> names;
+    for (const auto& m : models) names.push_back(m.name);
+    return Bad(absl::StrCat("GPU model ", QuoteUserText(name), " is not in cluster ", topo.name(),
+                            "; its models are ", absl::StrJoin(names, ", ")));
+  }
+  r.gpu_model = static_cast<int>(it - models.begin());
+  int64_t of_model = 0;
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    const Node& node = topo.nodes()[n];
+    if (node.model != r.gpu_model) {
+      r.allowed_node[n] = false;
+    } else {
+      of_model += static_cast<int64_t>(node.gpus.size());
+    }
+  }
+  if (r.gpus > of_model) {
+    return Bad(absl::StrCat("the request asks for ", r.gpus, " ", it->name, " GPUs; cluster ",
+                            topo.name(), " has ", of_model));
+  }
+  return r;
+}
+
+}  // namespace
+
 absl::StatusOr<Request> ResolveRequest(const RequestSpec& spec, const Topology& topo) {
   Request r;
   absl::Status sizes = ResolveSizes(spec, &r);
@@ -213,6 +247,7 @@ absl::StatusOr<Request> ResolveRequest(const RequestSpec& spec, const Topology& 
     absl::Status s = MarkNodes(spec.exclude, topo, "exclude", false, &r.allowed_node);
     if (!s.ok()) return s;
   }
+  if (!spec.gpu_model.empty()) return RestrictToModel(spec.gpu_model, topo, std::move(r));
   return r;
 }
 
@@ -225,6 +260,7 @@ std::string DescribeRequest(const Request& r, const Topology& topo) {
                     r.max_tier_required ? "" : " (preferred)");
   }
   if (r.exclusive) absl::StrAppend(&out, ", exclusive");
+  if (r.gpu_model >= 0) absl::StrAppend(&out, ", model=", topo.gpu_models()[r.gpu_model].name);
   out += ")";
   return out;
 }

@@ -31,6 +31,9 @@ struct RequestSpec {
   bool exclusive = false;         // whole nodes only: every GPU of a chosen node is free
   std::string include;            // hostlist: only these nodes (empty: all)
   std::string exclude;            // hostlist: never these nodes
+  // "" (any model), or a GPU model of the topology, in any case (Slurm's typed GRES:
+  // --gpus=h100:8 asks for H100): only nodes of that model are used.
+  std::string gpu_model;
 };
 
 // The validated request, sizes resolved against one topology.
@@ -43,7 +46,8 @@ struct Request {
   int max_tier = -1;  // -1: any; else the highest tier index the job may span
   bool max_tier_required = true;
   bool exclusive = false;
-  std::vector<bool> allowed_node;  // per node of the topology
+  int gpu_model = -1;              // -1: any; else an index into Topology::gpu_models()
+  std::vector<bool> allowed_node;  // per node of the topology (false for other models)
 
   int num_groups() const { return pp * dp; }  // TP groups
 };
@@ -53,8 +57,10 @@ struct Request {
 // which value to change. Total: no RequestSpec (any ints) overflows or traps. Limits
 // (placement/limits.h): tp, pp and dp given each at most kMaxGroupSize; gpus, and every
 // product of sizes (computed in 64 bits), at most kMaxJobGpus; nodes at most kMaxJobNodes;
-// gpus-per-node at most kMaxGpusPerNode. An accepted request has 1 <= tp, pp, dp,
-// tp x pp x dp == gpus <= the cluster's GPUs, and gpus divisible by nodes when nodes > 0.
+// gpus-per-node at most kMaxGpusPerNode. A GPU model is matched without regard to case, and
+// a request for more GPUs than the cluster has of that model is refused. An accepted request has 1
+// <= tp, pp, dp, tp x pp x dp == gpus <= the cluster's GPUs, and gpus divisible by nodes when nodes
+// > 0.
 absl::StatusOr<Request> ResolveRequest(const RequestSpec& spec, const Topology& topo);
 
 // The topology-free part of ResolveRequest: the same size checks and the same messages,

@@ -122,5 +122,33 @@ TEST(RequestTest, UserTextIsEscapedInMessages) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("... (1000 bytes)")));
 }
 
+TEST(RequestTest, GpuModelKeepsOnlyItsNodesInAnyCase) {
+  auto spec = ParseTopologyYaml(testing::kTwoModelYaml, "two.yaml");
+  ASSERT_THAT(spec, IsOk());
+  auto topo = Topology::Create(*spec);
+  ASSERT_THAT(topo, IsOk());
+  absl::StatusOr<Request> r = ResolveRequest({.gpus = 4, .gpu_model = "a100"}, **topo);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->gpu_model, 1);
+  EXPECT_EQ(r->allowed_node, (std::vector<bool>{false, false, true, true}));
+  EXPECT_THAT(DescribeRequest(*r, **topo), HasSubstr("model=A100"));
+  // An -x still applies inside the model.
+  r = ResolveRequest({.gpus = 4, .exclude = "node3", .gpu_model = "A100"}, **topo);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->allowed_node, (std::vector<bool>{false, false, true, false}));
+  // No model given: every node, and no model named.
+  r = ResolveRequest({.gpus = 4}, **topo);
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->gpu_model, -1);
+  EXPECT_EQ(r->allowed_node, (std::vector<bool>(4, true)));
+  EXPECT_THAT(ResolveRequest({.gpus = 4, .gpu_model = "V100"}, **topo),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("GPU model 'V100' is not in cluster two-models; its models are "
+                                 "H100, A100")));
+  EXPECT_THAT(ResolveRequest({.gpus = 16, .gpu_model = "a100"}, **topo),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("asks for 16 A100 GPUs; cluster two-models has 8")));
+}
+
 }  // namespace
 }  // namespace nvlplace
