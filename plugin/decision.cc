@@ -128,6 +128,7 @@ JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
   if (opts.nvl[0] != '\0') s.nvl = *ParseNvlMode(opts.nvl);  // nvl_options checked it
   s.max_tier = opts.max_tier;
   s.exclusive = job.whole_node;
+  s.gpu_model = job.gpu_type;  // Slurm's GRES type: the topology's model of that name
 
   if (job.gpus_per_socket) {
     r.unusable =

@@ -36,6 +36,7 @@ struct SlurmJob {
   // Sums over the job's GPU entries of gres_list_req.
   uint64_t gpus_per_job = 0, gpus_per_node = 0, gpus_per_task = 0, gpus_per_socket = 0;
   int gpu_requests = 0;  // GPU entries (a typed and an untyped one are two)
+  std::string gpu_type;  // the GPU type asked for ("h100" of --gpus=h100:8); "": any
   uint32_t num_tasks = 0;
   uint32_t min_nodes = 0, max_nodes = 0;
   bool whole_node = false;

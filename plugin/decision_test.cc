@@ -291,6 +291,8 @@ TEST_F(DecisionTest, OptionsThatCannotBeUsedAreRefusedOrHeldNeverDropped) {
   range.max_nodes = 4;
   SlurmJob uneven = Job(16, 8, {"NVLPLACE_TP=4"});
   uneven.min_nodes = uneven.max_nodes = 3;
+  SlurmJob other_model = Job(17, 8, {"NVLPLACE_TP=4"});
+  other_model.gpu_type = "a100";  // --gpus=a100:8: a type this topology does not have
   std::vector<Case> cases = {
       {Job(9, 1, {"NVLPLACE_TP=8"}), "TP x PP = 8 x 1 = 8 does not divide 1 GPUs"},
       {Job(10, 8, {"NVLPLACE_TP=65536", "NVLPLACE_PP=65536"}), "TP x PP"},
@@ -300,6 +302,7 @@ TEST_F(DecisionTest, OptionsThatCannotBeUsedAreRefusedOrHeldNeverDropped) {
       {named, "-w names 1 node(s) for a job of 2 node(s)"},
       {uneven, "8 GPUs do not split evenly over 3 nodes"},
       {range, "8 GPUs on 2 to 4 nodes: nvlplace needs an exact node count (-N2"},
+      {other_model, "GPU model 'a100' is not in cluster lab-islands; its models are H100-PCIe"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.why);
@@ -318,13 +321,27 @@ TEST_F(DecisionTest, OptionsThatCannotBeUsedAreRefusedOrHeldNeverDropped) {
   }
 }
 
+TEST_F(DecisionTest, ATypedJobIsPlacedOnItsModelNamedInAnyCase) {
+  SlurmJob typed = Job(18, 4, {"NVLPLACE_TP=4"});
+  typed.gpu_type = "h100-pcie";  // --gpus=h100-pcie:4; the topology says H100-PCIe
+  auto d = Decide(typed);
+  ASSERT_EQ(d->action(), Action::kTry) << d->log().text;
+  const Candidate* c = d->CandidateAt(0);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(d->Took(0, c->layout));
+  EXPECT_THAT(d->log().text, StartsWith("placed 4 GPUs (TP=4 PP=1 DP=1, nvl=strict, "
+                                        "model=H100-PCIe) -> "));
+}
+
 TEST_F(DecisionTest, TheSameShapesWithoutOptionsAreLeftToConsTres) {
   SlurmJob two_kinds = Job(20, 8);
   two_kinds.gpu_requests = 2;
   SlurmJob named = Job(21, 8);
   named.required_nodes = 1;
   named.min_nodes = named.max_nodes = 2;
-  for (const SlurmJob& job : {two_kinds, named}) {
+  SlurmJob other_model = Job(22, 8);
+  other_model.gpu_type = "a100";
+  for (const SlurmJob& job : {two_kinds, named, other_model}) {
     auto d = Decide(job);
     EXPECT_EQ(d->action(), Action::kConsTres);
     EXPECT_THAT(d->log().text, HasSubstr("placing as cons_tres"));
@@ -332,7 +349,7 @@ TEST_F(DecisionTest, TheSameShapesWithoutOptionsAreLeftToConsTres) {
     ASSERT_TRUE(d->comment());
     EXPECT_EQ(*d->comment(), "");  // removes a stale comment of ours, if any
   }
-  EXPECT_EQ(decider_->counters().cons_tres, 2u);
+  EXPECT_EQ(decider_->counters().cons_tres, 3u);
 }
 
 TEST_F(DecisionTest, NodesNamedWithDashWAreAllTheJobsNodes) {

@@ -344,7 +344,8 @@ static void _snapshot_free(nvl_snapshot_t* s) {
   xfree(s->nodes);
 }
 
-/* The job as the facade reads it: its GPU request (summed over its gpu GRES entries),
+/* The job as the facade reads it: its GPU request (summed over its gpu GRES entries, and
+ * the type of a typed one: it points into job_ptr's GRES state),
  * task and node counts, -w, and the SPANK environment holding the nvlplace options. */
 static void _job_of(job_record_t* job_ptr, uint32_t min_nodes, uint32_t max_nodes, uint16_t mode,
                     nvl_job_t* job) {
@@ -367,6 +368,7 @@ static void _job_of(job_record_t* job_ptr, uint32_t min_nodes, uint32_t max_node
       job->gpus_per_node += js->gres_per_node;
       job->gpus_per_task += js->gres_per_task;
       job->gpus_per_socket += js->gres_per_socket;
+      if (js->type_name && js->type_name[0]) job->gpu_type = js->type_name;
     }
     list_iterator_destroy(it);
   }
@@ -752,9 +754,10 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
 
 /* GPUs asked for in one tres_per_* string of a job description, "gres:gpu:8",
  * "gres/gpu:h100:8" or "gres:gpu" (one), entries separated by ',' or ';'. *entries counts
- * the GPU entries; *unknown is set when a count is not a plain number (then slurmctld's
- * own checks decide). */
-static uint64_t _gpus_in(const char* tres, int* entries, bool* unknown) {
+ * the GPU entries; *type gets (xstrdup) the type of the first typed entry when it is still
+ * NULL; *unknown is set when a count is not a plain number (then slurmctld's own checks
+ * decide). */
+static uint64_t _gpus_in(const char* tres, int* entries, char** type, bool* unknown) {
   char *copy, *save = NULL, *tok;
   uint64_t sum = 0;
 
@@ -781,6 +784,8 @@ static uint64_t _gpus_in(const char* tres, int* entries, bool* unknown) {
       sum += 1;
     else
       *unknown = true;
+    if (!*type && (last || !(rest[0] >= '0' && rest[0] <= '9')))
+      *type = last ? xstrndup(rest, last - rest) : xstrdup(rest);
   }
   xfree(copy);
   return sum;
@@ -792,16 +797,18 @@ extern int nvl_ctld_submit_check(job_desc_msg_t* desc, char** err_msg) {
   nvl_node_t* nodes;
   node_record_t* node_ptr;
   nvl_job_t job;
+  char* type = NULL;
   bool unknown = false;
   int rc = SLURM_SUCCESS;
 
   if (!desc || !(f = _acquire())) return SLURM_SUCCESS;
   memset(&job, 0, sizeof(job));
   job.mode = NVL_MODE_TEST_ONLY;
-  job.gpus_per_job = _gpus_in(desc->tres_per_job, &job.gpu_requests, &unknown);
-  job.gpus_per_node = _gpus_in(desc->tres_per_node, &job.gpu_requests, &unknown);
-  job.gpus_per_socket = _gpus_in(desc->tres_per_socket, &job.gpu_requests, &unknown);
-  job.gpus_per_task = _gpus_in(desc->tres_per_task, &job.gpu_requests, &unknown);
+  job.gpus_per_job = _gpus_in(desc->tres_per_job, &job.gpu_requests, &type, &unknown);
+  job.gpus_per_node = _gpus_in(desc->tres_per_node, &job.gpu_requests, &type, &unknown);
+  job.gpus_per_socket = _gpus_in(desc->tres_per_socket, &job.gpu_requests, &type, &unknown);
+  job.gpus_per_task = _gpus_in(desc->tres_per_task, &job.gpu_requests, &type, &unknown);
+  job.gpu_type = type;
   job.num_tasks = desc->num_tasks == NO_VAL ? 0 : desc->num_tasks;
   job.min_nodes = desc->min_nodes == NO_VAL ? 1 : desc->min_nodes;
   job.max_nodes = desc->max_nodes == NO_VAL ? job.min_nodes : desc->max_nodes;
@@ -816,6 +823,7 @@ extern int nvl_ctld_submit_check(job_desc_msg_t* desc, char** err_msg) {
   job.env = desc->spank_job_env;
   job.env_size = desc->spank_job_env_size;
   if (unknown || !job.gpu_requests) {
+    xfree(type);
     nvl_facade_free(f);
     return SLURM_SUCCESS;
   }
@@ -834,6 +842,7 @@ extern int nvl_ctld_submit_check(job_desc_msg_t* desc, char** err_msg) {
   }
   nvl_decision_free(d);
   xfree(nodes);
+  xfree(type);
   nvl_facade_free(f);
   return rc;
 }

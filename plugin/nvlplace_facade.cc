@@ -347,6 +347,7 @@ nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl
     j.gpus_per_task = job->gpus_per_task;
     j.gpus_per_socket = job->gpus_per_socket;
     j.gpu_requests = job->gpu_requests;
+    if (job->gpu_type) j.gpu_type = job->gpu_type;
     j.num_tasks = job->num_tasks;
     j.min_nodes = job->min_nodes;
     j.max_nodes = job->max_nodes;

@@ -127,7 +127,8 @@ typedef struct {
   int mode; /* enum nvl_mode */
   /* sums over the job's GPU entries of gres_list_req */
   uint64_t gpus_per_job, gpus_per_node, gpus_per_task, gpus_per_socket;
-  int gpu_requests; /* GPU entries (a typed and an untyped one are two) */
+  int gpu_requests;     /* GPU entries (a typed and an untyped one are two) */
+  const char* gpu_type; /* the GPU type asked for ("h100" of --gpus=h100:8); NULL: any */
   uint32_t num_tasks, min_nodes, max_nodes;
   int whole_node;     /* --exclusive */
   int required_nodes; /* nodes named with -w */
