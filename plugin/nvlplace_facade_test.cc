@@ -242,6 +242,53 @@ TEST_F(FacadeTest, AFreeListWithoutIndexesIsRefusedNotRead) {
   nvl_decision_free(d);
 }
 
+TEST_F(FacadeTest, CpuOnlyAndUnplacedNodesAreKnownButNeverOffered) {
+  // lab-mixed: node[00-13] with GPUs, cpu[0-1] without; and here node[06-09] kept from
+  // nvlplace (placed: false) in a copy of it.
+  nvl_facade_t* mixed =
+      Load("topology: " + std::filesystem::current_path().string() + "/configs/lab-mixed.yaml\n");
+  ASSERT_NE(mixed, nullptr) << err_;
+  EXPECT_EQ(nvl_facade_knows_node(mixed, "cpu0"), 1);  // not "not in its topology"
+  EXPECT_EQ(nvl_facade_knows_node(mixed, "node13"), 1);
+  EXPECT_EQ(nvl_facade_knows_node(mixed, "login1"), 0);
+  nvl_facade_free(mixed);
+
+  std::string path = (dir_ / "kept.yaml").string();
+  std::ofstream(path) << R"(name: kept
+tiers: [leaf]
+gpu_models: [{name: A100}, {name: H100}]
+nodes:
+  - {names: "a[0-1]", gpus: 8, model: A100, placed: false}
+  - {names: "cpu0", gpus: 0}
+  - {names: "h0", gpus: 8, model: H100}
+switches: [{name: leaf0, tier: leaf, nodes: "a[0-1],cpu0,h0"}]
+)";
+  nvl_facade_t* kept = Load("topology: " + path + "\n");
+  ASSERT_NE(kept, nullptr) << err_;
+  EXPECT_EQ(nvl_facade_knows_node(kept, "a0"), 1);
+  EXPECT_EQ(nvl_facade_knows_node(kept, "cpu0"), 1);
+  // Slurm lists every GPU free: only h0's are ever offered.
+  std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7};
+  nvl_node_t nodes[4] = {{"a0", 1, all.data(), 8},
+                         {"a1", 1, all.data(), 8},
+                         {"cpu0", 1, nullptr, 0},
+                         {"h0", 1, all.data(), 8}};
+  nvl_request_t q{};
+  q.gpus = 8;
+  nvl_result_t r;
+  ASSERT_EQ(nvl_facade_place(kept, nodes, 4, &q, &r), NVL_PLACED) << r.reason;
+  ASSERT_GE(r.num_candidates, 1);
+  for (int c = 0; c < r.num_candidates; ++c) {
+    ASSERT_EQ(r.candidates[c].num_nodes, 1);
+    EXPECT_EQ(r.candidates[c].nodes[0], 3);  // h0
+  }
+  nvl_result_clear(&r);
+  q.gpus = 16;  // a1 and a0 hold 16 free GPUs that nvlplace must not count
+  EXPECT_NE(nvl_facade_place(kept, nodes, 4, &q, &r), NVL_PLACED);
+  nvl_result_clear(&r);
+  nvl_facade_free(kept);
+}
+
 TEST_F(FacadeTest, BadConfigurationGivesOneLine) {
   nvl_facade_t* f = Load("topology: lab.yaml\nlog_level: chatty\n");
   EXPECT_EQ(f, nullptr);

@@ -74,12 +74,19 @@ int WriteImported(absl::StatusOr<TopologySpec> spec, const std::string& out) {
 struct SlurmImportArgs {
   std::string topology_conf;
   std::string gres_conf;
+  std::vector<std::string> models;  // --model NAME=NVLINK_GBPS,PCIE_GBPS
   SlurmImportOptions options;
   TopologyLimits limits;
   std::string out = "-";
 };
 
 int ImportSlurmFiles(const SlurmImportArgs& args) {
+  SlurmImportOptions options = args.options;
+  for (const std::string& text : args.models) {
+    absl::StatusOr<GpuModelSpec> model = ParseModelOption(text);
+    if (!model.ok()) return Fail(model.status());
+    options.models.push_back(*std::move(model));
+  }
   absl::StatusOr<std::string> topo_text = ReadFileToString(args.topology_conf);
   if (!topo_text.ok()) return Fail(topo_text.status());
   std::string gres_text;
@@ -88,9 +95,11 @@ int ImportSlurmFiles(const SlurmImportArgs& args) {
     if (!g.ok()) return Fail(g.status());
     gres_text = *std::move(g);
   }
-  return WriteImported(ImportSlurm(*topo_text, args.topology_conf, gres_text, args.gres_conf,
-                                   args.options, args.limits),
-                       args.out);
+  absl::StatusOr<SlurmImport> imported = ImportSlurmWithNotes(
+      *topo_text, args.topology_conf, gres_text, args.gres_conf, options, args.limits);
+  if (!imported.ok()) return Fail(imported.status());
+  for (const std::string& note : imported->notes) std::cerr << note << "\n";
+  return WriteImported(std::move(imported->spec), args.out);
 }
 
 struct SmiImportArgs {
@@ -218,9 +227,16 @@ void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
       ->required();
   isl->add_option("--gres", slurm->gres_conf, "Slurm gres.conf with Name=gpu File= [Links=] lines");
   isl->add_option("--gpus-per-node", slurm->options.gpus_per_node,
-                  "GPUs of nodes that gres.conf does not describe");
+                  "GPUs per node when no gres.conf lists GPUs (with one, the nodes it leaves "
+                  "out have none)");
   isl->add_option("--gpu-model", slurm->options.gpu_model, "GPU model when gres.conf has no Type=");
-  isl->add_option("--nvlink-gbps", slurm->options.nvlink_gbps, "NVLink GB/s per GPU of that model");
+  isl->add_option("--nvlink-gbps", slurm->options.nvlink_gbps,
+                  "NVLink GB/s per GPU of the --gpu-model model (default: from the table of "
+                  "known models)");
+  isl->add_option("--model", slurm->models,
+                  "NAME=NVLINK_GBPS,PCIE_GBPS: a GPU model (gres.conf Type=) that nvlplace's "
+                  "table does not know, or other figures for one it does; repeatable")
+      ->take_all();
   isl->add_option("--name", slurm->options.name, "cluster name");
   AddMaxGpusOption(isl, &slurm->limits);
   isl->add_option("-o,--out", slurm->out, "output YAML file (default: stdout)");

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the local cluster's Slurm configuration around the files `nvlplace export slurm`
 made: slurm.conf (a node line per node of the topology, with its GPUs as `nvlplace show`
-lists them, own ports), gres.conf with the GPU files moved to fake devices (symlinks to
+lists them and no Gres= for CPU-only nodes, own ports), gres.conf with the GPU files moved to fake devices (symlinks to
 /dev/null, created here), topology.conf as is, and plugstack.conf for the SPANK options."""
 
 import argparse
@@ -133,10 +133,11 @@ TmpFS={r}/tmp
 """
     port = a.node_port
     for n in nodes:
+        # CPU-only nodes (gpus: 0, model null) have no Gres=, and no line in gres.conf.
+        gres_field = f" Gres=gpu:{n['model']}:{n['gpus']}" if n["gpus"] > 0 else ""
         conf += (f"NodeName={n['name']} NodeHostname={a.host} NodeAddr=127.0.0.1 Port={port} "
                  f"CPUs={sockets * cores} Boards=1 SocketsPerBoard={sockets} "
-                 f"CoresPerSocket={cores} ThreadsPerCore=1 RealMemory=64000 "
-                 f"Gres=gpu:{n['model']}:{n['gpus']}\n")
+                 f"CoresPerSocket={cores} ThreadsPerCore=1 RealMemory=64000{gres_field}\n")
         port += 1
     partition = nvlplace(a.cli, "check", "hostlist", "--compress", *names).strip()
     conf += f"PartitionName=gpu Nodes={partition} Default=YES MaxTime=INFINITE State=UP\n"

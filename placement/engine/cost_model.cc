@@ -38,7 +38,10 @@ Link LinkBetween(const Topology& topo, GpuId a, GpuId b) {
   if (ga.domain == gb.domain) {
     return {topo.domains()[ga.domain].nvlink_gbps * 1e9, topo.nvlink_alpha_us() * 1e-6};
   }
-  if (ga.node == gb.node) return {kPcieGBps * 1e9, topo.net_alpha_us() * 1e-6};
+  if (ga.node == gb.node) {
+    // Through the host: the node's model's PCIe link (a node with GPUs has a model).
+    return {topo.ModelOf(ga.node)->pcie_gbps * 1e9, topo.net_alpha_us() * 1e-6};
+  }
   double gbps = topo.PathGbps(ga.node, gb.node);
   if (gbps <= 0) return {1.0, 1.0};  // disconnected: absurdly slow, never chosen
   return {gbps / 8 * 1e9, topo.net_alpha_us() * 1e-6};
@@ -98,9 +101,12 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
 }
 
 CommEstimate IdealComm(const Topology& topo, const Request& r, const ModelProfile& m) {
-  double nvlink = 0;
-  for (const GpuModelSpec& model : topo.gpu_models()) nvlink = std::max(nvlink, model.nvlink_gbps);
-  double bw = nvlink * 1e9, alpha = topo.nvlink_alpha_us() * 1e-6;
+  // The fastest link of any model: NVLink, or PCIe for models without it.
+  double fastest = 0;
+  for (const GpuModelSpec& model : topo.gpu_models()) {
+    fastest = std::max({fastest, model.nvlink_gbps, model.pcie_gbps});
+  }
+  double bw = fastest * 1e9, alpha = topo.nvlink_alpha_us() * 1e-6;
   Volumes v = VolumesFor(r, m);
   CommEstimate e;
   e.tp_s = v.tp_count * RingSeconds(r.tp, v.tp_bytes, bw, alpha);

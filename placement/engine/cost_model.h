@@ -21,10 +21,6 @@ struct ModelProfile {
   int bytes_per_value = 2;
 };
 
-// Bandwidth between two GPUs of one node that are in different NVLink islands (PCIe Gen5
-// x16 through the host), GB/s.
-inline constexpr double kPcieGBps = 64.0;
-
 struct CommEstimate {
   double tp_s = 0;  // max over TP groups: 4 all-reduces per layer per micro-batch
   double pp_s = 0;  // max over pipelines: activations and gradients across stage boundaries
@@ -33,8 +29,8 @@ struct CommEstimate {
 };
 
 // Bytes per second and per-message latency (seconds) between two GPUs: NVLink inside a
-// domain, PCIe between islands of one node, else the fabric path (Topology::PathGbps, which
-// already holds the slowest link and oversubscription).
+// domain, PCIe between islands of one node (the node's GPU model's pcie_gbps), else the fabric path
+// (Topology::PathGbps, which already holds the slowest link and oversubscription).
 struct Link {
   double bytes_per_s;
   double alpha_s;

@@ -12,7 +12,8 @@ namespace {
 using ::nvlplace::testing::IsOk;
 
 // Two leaves of two nodes, 8 H100 each; n0 has two 4-GPU islands. leaf1's ports run at
-// 200 Gb/s. NVLink 900 GB/s, alpha 0.6 us over NVLink and 2.7 us over the network.
+// 200 Gb/s. NVLink 900 GB/s, PCIe 128 GB/s (the table's H100: Gen5 x16), alpha 0.6 us over
+// NVLink and 2.7 us over the network.
 constexpr char kYaml[] = R"(name: cost
 tiers: [leaf, spine]
 gpu_models: [{name: H100, nvlink_gbps: 900}]
@@ -57,7 +58,7 @@ TEST_F(CostModelTest, LinkBetweenEachKindOfHop) {
   EXPECT_DOUBLE_EQ(nvl.bytes_per_s, 900e9);
   EXPECT_DOUBLE_EQ(nvl.alpha_s, 0.6e-6);
   Link pcie = LinkBetween(*topo_, G("n0", 0), G("n0", 4));  // islands of one node
-  EXPECT_DOUBLE_EQ(pcie.bytes_per_s, 64e9);
+  EXPECT_DOUBLE_EQ(pcie.bytes_per_s, 128e9);                // H100's PCIe Gen5 x16
   EXPECT_DOUBLE_EQ(pcie.alpha_s, 2.7e-6);
   Link leaf = LinkBetween(*topo_, G("n0", 0), G("n1", 0));
   EXPECT_DOUBLE_EQ(leaf.bytes_per_s, 50e9);  // 400 Gb/s / 8
@@ -74,9 +75,33 @@ TEST_F(CostModelTest, RingInsideOneNvlinkDomain) {
 }
 
 TEST_F(CostModelTest, RingAcrossIslandsGoesOverPcie) {
-  // n0:0-1 and n0:4-5: 2 * 3/4 * 1e9 / 64e9 + 6 * 2.7e-6 = 23.4375e-3 + 16.2e-6
-  EXPECT_NEAR(RingAllReduceSeconds(*topo_, On("n0", {0, 1, 4, 5}), kS), 1.5e9 / 64e9 + 16.2e-6,
+  // n0:0-1 and n0:4-5: 2 * 3/4 * 1e9 / 128e9 + 6 * 2.7e-6 = 11.71875e-3 + 16.2e-6
+  EXPECT_NEAR(RingAllReduceSeconds(*topo_, On("n0", {0, 1, 4, 5}), kS), 1.5e9 / 128e9 + 16.2e-6,
               1e-12);
+}
+
+TEST(CostModelPcieTest, IslandsTalkAtTheirNodesModelsPcie) {
+  // Two bridged models on one leaf: pcie_gbps given for one, from the table (A100-PCIe: Gen4
+  // x16, 64 GB/s) for the other.
+  auto spec = ParseTopologyYaml(R"(name: pcie
+tiers: [leaf]
+gpu_models: [{name: X, nvlink_gbps: 300, pcie_gbps: 32}, {name: A100-PCIe}]
+nodes:
+  - {names: x0, gpus: 4, model: X, islands: [[0, 1], [2, 3]]}
+  - {names: a0, gpus: 4, model: A100-PCIe, islands: [[0, 1], [2, 3]]}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "x0,a0"}
+)",
+                                "pcie.yaml");
+  ASSERT_THAT(spec, IsOk());
+  auto topo = Topology::Create(*spec);
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  const Node& x0 = t.nodes()[t.FindNode("x0")];
+  const Node& a0 = t.nodes()[t.FindNode("a0")];
+  EXPECT_DOUBLE_EQ(LinkBetween(t, x0.gpus[0], x0.gpus[2]).bytes_per_s, 32e9);
+  EXPECT_DOUBLE_EQ(LinkBetween(t, a0.gpus[0], a0.gpus[2]).bytes_per_s, 64e9);
+  EXPECT_DOUBLE_EQ(LinkBetween(t, a0.gpus[0], a0.gpus[1]).bytes_per_s, 600e9);  // the bridge
 }
 
 TEST_F(CostModelTest, RingAcrossNodesRunsAtItsSlowestHop) {
@@ -95,7 +120,7 @@ TEST_F(CostModelTest, RingAcrossNodesRunsAtItsSlowestHop) {
 }
 
 TEST_F(CostModelTest, RingAcrossNodesAndIslandsTakesItsSlowestHop) {
-  // n0:0 -> n0:4 over PCIe (64 GB/s), n0:4 -> n1:0 and n1:1 -> n0:0 over the leaf (50 GB/s).
+  // n0:0 -> n0:4 over PCIe (128 GB/s), n0:4 -> n1:0 and n1:1 -> n0:0 over the leaf (50 GB/s).
   std::vector<GpuId> g = Join(On("n0", {0, 4}), On("n1", {0, 1}));
   EXPECT_NEAR(RingAllReduceSeconds(*topo_, g, kS), 1.5e9 / 50e9 + 6 * 2.7e-6, 1e-12);
 }

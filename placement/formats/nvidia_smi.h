@@ -25,7 +25,8 @@ absl::StatusOr<std::vector<std::vector<int>>> ParseNvidiaSmiTopo(absl::string_vi
 
 // A one-node spec: `node` with the GPUs and islands of the matrix, under one leaf switch
 // named "leaf0" (a cluster of one node must still be under a leaf). The cluster is named
-// after the node, has the single tier "leaf", and the model gets the default nvlink_gbps.
+// after the node, has the single tier "leaf", and the model's bandwidths are left to the
+// table of known models (gpu_models.h; Topology::Create refuses a model it does not know).
 // `node` and `gpu_model` must be valid names (CheckName); more GPUs than
 // topology_limits.max_gpus are refused.
 absl::StatusOr<TopologySpec> ImportNvidiaSmi(absl::string_view text, const std::string& file,

@@ -65,13 +65,17 @@ void WriteClusterNotes(const Topology& topo, const TopologySpec& spec, std::stri
         Field("net_alpha_us", Num(topo.net_alpha_us()))},
        out);
   for (const GpuModelSpec& m : topo.gpu_models()) {
-    Note("gpu_model", {Field("name", m.name), Field("nvlink_gbps", Num(m.nvlink_gbps))}, out);
+    Note("gpu_model",
+         {Field("name", m.name), Field("nvlink_gbps", Num(m.nvlink_gbps)),
+          Field("pcie_gbps", Num(m.pcie_gbps))},
+         out);
   }
   for (const NodeGroupSpec& g : spec.node_groups) {
     std::vector<std::string> fields = {Field("names", CompressHostlist(g.names)),
-                                       Field("gpus", absl::StrCat(g.gpus)),
-                                       Field("model", g.model)};
+                                       Field("gpus", absl::StrCat(g.gpus))};
+    if (!g.model.empty()) fields.push_back(Field("model", g.model));  // none: CPU-only nodes
     if (!g.islands.empty()) fields.push_back(Field("islands", IslandsText(g.islands)));
+    if (!g.placed) fields.push_back(Field("placed", "false"));
     Note("nodes", fields, out);
   }
 }
@@ -244,6 +248,7 @@ std::vector<GresGroup> GresGroups(const Topology& topo) {
   std::vector<GresGroup> groups;
   std::vector<std::vector<std::string>> names;
   for (const Node& node : topo.nodes()) {
+    if (node.gpus.empty()) continue;  // CPU-only: no gres.conf line
     Shape shape{node.model, IslandOfGpus(topo, node)};
     auto [it, inserted] = index.emplace(shape, groups.size());
     if (inserted) {

@@ -30,7 +30,10 @@ struct SlurmFiles {
 // - LinkSpeed= is written where a switch's speed differs from the cluster's link_gbps and is
 //   a whole number (Slurm's LinkSpeed is an integer); otherwise an annotation carries it.
 // - Annotations carry the cluster name, tiers, link_gbps, latencies, GPU models with
-//   nvlink_gbps, node shapes with their islands, domains, tiers, rails and oversubscription.
+//   nvlink_gbps and pcie_gbps, node shapes with their islands (and placed=false where the
+//   site keeps nvlplace off them), domains, tiers, rails and oversubscription. Nodes without
+//   GPUs are in topology.conf (under their leaf) and in a "nodes ... gpus=0" annotation, and
+//   have no gres.conf line.
 // gres.conf: per GPU index, one line for all nodes of the same shape:
 // "NodeName=node[0-7] Name=gpu Type=H100 File=/dev/nvidia0 Links=-1,1,1,1,1,1,1,1" (-1 self,
 // 1 for GPUs of the same NVLink island, 0 else) so that stock cons_tres already prefers

@@ -104,6 +104,32 @@ TEST(RoundTripTest, EveryBundledConfig) {
   }
 }
 
+TEST(ExportSlurmTest, CpuOnlyNodesHaveNoGresAndUnplacedNodesKeepTheirFlag) {
+  absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(R"(name: m
+tiers: [leaf]
+gpu_models: [{name: H100}, {name: A100}]
+nodes:
+  - {names: "g0", gpus: 8, model: H100}
+  - {names: "k0", gpus: 4, model: A100, placed: false}
+  - {names: "cpu[0-1]", gpus: 0}
+switches: [{name: l, tier: leaf, nodes: "g0,k0,cpu[0-1]"}]
+)",
+                                                        "m.yaml");
+  ASSERT_THAT(spec, IsOk());
+  absl::StatusOr<std::shared_ptr<const Topology>> m = Topology::Create(*spec);
+  ASSERT_THAT(m, IsOk());
+  SlurmFiles files = ExportSlurm(**m);
+  EXPECT_THAT(files.topology_conf, HasSubstr("SwitchName=l Nodes=g0,k0,cpu[0-1]\n"));
+  EXPECT_THAT(files.topology_conf, HasSubstr("# nvlplace: nodes names=cpu[0-1] gpus=0\n"));
+  EXPECT_THAT(files.topology_conf,
+              HasSubstr("# nvlplace: nodes names=k0 gpus=4 model=A100 placed=false\n"));
+  EXPECT_THAT(files.topology_conf,
+              HasSubstr("# nvlplace: gpu_model name=A100 nvlink_gbps=600 pcie_gbps=64\n"));
+  EXPECT_THAT(files.gres_conf, Not(HasSubstr("cpu")));
+  EXPECT_THAT(files.gres_conf, HasSubstr("NodeName=k0 Name=gpu Type=A100 File=/dev/nvidia3"));
+  ExpectRoundTrip(**m, "cpu-only and unplaced nodes");
+}
+
 // What the bundled configs do not exercise: rails under a spine of their own, a domain split
 // across leaves, a leaf mixing domain and plain nodes, speeds that LinkSpeed cannot hold,
 // oversubscription, an unused GPU model, custom tier names and a name with a space.
@@ -177,7 +203,7 @@ TEST(ExportSlurmTest, WritesLabClusterExactly) {
             "nvlplace.\n"
             "# nvlplace: cluster name=lab-h100 tiers=leaf,spine link_gbps=400 "
             "nvlink_alpha_us=0.6 net_alpha_us=2.7\n"
-            "# nvlplace: gpu_model name=H100 nvlink_gbps=900\n"
+            "# nvlplace: gpu_model name=H100 nvlink_gbps=900 pcie_gbps=128\n"
             "# nvlplace: nodes names=node[0-7] gpus=8 model=H100\n"
             "# nvlplace: switch name=leaf0 tier=leaf\n"
             "SwitchName=leaf0 Nodes=node[0-3]\n"
@@ -251,7 +277,8 @@ TEST(ExportSlurmTest, OddShapesAreWrittenHonestly) {
   const std::string& conf = files.topology_conf;
   EXPECT_THAT(conf, HasSubstr("# nvlplace: cluster name=\"odd cluster\" tiers=tor,agg,top "
                               "link_gbps=200 nvlink_alpha_us=0.75 net_alpha_us=3.1\n"));
-  EXPECT_THAT(conf, HasSubstr("# nvlplace: gpu_model name=spare nvlink_gbps=123.456\n"));
+  EXPECT_THAT(conf,
+              HasSubstr("# nvlplace: gpu_model name=spare nvlink_gbps=123.456 pcie_gbps=64\n"));
   // rackA spans tor0 and tor1: an annotation with its nodes, not a switch.
   EXPECT_THAT(conf, HasSubstr("# nvlplace: nvlink_domain name=rackA gpus=16 nodes=gb[01-04]\n"));
   EXPECT_THAT(conf, Not(HasSubstr("SwitchName=rackA")));
@@ -306,7 +333,7 @@ TEST(ExportLimitTest, GresSizeIsKnownBeforeWriting) {
   // 2,100 bytes, 86 MB from a model of 40,960 GPUs; counted, not written.
   TopologySpec spec;
   spec.name = "wide";
-  spec.gpu_models.push_back(GpuModelSpec{"X", 900, {}});
+  spec.gpu_models.push_back(GpuModelSpec{"X", 900, 64, {}});
   SwitchSpec leaf;
   leaf.name = "leaf";
   leaf.tier = "leaf";

@@ -22,6 +22,7 @@
 #include "absl/strings/strip.h"
 #include "placement/formats/nvidia_smi.h"
 #include "placement/formats/slurm_lexer.h"
+#include "placement/model/gpu_models.h"
 #include "placement/model/hostlist.h"
 #include "placement/model/limits.h"
 #include "placement/model/status_macros.h"
@@ -61,6 +62,11 @@ std::string BandwidthRule() {
 }
 
 std::string NvlinkBandwidthRule() {
+  return absl::StrCat("a number of GB/s from 0 (no NVLink) up to ",
+                      LimitText(limits::kMaxBandwidth));
+}
+
+std::string PcieBandwidthRule() {
   return absl::StrCat("a positive number of GB/s up to ", LimitText(limits::kMaxBandwidth));
 }
 
@@ -101,9 +107,11 @@ struct SwitchDraft {
 
 struct NodeShape {
   int gpus = 0;
-  std::string model;                      // empty: not said
+  std::string model;                      // empty: not said (or CPU-only)
   std::vector<std::vector<int>> islands;  // canonical
   bool islands_known = false;
+  bool placed = true;
+  bool absent = false;  // in topology.conf, not in a gres.conf that lists GPUs: CPU-only
   SourceLoc loc;
 };
 
@@ -201,16 +209,29 @@ absl::Status NoteGpuModel(const Fields& f, Draft* draft) {
   GpuModelSpec model;
   NVL_ASSIGN_OR_RETURN(model.name, GetName(f, "name", "GPU model name"));
   model.loc = At(f.file, f.line, "gpu_model");
-  NVL_RETURN_IF_ERROR(GetBounded(f, "nvlink_gbps", 0, true, limits::kMaxBandwidth,
+  NVL_RETURN_IF_ERROR(GetBounded(f, "nvlink_gbps", 0, false, limits::kMaxBandwidth,
                                  NvlinkBandwidthRule(), &model.nvlink_gbps));
+  NVL_RETURN_IF_ERROR(GetBounded(f, "pcie_gbps", 0, true, limits::kMaxBandwidth,
+                                 PcieBandwidthRule(), &model.pcie_gbps));
   draft->spec.gpu_models.push_back(std::move(model));
   return absl::OkStatus();
 }
 
 absl::Status NoteNodes(const Fields& f, Draft* draft) {
-  for (absl::string_view key : {"names", "gpus", "model"}) NVL_RETURN_IF_ERROR(Require(f, key));
+  for (absl::string_view key : {"names", "gpus"}) NVL_RETURN_IF_ERROR(Require(f, key));
   NodeShape shape;
-  NVL_RETURN_IF_ERROR(GetInt(f, "gpus", 1, limits::kMaxGpusPerNode, &shape.gpus));
+  NVL_RETURN_IF_ERROR(GetInt(f, "gpus", 0, limits::kMaxGpusPerNode, &shape.gpus));
+  // CPU-only nodes (gpus=0) name no model; nodes with GPUs name one.
+  if (shape.gpus == 0 && f.Find("model") != nullptr) {
+    return f.Error("model", "nodes with gpus=0 have no GPU model; remove model=");
+  }
+  if (shape.gpus > 0) NVL_RETURN_IF_ERROR(Require(f, "model"));
+  if (const std::string* placed = f.Find("placed")) {
+    if (*placed != "true" && *placed != "false") {
+      return f.Error("placed", absl::StrCat("'", Printable(*placed), "' is not true or false"));
+    }
+    shape.placed = *placed == "true";
+  }
   // The GPUs these nodes add, known from the hostlist's size before it is expanded.
   NVL_ASSIGN_OR_RETURN(size_t count, CountNames(f, "names", &draft->budget));
   int64_t adds = static_cast<int64_t>(count) * shape.gpus;
@@ -224,7 +245,9 @@ absl::Status NoteNodes(const Fields& f, Draft* draft) {
   draft->noted_gpus += adds;
   absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(*f.Find("names"));
   if (!names.ok()) return f.Error("names", names.status().message());
-  NVL_ASSIGN_OR_RETURN(shape.model, GetName(f, "model", "GPU model name"));
+  if (shape.gpus > 0) {
+    NVL_ASSIGN_OR_RETURN(shape.model, GetName(f, "model", "GPU model name"));
+  }
   NVL_RETURN_IF_ERROR(GetIslands(f, "islands", &shape.islands));
   shape.islands = Canonical(std::move(shape.islands));
   shape.islands_known = true;
@@ -294,8 +317,8 @@ struct NoteKind {
 const std::vector<NoteKind>& NoteKinds() {
   static const auto* kinds = new std::vector<NoteKind>{
       {"cluster", {"name", "tiers", "link_gbps", "nvlink_alpha_us", "net_alpha_us"}, NoteCluster},
-      {"gpu_model", {"name", "nvlink_gbps"}, NoteGpuModel},
-      {"nodes", {"names", "gpus", "model", "islands"}, NoteNodes},
+      {"gpu_model", {"name", "nvlink_gbps", "pcie_gbps"}, NoteGpuModel},
+      {"nodes", {"names", "gpus", "model", "islands", "placed"}, NoteNodes},
       {"nvlink_domain", {"name", "gpus", "nodes"}, NoteDomain},
       {"switch",
        {"name", "tier", "rail", "link_gbps", "oversubscription", "nodes", "switches"},
@@ -779,6 +802,7 @@ absl::StatusOr<NodeShape> Merge(const std::string& node, NodeShape gres, const N
   if (gres.islands_known && gres.islands != note.islands) return differ("the NVLink islands");
   if (gres.model.empty()) gres.model = note.model;
   gres.islands = note.islands;
+  gres.placed = note.placed;
   return gres;
 }
 
@@ -798,11 +822,18 @@ absl::StatusOr<NodeShape> ShapeOf(const std::string& name, const SourceLoc* ment
     return shape;
   }
   if (note != draft.node_notes.end()) return draft.shapes[note->second];
+  if (!gres.order.empty()) {
+    // gres.conf lists the cluster's GPUs and not this node's: it has none.
+    NodeShape shape;
+    shape.absent = true;
+    shape.loc = *mention;
+    return shape;
+  }
   if (options.gpus_per_node < 1) {
     return absl::InvalidArgumentError(
         FormatAt(*mention, absl::StrCat("node '", name,
-                                        "' has no GPUs in gres.conf; describe it there or "
-                                        "give a default GPU count per node")));
+                                        "' has no GPU count: give gres.conf, or a default GPU "
+                                        "count per node")));
   }
   NodeShape shape;
   shape.gpus = options.gpus_per_node;
@@ -814,7 +845,7 @@ absl::StatusOr<NodeShape> ShapeOf(const std::string& name, const SourceLoc* ment
 // Nodes in order: annotations, gres.conf, topology.conf; consecutive equal shapes share a group.
 absl::Status BuildNodes(const Draft& draft, const GresTable& gres,
                         const std::vector<Mention>& mentions, const SlurmImportOptions& options,
-                        TopologySpec* spec) {
+                        TopologySpec* spec, std::vector<std::string>* absent) {
   std::vector<std::pair<const std::string*, const SourceLoc*>> order;
   absl::flat_hash_set<absl::string_view> seen;
   for (const std::string& n : draft.noted_nodes) {
@@ -830,6 +861,7 @@ absl::Status BuildNodes(const Draft& draft, const GresTable& gres,
   int64_t gpus = 0;
   for (const auto& [name, mention] : order) {
     NVL_ASSIGN_OR_RETURN(NodeShape shape, ShapeOf(*name, mention, draft, gres, options, &cache));
+    if (shape.absent) absent->push_back(*name);
     gpus += shape.gpus;
     if (gpus > draft.limits.max_gpus) {
       return absl::InvalidArgumentError(FormatAt(
@@ -840,7 +872,8 @@ absl::Status BuildNodes(const Draft& draft, const GresTable& gres,
     }
     if (!spec->node_groups.empty()) {
       NodeGroupSpec& last = spec->node_groups.back();
-      if (last.gpus == shape.gpus && last.model == shape.model && last.islands == shape.islands) {
+      if (last.gpus == shape.gpus && last.model == shape.model && last.islands == shape.islands &&
+          last.placed == shape.placed) {
         last.names.push_back(*name);
         continue;
       }
@@ -850,23 +883,74 @@ absl::Status BuildNodes(const Draft& draft, const GresTable& gres,
     group.gpus = shape.gpus;
     group.model = shape.model;
     group.islands = shape.islands;
+    group.placed = shape.placed;
     group.loc = shape.loc;
     spec->node_groups.push_back(std::move(group));
   }
   return absl::OkStatus();
 }
 
-// Models that nodes use but no annotation describes get the default NVLink bandwidth.
-void AddMissingModels(const SlurmImportOptions& options, TopologySpec* spec) {
+// The figures of a model that nodes use and no annotation describes: a --model option, then
+// --nvlink-gbps for the --gpu-model model, then the table of known models (gpu_models.h).
+// `loc` is where the nodes got the model (a gres.conf Type= line).
+absl::StatusOr<GpuModelSpec> ModelFigures(const std::string& name, const SourceLoc& loc,
+                                          const SlurmImportOptions& options) {
+  GpuModelSpec model;
+  model.name = name;
+  for (const GpuModelSpec& m : options.models) {
+    if (absl::EqualsIgnoreCase(m.name, name)) {
+      model.nvlink_gbps = m.nvlink_gbps;
+      model.pcie_gbps = m.pcie_gbps;
+      return model;
+    }
+  }
+  const KnownGpuModel* known = FindKnownGpuModel(name);
+  if (name == options.gpu_model && options.nvlink_gbps != kGbpsFromTable) {
+    model.nvlink_gbps = options.nvlink_gbps;
+    model.pcie_gbps = known != nullptr ? known->pcie_gbps : kDefaultPcieGbps;
+    return model;
+  }
+  if (known == nullptr) {
+    SourceLoc at = loc;
+    if (at.path == "NodeName") at.path = "Type";  // a gres.conf line
+    return absl::InvalidArgumentError(FormatAt(
+        at, absl::StrCat("GPU type '", Printable(name),
+                         "' is not in nvlplace's table of known models; declare it with --model ",
+                         Printable(name),
+                         "=NVLINK_GBPS,PCIE_GBPS (GB/s per GPU, both directions; NVLINK_GBPS "
+                         "0 without NVLink), or use a known name: ",
+                         KnownGpuModelNames())));
+  }
+  model.nvlink_gbps = known->nvlink_gbps;
+  model.pcie_gbps = known->pcie_gbps;
+  return model;
+}
+
+// Adds the models that nodes use but no annotation describes, with their figures.
+absl::Status AddMissingModels(const SlurmImportOptions& options, TopologySpec* spec) {
   absl::flat_hash_set<std::string> known;
   for (const GpuModelSpec& m : spec->gpu_models) known.insert(m.name);
   for (const NodeGroupSpec& g : spec->node_groups) {
-    if (!known.insert(g.model).second) continue;
-    GpuModelSpec model;
-    model.name = g.model;
-    model.nvlink_gbps = options.nvlink_gbps;
+    if (g.model.empty() || !known.insert(g.model).second) continue;
+    NVL_ASSIGN_OR_RETURN(GpuModelSpec model, ModelFigures(g.model, g.loc, options));
     spec->gpu_models.push_back(std::move(model));
   }
+  return absl::OkStatus();
+}
+
+// A --model declaration: a name and both bandwidths in range.
+absl::Status CheckModelOption(const GpuModelSpec& m) {
+  if (m.name.empty()) return absl::InvalidArgumentError("--model needs a model name");
+  NVL_RETURN_IF_ERROR(CheckName(m.name, "--model name"));
+  if (!(m.nvlink_gbps >= 0 && m.nvlink_gbps <= limits::kMaxBandwidth)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--model ", m.name, ": the NVLink bandwidth must be ", NvlinkBandwidthRule()));
+  }
+  if (!(m.pcie_gbps > 0 && m.pcie_gbps <= limits::kMaxBandwidth)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--model ", m.name, ": the PCIe bandwidth must be ", PcieBandwidthRule()));
+  }
+  return absl::OkStatus();
 }
 
 // The import options come from a command line or a caller: checked like file values.
@@ -877,10 +961,12 @@ absl::Status CheckOptions(const SlurmImportOptions& options) {
                      "1 to ",
                      limits::kMaxGpusPerNode, ", not ", options.gpus_per_node));
   }
-  if (!(options.nvlink_gbps > 0 && options.nvlink_gbps <= limits::kMaxBandwidth)) {
+  if (options.nvlink_gbps != kGbpsFromTable &&
+      !(options.nvlink_gbps >= 0 && options.nvlink_gbps <= limits::kMaxBandwidth)) {
     return absl::InvalidArgumentError(
         absl::StrCat("the default NVLink bandwidth must be ", NvlinkBandwidthRule()));
   }
+  for (const GpuModelSpec& m : options.models) NVL_RETURN_IF_ERROR(CheckModelOption(m));
   NVL_RETURN_IF_ERROR(CheckName(options.gpu_model, "the default GPU model name"));
   return CheckName(options.name, "the cluster name");
 }
@@ -904,10 +990,10 @@ absl::Status ParseTopology(absl::string_view text, const std::string& file, Draf
   return absl::OkStatus();
 }
 
-absl::StatusOr<TopologySpec> Import(absl::string_view topology_conf,
-                                    const std::string& topology_file, absl::string_view gres_conf,
-                                    const std::string& gres_file, const SlurmImportOptions& options,
-                                    const TopologyLimits& topology_limits) {
+absl::StatusOr<SlurmImport> Import(absl::string_view topology_conf,
+                                   const std::string& topology_file, absl::string_view gres_conf,
+                                   const std::string& gres_file, const SlurmImportOptions& options,
+                                   const TopologyLimits& topology_limits) {
   NVL_RETURN_IF_ERROR(CheckOptions(options));
   Draft draft;
   draft.file = topology_file;
@@ -925,9 +1011,17 @@ absl::StatusOr<TopologySpec> Import(absl::string_view topology_conf,
   std::vector<SourceLoc> mention_locs;
   NVL_RETURN_IF_ERROR(BuildSwitches(&draft, &spec, &mentions, &mention_locs));
   NVL_RETURN_IF_ERROR(AssignTiers(draft, &spec));
-  NVL_RETURN_IF_ERROR(BuildNodes(draft, gres, mentions, options, &spec));
-  AddMissingModels(options, &spec);
-  return spec;
+  std::vector<std::string> absent;
+  NVL_RETURN_IF_ERROR(BuildNodes(draft, gres, mentions, options, &spec, &absent));
+  NVL_RETURN_IF_ERROR(AddMissingModels(options, &spec));
+  SlurmImport out{std::move(spec), {}};
+  if (!absent.empty()) {
+    out.notes.push_back(
+        absl::StrCat("note: ", absent.size(), absent.size() == 1 ? " node" : " nodes",
+                     " of topology.conf not in ", gres_file.empty() ? "gres.conf" : gres_file,
+                     " imported without GPUs (gpus: 0): ", CompressHostlist(absent)));
+  }
+  return out;
 }
 
 }  // namespace
@@ -937,6 +1031,18 @@ absl::StatusOr<TopologySpec> ImportSlurm(absl::string_view topology_conf,
                                          absl::string_view gres_conf, const std::string& gres_file,
                                          const SlurmImportOptions& options,
                                          const TopologyLimits& topology_limits) {
+  NVL_ASSIGN_OR_RETURN(SlurmImport imported,
+                       ImportSlurmWithNotes(topology_conf, topology_file, gres_conf, gres_file,
+                                            options, topology_limits));
+  return std::move(imported.spec);
+}
+
+absl::StatusOr<SlurmImport> ImportSlurmWithNotes(absl::string_view topology_conf,
+                                                 const std::string& topology_file,
+                                                 absl::string_view gres_conf,
+                                                 const std::string& gres_file,
+                                                 const SlurmImportOptions& options,
+                                                 const TopologyLimits& topology_limits) {
   try {
     return Import(topology_conf, topology_file, gres_conf, gres_file, options, topology_limits);
   } catch (const std::bad_alloc&) {
@@ -945,6 +1051,28 @@ absl::StatusOr<TopologySpec> ImportSlurm(absl::string_view topology_conf,
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(topology_file, ": cannot import: ", e.what()));
   }
+}
+
+absl::StatusOr<GpuModelSpec> ParseModelOption(absl::string_view text) {
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--model ", Printable(text), ": ", why,
+                     "; write NAME=NVLINK_GBPS,PCIE_GBPS (GB/s per GPU, both directions), e.g. "
+                     "--model X100=900,128"));
+  };
+  size_t eq = text.find('=');
+  if (eq == absl::string_view::npos) return bad("no '='");
+  GpuModelSpec m;
+  m.name = std::string(text.substr(0, eq));
+  std::vector<absl::string_view> figures = absl::StrSplit(text.substr(eq + 1), ',');
+  if (figures.size() != 2) return bad("give two bandwidths after '='");
+  if (!absl::SimpleAtod(figures[0], &m.nvlink_gbps) ||
+      !absl::SimpleAtod(figures[1], &m.pcie_gbps)) {
+    return bad("the bandwidths must be numbers");
+  }
+  absl::Status ok = CheckModelOption(m);
+  if (!ok.ok()) return bad(ok.message());
+  return m;
 }
 
 }  // namespace nvlplace

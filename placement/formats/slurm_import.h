@@ -3,6 +3,7 @@
 #define NVLPLACE_PLACEMENT_FORMATS_SLURM_IMPORT_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -11,11 +12,21 @@
 namespace nvlplace {
 
 struct SlurmImportOptions {
-  int gpus_per_node = 0;           // used for nodes that gres.conf does not describe; 0: required
-                                   // from gres.conf
+  int gpus_per_node = 0;           // GPUs of each node when no gres.conf lists GPUs; 0: none
+                                   // given (a node that nothing describes is then an error)
   std::string gpu_model = "H100";  // used when gres.conf gives no Type=
-  double nvlink_gbps = 900.0;      // for GPU models that no annotation describes
-  std::string name = "imported";   // cluster name when no annotation gives one
+  // NVLink GB/s of the gpu_model model, over the table's; kGbpsFromTable: the table's.
+  double nvlink_gbps = kGbpsFromTable;
+  // Models declared on the command line (--model NAME=NVLINK,PCIE): they win over the table
+  // of known models for a Type= of that name (any case); annotations win over them.
+  std::vector<GpuModelSpec> models;
+  std::string name = "imported";  // cluster name when no annotation gives one
+};
+
+// The spec and what the import has to tell its user that is not an error.
+struct SlurmImport {
+  TopologySpec spec;
+  std::vector<std::string> notes;  // "note: ..." lines, e.g. the nodes imported without GPUs
 };
 
 // Parses topology.conf text (and optionally gres.conf text) into a spec; the file names are
@@ -35,15 +46,21 @@ struct SlurmImportOptions {
 // [Links=...] [Cores=...]" lines; other Name= values and NodeName-less "AutoDetect=" lines
 // are skipped. A Links= row (one File per line) lists, per GPU of the node, -1 for itself,
 // 0 for no NVLink, n >= 1 for n NVLinks; GPUs joined by links form one NVLink island
-// (transitively). Rows must be symmetric. A node without Links= has one island. Nodes that
-// topology.conf lists but gres.conf does not describe get options.gpus_per_node GPUs of
-// options.gpu_model (an error naming the node when that is 0).
+// (transitively). Rows must be symmetric. A node without Links= has one island. Each Type=
+// is a GPU model whose NVLink and PCIe bandwidths come from an annotation, else from
+// options.models, else from the table of known models (gpu_models.h, any case); a Type= that
+// none of them knows is an error at its gres.conf line that names --model. Lines without
+// Type= are of options.gpu_model. Nodes that topology.conf lists but a gres.conf with GPU
+// lines does not are CPU-only (gpus 0; SlurmImport::notes lists them); without GPU lines in
+// gres.conf, they get options.gpus_per_node GPUs of options.gpu_model (an error naming the
+// node when that is 0).
 //
 // "# nvlplace: <directive> key=value ..." comment lines (as ExportSlurm writes them) give
 // what Slurm cannot express; values may be "quoted"; plain Slurm files need none of them:
 //   cluster name= tiers=a,b,c link_gbps= nvlink_alpha_us= net_alpha_us=
-//   gpu_model name= [nvlink_gbps=]
-//   nodes names=hostlist gpus= model= [islands=0,1,2,3/4,5,6,7]
+//   gpu_model name= [nvlink_gbps=] [pcie_gbps=]
+//   nodes names=hostlist gpus= [model=] [islands=0,1,2,3/4,5,6,7] [placed=false]
+//       -- gpus=0 (CPU-only nodes) without model=, else with it
 //   nvlink_domain name= [gpus=] [nodes=hostlist]   -- a multi-node NVLink domain; without
 //       nodes=, the SwitchName line of the same name gives its nodes (Nodes=) and is not a
 //       switch: a parent listing it in Switches= gets those nodes instead.
@@ -66,6 +83,18 @@ absl::StatusOr<TopologySpec> ImportSlurm(absl::string_view topology_conf,
                                          const std::string& gres_file,
                                          const SlurmImportOptions& options,
                                          const TopologyLimits& topology_limits = {});
+
+// The same, with the notes for the user (printed by the CLI on stderr).
+absl::StatusOr<SlurmImport> ImportSlurmWithNotes(absl::string_view topology_conf,
+                                                 const std::string& topology_file,
+                                                 absl::string_view gres_conf,
+                                                 const std::string& gres_file,
+                                                 const SlurmImportOptions& options,
+                                                 const TopologyLimits& topology_limits = {});
+
+// One --model option, "NAME=NVLINK_GBPS,PCIE_GBPS" (GB/s per GPU, both directions; NVLink 0
+// for none); InvalidArgument saying how to write it otherwise.
+absl::StatusOr<GpuModelSpec> ParseModelOption(absl::string_view text);
 
 }  // namespace nvlplace
 

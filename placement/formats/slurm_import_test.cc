@@ -110,6 +110,71 @@ TEST(ImportSlurmTest, UsesOptionsForUndescribedNodes) {
   EXPECT_EQ((*topo)->gpu_models()[0].nvlink_gbps, 0.5);
 }
 
+TEST(ImportSlurmTest, TypedGresTakesEachModelsFiguresFromTheTable) {
+  absl::StatusOr<SlurmImport> imported =
+      ImportSlurmWithNotes(Fixture("mixed-tree.conf"), "mixed-tree.conf",
+                           Fixture("mixed-gres.conf"), "mixed-gres.conf", Options(0));
+  ASSERT_THAT(imported, IsOk());
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(imported->spec);
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  auto model = [&](const char* node) { return *t.ModelOf(t.FindNode(node)); };
+  // Type= as written, the figures of the table (GB/s per GPU, both directions).
+  EXPECT_EQ(model("hgx0").name, "h100");
+  EXPECT_EQ(model("hgx0").nvlink_gbps, 900);
+  EXPECT_EQ(model("hgx0").pcie_gbps, 128);
+  EXPECT_EQ(model("amp1").name, "a100");
+  EXPECT_EQ(model("amp1").nvlink_gbps, 600);
+  EXPECT_EQ(model("amp1").pcie_gbps, 64);
+  EXPECT_EQ(model("l40s0").nvlink_gbps, 0);  // no NVLink: four islands of one GPU
+  EXPECT_EQ(t.nodes()[t.FindNode("l40s0")].domains.size(), 4u);
+  // cpu[0-1] are in topology.conf and not in gres.conf: CPU-only, said once.
+  NodeId cpu1 = t.FindNode("cpu1");
+  ASSERT_GE(cpu1, 0);
+  EXPECT_TRUE(t.nodes()[cpu1].gpus.empty());
+  EXPECT_EQ(t.ModelOf(cpu1), nullptr);
+  EXPECT_EQ(t.CommonTier(cpu1, t.FindNode("amp0")), 0);
+  EXPECT_EQ(t.num_gpus(), 2 * 8 + 2 * 4 + 2 * 4);
+  EXPECT_THAT(imported->notes,
+              ElementsAre("note: 2 nodes of topology.conf not in mixed-gres.conf imported "
+                          "without GPUs (gpus: 0): cpu[0-1]"));
+}
+
+TEST(ImportSlurmTest, UnknownTypeNamesItsLineAndTheOption) {
+  absl::StatusOr<TopologySpec> spec =
+      ImportSlurm(Fixture("mixed-tree.conf"), "mixed-tree.conf", Fixture("unknown-type.gres"),
+                  "unknown-type.gres", Options(0));
+  EXPECT_THAT(spec, StatusIs(absl::StatusCode::kInvalidArgument,
+                             HasSubstr("unknown-type.gres:3: Type: GPU type 'x100' is not in "
+                                       "nvlplace's table of known models; declare it with "
+                                       "--model x100=NVLINK_GBPS,PCIE_GBPS")));
+  // Declared: its figures are used, and --model wins over the table for a known name too.
+  SlurmImportOptions options = Options(0);
+  options.models.push_back(*ParseModelOption("X100=450,64"));
+  options.models.push_back(*ParseModelOption("H100=800,128"));
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      Import(Fixture("mixed-tree.conf"), Fixture("unknown-type.gres"), options);
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  EXPECT_EQ(t.ModelOf(t.FindNode("amp0"))->nvlink_gbps, 450);
+  EXPECT_EQ(t.ModelOf(t.FindNode("amp0"))->pcie_gbps, 64);
+  EXPECT_EQ(t.ModelOf(t.FindNode("hgx0"))->nvlink_gbps, 800);
+}
+
+TEST(ImportSlurmTest, ModelOptionIsCheckedLikeAFileValue) {
+  absl::StatusOr<GpuModelSpec> m = ParseModelOption("L40X=0,64");
+  ASSERT_THAT(m, IsOk());
+  EXPECT_EQ(m->name, "L40X");
+  EXPECT_EQ(m->nvlink_gbps, 0);
+  EXPECT_EQ(m->pcie_gbps, 64);
+  for (const char* bad : {"X100", "X100=900", "X100=900,x", "=900,64", "X100=-1,64", "X100=900,0",
+                          "X100=nan,64", "X100=900,64,1"}) {
+    EXPECT_THAT(ParseModelOption(bad), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                HasSubstr("write NAME=NVLINK_GBPS,PCIE_GBPS")))
+        << bad;
+  }
+}
+
 TEST(ImportSlurmTest, ReadsQuotedValuesAndEscapedHash) {
   absl::StatusOr<std::shared_ptr<const Topology>> topo = Import(
       "SwitchName=rack\\#1 Nodes=\"n[1-2]\"  # \\# escapes a hash, as in Slurm\n", "", Options(1));
@@ -195,7 +260,9 @@ INSTANTIATE_TEST_SUITE_P(
                   "bad-not-key-value.conf:2: Nodes: expected key=value"},
         BadImport{"bad-key-twice.conf", "", "bad-key-twice.conf:2: Nodes: given twice"},
         BadImport{"bad-no-gpus.conf", "",
-                  "bad-no-gpus.conf:2: Nodes: node 'n0' has no GPUs in gres.conf", 0}));
+                  "bad-no-gpus.conf:2: Nodes: node 'n0' has no GPU count: give gres.conf, or a "
+                  "default GPU count per node",
+                  0}));
 
 INSTANTIATE_TEST_SUITE_P(
     Annotations, ImportErrorTest,
@@ -411,13 +478,14 @@ INSTANTIATE_TEST_SUITE_P(
                 "t.conf:1: net_alpha_us: '-1' is not a number of microseconds from 0 to 1000000"},
         BadText{"HugeNvlink",
                 "# nvlplace: gpu_model name=H nvlink_gbps=1e300\n" + std::string(kBase), "",
-                "t.conf:1: nvlink_gbps: '1e300' is not a positive number of GB/s up to 1000000"},
+                "t.conf:1: nvlink_gbps: '1e300' is not a number of GB/s from 0 (no NVLink) up to "
+                "1000000"},
         BadText{"LowOversubscription",
                 "# nvlplace: switch name=s0 oversubscription=0.5\n" + std::string(kBase), "",
                 "t.conf:1: oversubscription: '0.5' is not a downlink:uplink ratio from 1 to 1000"},
         BadText{"TooManyGpusPerNode",
                 "# nvlplace: nodes names=n[0-1] gpus=2000 model=H\n" + std::string(kBase), "",
-                "t.conf:1: gpus: '2000' is not a whole number from 1 to 1024"},
+                "t.conf:1: gpus: '2000' is not a whole number from 0 to 1024"},
         BadText{"NulInModel", std::string("# nvlplace: gpu_model name=H\0x\n", 31) + kBase, "",
                 "t.conf:1: name: GPU model name 'H\\x00x': control character \\x00 is not "
                 "allowed (byte 2); names are printable UTF-8"},

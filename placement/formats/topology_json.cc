@@ -2,6 +2,8 @@
 #include "placement/formats/topology_json.h"
 
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -43,6 +45,29 @@ int GpusUnder(const Topology& topo, const Switch& s) {
   return n;
 }
 
+// GPUs per model index (CPU-only nodes count nowhere).
+std::vector<int> GpusPerModel(const Topology& topo) {
+  std::vector<int> out(topo.gpu_models().size(), 0);
+  for (const Node& n : topo.nodes()) {
+    if (n.model >= 0) out[n.model] += static_cast<int>(n.gpus.size());
+  }
+  return out;
+}
+
+// Names of the nodes without GPUs, and of the nodes nvlplace does not place on.
+std::pair<std::vector<std::string>, std::vector<std::string>> CpuOnlyAndUnplaced(
+    const Topology& topo) {
+  std::pair<std::vector<std::string>, std::vector<std::string>> out;
+  for (const Node& n : topo.nodes()) {
+    if (n.gpus.empty()) {
+      out.first.push_back(n.name);
+    } else if (!n.placed) {
+      out.second.push_back(n.name);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json TopologyToJson(const Topology& topo) {
@@ -60,16 +85,17 @@ nlohmann::json TopologyToJson(const Topology& topo) {
   for (size_t t = 0; t < per_tier.size(); ++t) tiers[topo.tiers()[t]] = per_tier[t];
   out["counts"] = {{"nodes", topo.num_nodes()},
                    {"gpus", topo.num_gpus()},
+                   {"placed_gpus", topo.num_placed_gpus()},
                    {"nvlink_domains", topo.num_domains()},
                    {"switches", topo.num_switches()},
                    {"switches_per_tier", tiers}};
 
-  std::vector<int> gpus_per_model(topo.gpu_models().size(), 0);
-  for (const Node& n : topo.nodes()) gpus_per_model[n.model] += static_cast<int>(n.gpus.size());
+  std::vector<int> gpus_per_model = GpusPerModel(topo);
   json models = json::array();
   for (size_t m = 0; m < topo.gpu_models().size(); ++m) {
     models.push_back({{"name", topo.gpu_models()[m].name},
                       {"nvlink_gbps", topo.gpu_models()[m].nvlink_gbps},
+                      {"pcie_gbps", topo.gpu_models()[m].pcie_gbps},
                       {"gpus", gpus_per_model[m]}});
   }
   out["gpu_models"] = models;
@@ -94,9 +120,12 @@ nlohmann::json TopologyToJson(const Topology& topo) {
   for (const Node& n : topo.nodes()) {
     std::vector<std::string> domain_names;
     for (DomainId d : n.domains) domain_names.push_back(topo.domains()[d].name);
+    // A CPU-only node's model is null.
+    json model = n.model >= 0 ? json(topo.gpu_models()[n.model].name) : json(nullptr);
     nodes.push_back({{"name", n.name},
                      {"gpus", n.gpus.size()},
-                     {"model", topo.gpu_models()[n.model].name},
+                     {"model", model},
+                     {"placed", n.placed},
                      {"leaves", SwitchNames(topo, n.leaves)},
                      {"nvlink_domains", domain_names}});
   }
@@ -133,12 +162,21 @@ std::string TopologyOverview(const Topology& topo) {
                    Count(topo.num_gpus(), "GPU", "GPUs"), ", ",
                    Count(topo.num_domains(), "NVLink domain", "NVLink domains"), ", ",
                    Count(topo.num_switches(), "switch", "switches"), "\n");
-  std::vector<int> gpus_per_model(topo.gpu_models().size(), 0);
-  for (const Node& n : topo.nodes()) gpus_per_model[n.model] += static_cast<int>(n.gpus.size());
+  std::vector<int> gpus_per_model = GpusPerModel(topo);
   for (size_t m = 0; m < topo.gpu_models().size(); ++m) {
-    absl::StrAppendFormat(&out, "gpu model %s: %d GPUs, NVLink %g GB/s per GPU\n",
-                          topo.gpu_models()[m].name, gpus_per_model[m],
-                          topo.gpu_models()[m].nvlink_gbps);
+    const GpuModelSpec& model = topo.gpu_models()[m];
+    absl::StrAppendFormat(&out, "gpu model %s: %d GPUs, NVLink %g GB/s, PCIe %g GB/s per GPU\n",
+                          model.name, gpus_per_model[m], model.nvlink_gbps, model.pcie_gbps);
+  }
+  auto [cpu_only, unplaced] = CpuOnlyAndUnplaced(topo);
+  if (!cpu_only.empty()) {
+    absl::StrAppend(&out, "nodes without GPUs: ", cpu_only.size(), " (", CompressHostlist(cpu_only),
+                    ")\n");
+  }
+  if (!unplaced.empty()) {
+    absl::StrAppend(&out, "not placed by nvlplace (placed: false): ",
+                    Count(topo.num_gpus() - topo.num_placed_gpus(), "GPU", "GPUs"), " on ",
+                    CompressHostlist(unplaced), "\n");
   }
   std::vector<std::string> sizes;
   for (const auto& [size, count] : DomainsBySize(topo)) {

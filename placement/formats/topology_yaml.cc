@@ -47,6 +47,7 @@ using yaml::Budget;
 using yaml::ForEach;
 using yaml::LoadYaml;
 using yaml::MapReader;
+using yaml::ReadBool;
 using yaml::ReadInt;
 using yaml::ReadNumberIn;
 using yaml::ReadString;
@@ -88,16 +89,23 @@ absl::StatusOr<std::vector<std::string>> ReadHostlist(const Where& w, Reading& r
 }
 
 absl::Status ReadGpuModel(const Where& w, TopologySpec& spec) {
-  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(w, {"name", "nvlink_gbps"}));
+  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(w, {"name", "nvlink_gbps", "pcie_gbps"}));
   GpuModelSpec model;
   model.loc = w.Loc();
   NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("name"));
   NVL_ASSIGN_OR_RETURN(model.name, ReadName(*name, "GPU model name"));
+  // Either left out: Topology::Create takes it from the table of known models.
   if (const Where* bw = m.Find("nvlink_gbps")) {
     NVL_ASSIGN_OR_RETURN(model.nvlink_gbps,
+                         ReadNumberIn(*bw, 0, false, limits::kMaxBandwidth,
+                                      absl::StrCat("nvlink_gbps must be a number of GB/s from 0 "
+                                                   "(no NVLink) ",
+                                                   BandwidthRule())));
+  }
+  if (const Where* bw = m.Find("pcie_gbps")) {
+    NVL_ASSIGN_OR_RETURN(model.pcie_gbps,
                          ReadNumberIn(*bw, 0, true, limits::kMaxBandwidth,
-                                      absl::StrCat("nvlink_gbps must be a positive number of "
-                                                   "GB/s ",
+                                      absl::StrCat("pcie_gbps must be a positive number of GB/s ",
                                                    BandwidthRule())));
   }
   spec.gpu_models.push_back(std::move(model));
@@ -105,15 +113,16 @@ absl::Status ReadGpuModel(const Where& w, TopologySpec& spec) {
 }
 
 absl::Status ReadNodeGroup(const Where& w, TopologySpec& spec, Reading& r) {
-  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(w, {"names", "gpus", "model", "islands"}));
+  NVL_ASSIGN_OR_RETURN(MapReader m,
+                       MapReader::Make(w, {"names", "gpus", "model", "islands", "placed"}));
   NodeGroupSpec g;
   g.loc = w.Loc();
   NVL_ASSIGN_OR_RETURN(const Where* names, m.Require("names"));
   NVL_ASSIGN_OR_RETURN(const Where* gpus, m.Require("gpus"));
   NVL_ASSIGN_OR_RETURN(g.gpus, ReadInt(*gpus));
-  if (g.gpus < 1 || g.gpus > limits::kMaxGpusPerNode) {
-    return gpus->Error(
-        absl::StrCat("gpus must be between 1 and ", limits::kMaxGpusPerNode, ", not ", g.gpus));
+  if (g.gpus < 0 || g.gpus > limits::kMaxGpusPerNode) {
+    return gpus->Error(absl::StrCat("gpus must be between 0 (CPU-only nodes) and ",
+                                    limits::kMaxGpusPerNode, ", not ", g.gpus));
   }
   // The GPUs this group adds, known from the size of its hostlist before any name is built.
   NVL_ASSIGN_OR_RETURN(std::string expr, ReadString(*names));
@@ -128,8 +137,21 @@ absl::Status ReadNodeGroup(const Where& w, TopologySpec& spec, Reading& r) {
   }
   r.gpus += adds;
   NVL_ASSIGN_OR_RETURN(g.names, ReadHostlist(*names, r));
-  NVL_ASSIGN_OR_RETURN(const Where* model, m.Require("model"));
-  NVL_ASSIGN_OR_RETURN(g.model, ReadName(*model, "GPU model name"));
+  if (g.gpus == 0) {
+    // CPU-only nodes: no model, no islands.
+    for (const char* key : {"model", "islands"}) {
+      if (const Where* given = m.Find(key)) {
+        return given->Error(absl::StrCat("these nodes have gpus: 0, so no ", key,
+                                         "; remove it, or give the nodes' GPU count"));
+      }
+    }
+  } else {
+    NVL_ASSIGN_OR_RETURN(const Where* model, m.Require("model"));
+    NVL_ASSIGN_OR_RETURN(g.model, ReadName(*model, "GPU model name"));
+  }
+  if (const Where* placed = m.Find("placed")) {
+    NVL_ASSIGN_OR_RETURN(g.placed, ReadBool(*placed));
+  }
   if (const Where* islands = m.Find("islands")) {
     size_t indexes = 0;
     NVL_RETURN_IF_ERROR(ForEach(*islands, [&](const Where& island) -> absl::Status {
@@ -304,7 +326,8 @@ std::string WriteTopologyYaml(const Topology& topo) {
   out << YAML::Key << "gpu_models" << YAML::Value << YAML::BeginSeq;
   for (const auto& m : spec.gpu_models) {
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << m.name;
-    out << YAML::Key << "nvlink_gbps" << YAML::Value << Num(m.nvlink_gbps) << YAML::EndMap;
+    out << YAML::Key << "nvlink_gbps" << YAML::Value << Num(m.nvlink_gbps);
+    out << YAML::Key << "pcie_gbps" << YAML::Value << Num(m.pcie_gbps) << YAML::EndMap;
   }
   out << YAML::EndSeq;
   out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
@@ -312,7 +335,8 @@ std::string WriteTopologyYaml(const Topology& topo) {
     out << YAML::BeginMap;
     out << YAML::Key << "names" << YAML::Value << CompressHostlist(g.names);
     out << YAML::Key << "gpus" << YAML::Value << g.gpus;
-    out << YAML::Key << "model" << YAML::Value << g.model;
+    if (!g.model.empty()) out << YAML::Key << "model" << YAML::Value << g.model;
+    if (!g.placed) out << YAML::Key << "placed" << YAML::Value << false;
     if (!g.islands.empty()) {
       out << YAML::Key << "islands" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const auto& island : g.islands) out << YAML::Flow << island;

@@ -125,6 +125,34 @@ TEST(WriteTest, RoundTripsEveryConfig) {
   EXPECT_GE(seen, 4) << "configs/ should ship at least four clusters";
 }
 
+TEST(TopologyYamlTest, WritesCpuOnlyAndUnplacedNodesAndModelFigures) {
+  absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(R"(name: m
+tiers: [leaf]
+gpu_models: [{name: h100}, {name: X, nvlink_gbps: 0, pcie_gbps: 16}]
+nodes:
+  - {names: "g0", gpus: 8, model: h100}
+  - {names: "k0", gpus: 2, model: X, placed: false}
+  - {names: "c[0-1]", gpus: 0, placed: true}
+switches: [{name: l, tier: leaf, nodes: "g0,k0,c[0-1]"}]
+)",
+                                                        "m.yaml");
+  ASSERT_THAT(spec, IsOk());
+  auto topo = Topology::Create(*spec);
+  ASSERT_THAT(topo, IsOk());
+  std::string text = WriteTopologyYaml(**topo);
+  // h100 is found in the table without regard to case and keeps its spelling.
+  EXPECT_THAT(text, HasSubstr("  - name: h100\n    nvlink_gbps: 900\n    pcie_gbps: 128\n"));
+  EXPECT_THAT(text, HasSubstr("  - name: X\n    nvlink_gbps: 0\n    pcie_gbps: 16\n"));
+  EXPECT_THAT(text, HasSubstr("  - names: k0\n    gpus: 2\n    model: X\n    placed: false\n    "
+                              "islands: [[0], [1]]\n"));
+  EXPECT_THAT(text, HasSubstr("  - names: c[0-1]\n    gpus: 0\nswitches:"));  // no model
+  absl::StatusOr<TopologySpec> again = ParseTopologyYaml(text, "written.yaml");
+  ASSERT_THAT(again, IsOk()) << text;
+  auto back = Topology::Create(*again);
+  ASSERT_THAT(back, IsOk());
+  EXPECT_THAT(CompareTopologies(**topo, **back), IsOk());
+}
+
 }  // namespace
 }  // namespace nvlplace
 
@@ -295,7 +323,7 @@ TEST(LimitTest, AliasesCountEachTimeTheyAreRead) {
 TEST(LimitTest, TwentyThousandLeavesNeedNoQuadraticTables) {
   // Tables over 20,000 leaf groups took 20,000^2 x 12 bytes = 4.8 GB.
   std::string text =
-      "name: x\ntiers: [leaf, spine]\ngpu_models: [{name: H}]\n"
+      "name: x\ntiers: [leaf, spine]\ngpu_models: [{name: H, nvlink_gbps: 900}]\n"
       "nodes: [{names: \"n[0-19999]\", gpus: 1, model: H}]\nswitches:\n";
   for (int i = 0; i < 20000; ++i)
     absl::StrAppend(&text, "  - {name: l", i, ", tier: leaf, nodes: n", i, "}\n");
@@ -351,8 +379,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "2:28: #/latency/nvlink_alpha_us: a latency must be a number of microseconds "
                  "from 0 to 1000000, not '1e7'"},
         BadValue{"InfNvlink", "{name: H100}", "{name: H100, nvlink_gbps: .Inf}",
-                 "2:40: #/gpu_models/0/nvlink_gbps: nvlink_gbps must be a positive number of "
-                 "GB/s up to 1000000, not '.Inf'"},
+                 "2:40: #/gpu_models/0/nvlink_gbps: nvlink_gbps must be a number of GB/s from 0 "
+                 "(no NVLink) up to 1000000, not '.Inf'"},
         BadValue{"NanSwitchLink", "tier: leaf,", "tier: leaf, link_gbps: .NaN,",
                  "4:49: #/switches/0/link_gbps: link_gbps must be a positive number of Gb/s up "
                  "to 1000000, not '.NaN'"},

@@ -281,6 +281,19 @@ inline absl::StatusOr<int> ReadInt(const Where& w) {
   }
 }
 
+// true or false (YAML 1.2's spelling only: yes/no/on/off are refused).
+inline absl::StatusOr<bool> ReadBool(const Where& w) {
+  try {
+    if (!w.node.IsScalar()) return w.Error("expected true or false");
+    const std::string& v = w.node.Scalar();
+    if (v == "true") return true;
+    if (v == "false") return false;
+    return w.Error(absl::StrCat("expected true or false, not '", Printable(v), "'"));
+  } catch (const std::exception& e) {
+    return ExceptionAt(w, e);
+  }
+}
+
 // Runs f(item_where) for each element of a sequence.
 template <typename F>
 absl::Status ForEach(const Where& w, F f) {

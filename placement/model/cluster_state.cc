@@ -19,7 +19,15 @@ ClusterState::ClusterState(std::shared_ptr<const Topology> topo) : topo_(std::mo
     domain_free_[d] = static_cast<int>(topo_->domains()[d].gpus.size());
   }
   num_free_ = topo_->num_gpus();
+  // GPUs of nodes nvlplace does not place on (placed: false) are busy for good.
+  for (const Node& node : topo_->nodes()) {
+    if (!node.placed) {
+      for (GpuId g : node.gpus) Set(g, true);
+    }
+  }
 }
+
+bool ClusterState::Held(GpuId g) const { return !topo_->nodes()[topo_->gpus()[g].node].placed; }
 
 void ClusterState::Set(GpuId g, bool busy) {
   int delta = busy ? -1 : 1;
@@ -40,8 +48,11 @@ absl::Status ClusterState::Allocate(const std::vector<GpuId>& gpus) {
   if (absl::Status s = CheckIds(gpus); !s.ok()) return s;
   for (size_t i = 0; i < gpus.size(); ++i) {
     GpuId g = gpus[i];
+    if (Held(g)) continue;
     if (busy_[g]) {
-      for (size_t j = 0; j < i; ++j) Set(gpus[j], false);
+      for (size_t j = 0; j < i; ++j) {
+        if (!Held(gpus[j])) Set(gpus[j], false);
+      }
       const Gpu& gpu = topo_->gpus()[g];
       return absl::FailedPreconditionError(absl::StrCat(
           "GPU ", gpu.index, " of ", topo_->nodes()[gpu.node].name, " is already allocated"));
@@ -55,8 +66,11 @@ absl::Status ClusterState::Release(const std::vector<GpuId>& gpus) {
   if (absl::Status s = CheckIds(gpus); !s.ok()) return s;
   for (size_t i = 0; i < gpus.size(); ++i) {
     GpuId g = gpus[i];
+    if (Held(g)) continue;
     if (!busy_[g]) {
-      for (size_t j = 0; j < i; ++j) Set(gpus[j], true);
+      for (size_t j = 0; j < i; ++j) {
+        if (!Held(gpus[j])) Set(gpus[j], true);
+      }
       const Gpu& gpu = topo_->gpus()[g];
       return absl::FailedPreconditionError(absl::StrCat(
           "GPU ", gpu.index, " of ", topo_->nodes()[gpu.node].name, " is not allocated"));

@@ -24,6 +24,9 @@ class ClusterState {
     return node_free_[n] == static_cast<int>(topo_->nodes()[n].gpus.size());
   }
 
+  // GPUs of nodes with placed: false (Node::placed) are busy from the start and stay busy:
+  // Allocate and Release pass over them, so a caller may list them either way.
+
   // Marks GPUs allocated. No change on error: OutOfRange if an id is not a GPU of the
   // topology, FailedPrecondition if any is already busy (or listed twice).
   absl::Status Allocate(const std::vector<GpuId>& gpus);
@@ -33,6 +36,7 @@ class ClusterState {
 
  private:
   absl::Status CheckIds(const std::vector<GpuId>& gpus) const;
+  bool Held(GpuId g) const;  // on a node that is not placed: busy for good
   void Set(GpuId g, bool busy);
 
   std::shared_ptr<const Topology> topo_;

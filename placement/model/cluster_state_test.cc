@@ -17,7 +17,7 @@ std::shared_ptr<const Topology> TwoNodes() {
   TopologySpec spec;
   spec.name = "two";
   spec.tiers = {"leaf"};
-  spec.gpu_models = {{"H100", 900.0, {}}};
+  spec.gpu_models = {{"H100", 900.0, 128.0, {}}};
   spec.node_groups.push_back({{"a0"}, 4, "H100", {{0, 1}, {2, 3}}, {}});
   spec.node_groups.push_back({{"a1"}, 4, "H100", {}, {}});
   SwitchSpec leaf;
@@ -96,6 +96,51 @@ TEST(ClusterStateTest, ReleaseChangesNothingOnError) {
   EXPECT_THAT(state.Release({0, 9}),
               StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("no GPU 9")));
   ExpectUnchanged(state, busy, 6);
+}
+
+// a0: 4 GPUs nvlplace places on; k0: 4 GPUs it does not (placed: false); c0: no GPUs.
+std::shared_ptr<const Topology> WithUnplacedAndCpuNodes() {
+  TopologySpec spec;
+  spec.name = "mixed";
+  spec.tiers = {"leaf"};
+  spec.gpu_models = {{"H100", 900.0, 128.0, {}}};
+  spec.node_groups.push_back({{"a0"}, 4, "H100", {}, {}});
+  NodeGroupSpec kept{{"k0"}, 4, "H100", {}, {}};
+  kept.placed = false;
+  spec.node_groups.push_back(kept);
+  spec.node_groups.push_back({{"c0"}, 0, "", {}, {}});
+  SwitchSpec leaf;
+  leaf.name = "leaf0";
+  leaf.tier = "leaf";
+  leaf.nodes = {"a0", "k0", "c0"};
+  spec.switches.push_back(leaf);
+  auto topo = Topology::Create(spec);
+  EXPECT_THAT(topo, IsOk());
+  return *topo;
+}
+
+TEST(ClusterStateTest, GpusOfUnplacedNodesAreNeverFree) {
+  auto topo = WithUnplacedAndCpuNodes();
+  ClusterState state(topo);
+  const auto& k0 = topo->nodes()[1].gpus;
+  EXPECT_EQ(state.num_free(), 4);  // a0's only: 8 GPUs - k0's 4
+  EXPECT_EQ(state.free_on_node(1), 0);
+  EXPECT_TRUE(state.busy(k0[0]));
+  EXPECT_EQ(state.free_in_domain(topo->DomainOf(k0[0])), 0);
+  // Releasing or allocating them changes nothing and is no error (a caller's busy list may
+  // name them: Slurm allocates them without nvlplace).
+  EXPECT_THAT(state.Release({k0[0], k0[1]}), IsOk());
+  EXPECT_TRUE(state.busy(k0[0]));
+  EXPECT_THAT(state.Allocate({k0[2], topo->nodes()[0].gpus[0]}), IsOk());
+  EXPECT_EQ(state.num_free(), 3);  // a0's GPU 0 only
+  EXPECT_EQ(state.free_on_node(1), 0);
+  // A failed Allocate that passed over them leaves them as they were.
+  EXPECT_THAT(state.Allocate({k0[3], topo->nodes()[0].gpus[0]}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("already allocated")));
+  EXPECT_TRUE(state.busy(k0[3]));
+  EXPECT_EQ(state.num_free(), 3);
+  // The CPU-only node has nothing free, and nothing to be busy.
+  EXPECT_EQ(state.free_on_node(2), 0);
 }
 
 }  // namespace

@@ -202,7 +202,7 @@ absl::StatusOr<Request> RestrictToModel(absl::string_view name, const Topology& 
     const Node& node = topo.nodes()[n];
     if (node.model != r.gpu_model) {
       r.allowed_node[n] = false;
-    } else {
+    } else if (node.placed) {
       of_model += static_cast<int64_t>(node.gpus.size());
     }
   }
@@ -219,9 +219,15 @@ absl::StatusOr<Request> ResolveRequest(const RequestSpec& spec, const Topology& 
   Request r;
   absl::Status sizes = ResolveSizes(spec, &r);
   if (!sizes.ok()) return sizes;
-  if (r.gpus > topo.num_gpus()) {
+  if (r.gpus > topo.num_placed_gpus()) {
+    std::string unplaced;
+    if (topo.num_placed_gpus() < topo.num_gpus()) {
+      unplaced =
+          absl::StrCat(" that nvlplace places on (", topo.num_gpus() - topo.num_placed_gpus(),
+                       " more are on nodes with placed: false)");
+    }
     return Bad(absl::StrCat("the request asks for ", r.gpus, " GPUs; cluster ", topo.name(),
-                            " has ", topo.num_gpus()));
+                            " has ", topo.num_placed_gpus(), unplaced));
   }
   if (r.nodes > topo.num_nodes()) {
     return Bad(absl::StrCat("the request asks for ", r.nodes, " nodes; the cluster has ",

@@ -207,11 +207,13 @@ TopologySpec Topology::ToSpec() const {
   for (NodeId n = 0; n < num_nodes(); ++n) {
     const Node& node = nodes_[n];
     auto islands = islands_of(n);
-    const std::string& model = gpu_models_[node.model].name;
+    const GpuModelSpec* of = ModelOf(n);
+    std::string model = of == nullptr ? "" : of->name;
     int gpus = static_cast<int>(node.gpus.size());
     if (!spec.node_groups.empty()) {
       NodeGroupSpec& last = spec.node_groups.back();
-      if (last.gpus == gpus && last.model == model && last.islands == islands) {
+      if (last.gpus == gpus && last.model == model && last.islands == islands &&
+          last.placed == node.placed) {
         last.names.push_back(node.name);
         continue;
       }
@@ -221,6 +223,7 @@ TopologySpec Topology::ToSpec() const {
     g.gpus = gpus;
     g.model = model;
     g.islands = std::move(islands);
+    g.placed = node.placed;
     spec.node_groups.push_back(std::move(g));
   }
   for (const NvlDomain& d : domains_) {
@@ -283,9 +286,9 @@ absl::Status CompareTopologies(const Topology& a, const Topology& b) {
   if (a.gpu_models().size() != b.gpu_models().size()) {
     return differ("GPU model count", num(a.gpu_models().size()), num(b.gpu_models().size()));
   }
-  std::map<std::string, double> ma, mb;
-  for (const auto& m : a.gpu_models()) ma[m.name] = m.nvlink_gbps;
-  for (const auto& m : b.gpu_models()) mb[m.name] = m.nvlink_gbps;
+  std::map<std::string, std::pair<double, double>> ma, mb;
+  for (const auto& m : a.gpu_models()) ma[m.name] = {m.nvlink_gbps, m.pcie_gbps};
+  for (const auto& m : b.gpu_models()) mb[m.name] = {m.nvlink_gbps, m.pcie_gbps};
   if (ma != mb) return absl::FailedPreconditionError("GPU models differ");
   if (a.num_nodes() != b.num_nodes()) {
     return differ("node count", num(a.num_nodes()), num(b.num_nodes()));
@@ -297,9 +300,14 @@ absl::Status CompareTopologies(const Topology& a, const Topology& b) {
     if (na.gpus.size() != nb.gpus.size()) {
       return differ("GPU count of node " + na.name, num(na.gpus.size()), num(nb.gpus.size()));
     }
-    if (a.gpu_models()[na.model].name != b.gpu_models()[nb.model].name) {
-      return differ("GPU model of node " + na.name, a.gpu_models()[na.model].name,
-                    b.gpu_models()[nb.model].name);
+    const GpuModelSpec* ma_of = a.ModelOf(a.FindNode(na.name));
+    const GpuModelSpec* mb_of = b.ModelOf(nb_id);
+    std::string model_a = ma_of == nullptr ? "(none)" : ma_of->name;
+    std::string model_b = mb_of == nullptr ? "(none)" : mb_of->name;
+    if (model_a != model_b) return differ("GPU model of node " + na.name, model_a, model_b);
+    if (na.placed != nb.placed) {
+      return differ("placed of node " + na.name, na.placed ? "true" : "false",
+                    nb.placed ? "true" : "false");
     }
     std::vector<std::string> la, lb;
     for (SwitchId s : na.leaves) la.push_back(a.switches()[s].name);

@@ -41,20 +41,29 @@ struct TopologyLimits {
 // The spec: a plain description as read from YAML or imported from Slurm files. Names are
 // already expanded from hostlists. Topology::Create validates it and builds the model.
 
+// A bandwidth the spec leaves out: Topology::Create takes it from the table of known models.
+inline constexpr double kGbpsFromTable = -1.0;
+
 struct GpuModelSpec {
-  std::string name;            // "H100"
-  double nvlink_gbps = 900.0;  // NVLink bandwidth per GPU, GB/s, bidirectional
+  std::string name;                     // "H100"; matched against gpu_models.h without case
+  double nvlink_gbps = kGbpsFromTable;  // NVLink per GPU, GB/s, bidirectional; 0: no NVLink
+  double pcie_gbps = kGbpsFromTable;    // PCIe to the host per GPU, GB/s, bidirectional
   SourceLoc loc;
 };
 
 struct NodeGroupSpec {
   std::vector<std::string> names;  // node names (expanded hostlist)
-  int gpus = 0;                    // GPUs per node
-  std::string model;               // GPU model name, one of TopologySpec::gpu_models
+  int gpus = 0;                    // GPUs per node; 0: CPU-only nodes
+  std::string model;               // GPU model name, one of TopologySpec::gpu_models; empty
+                                   // (and only then) for CPU-only nodes
   // NVLink islands inside each node, as lists of GPU indexes. Empty means one island with
-  // all GPUs. Must cover every index 0..gpus-1 exactly once.
+  // all GPUs (one island per GPU for a model without NVLink). Must cover every index
+  // 0..gpus-1 exactly once.
   std::vector<std::vector<int>> islands;
   SourceLoc loc;
+  // false: the site keeps nvlplace off these nodes: they stay in the model (fabric, domains)
+  // but their GPUs are never offered (ClusterState holds them busy).
+  bool placed = true;
 };
 
 // An NVLink domain spanning several whole nodes (GB200 NVL72: 18 nodes x 4 GPUs).
@@ -100,11 +109,12 @@ struct Gpu {
 
 struct Node {
   std::string name;
-  int model;                      // index into Topology::gpu_models()
+  int model;                      // index into Topology::gpu_models(); -1: no GPUs
   std::vector<GpuId> gpus;        // gpus[i] is the GPU with index i
   std::vector<SwitchId> leaves;   // leaf switches the node's NICs reach; one per rail when
                                   // rail-optimized (leaves[r] carries rail r), else one
   std::vector<DomainId> domains;  // NVLink domains holding this node's GPUs, ascending
+  bool placed = true;             // false: never offered (NodeGroupSpec::placed)
 };
 
 struct NvlDomain {
@@ -144,13 +154,15 @@ class Topology {
 
   // Validates the spec and builds the model. Errors are InvalidArgument with the message
   // "file:line:col: path: message" of the offending element: unknown tier or GPU model, a
-  // node declared twice or in two NVLink domains, a switch cycle, a node under no leaf,
-  // a GPU count that does not match, a name that is not found, a bad rail, a name that is not
-  // printable UTF-8 (hostlist.h CheckName), a bandwidth, latency or oversubscription that is
-  // not finite or out of range (limits.h), more than limits::kMaxTiers tiers, more GPUs than a
-  // GpuId holds, a fabric so densely connected that its lists of nodes under each switch or
-  // ancestors of each switch would pass limits::kMaxSwitchNodePairs or
-  // limits::kMaxSwitchAncestorPairs. Work and memory are linear in the spec and those lists.
+  // model that is neither in the table of known models (gpu_models.h) nor given its
+  // nvlink_gbps, a model on CPU-only nodes (gpus 0) or none on GPU nodes, a node declared twice or
+  // in two NVLink domains, a switch cycle, a node under no leaf, a GPU count that does not match, a
+  // name that is not found, a bad rail, a name that is not printable UTF-8 (hostlist.h CheckName),
+  // a bandwidth, latency or oversubscription that is not finite or out of range (limits.h), more
+  // than limits::kMaxTiers tiers, more GPUs than a GpuId holds, a fabric so densely connected that
+  // its lists of nodes under each switch or ancestors of each switch would pass
+  // limits::kMaxSwitchNodePairs or limits::kMaxSwitchAncestorPairs. Work and memory are linear in
+  // the spec and those lists.
   static absl::StatusOr<std::shared_ptr<const Topology>> Create(const TopologySpec& spec) {
     return Create(spec, kMaxTableLeafGroups);
   }
@@ -166,6 +178,13 @@ class Topology {
   const std::vector<NvlDomain>& domains() const { return domains_; }
   const std::vector<Switch>& switches() const { return switches_; }
   int num_gpus() const { return static_cast<int>(gpus_.size()); }
+  // GPUs of nodes that nvlplace places on (placed: true): the most a request can get.
+  int num_placed_gpus() const { return num_placed_gpus_; }
+  // The GPU model of a node, nullptr for a node without GPUs.
+  const GpuModelSpec* ModelOf(NodeId n) const {
+    int m = nodes_[n].model;
+    return m < 0 ? nullptr : &gpu_models_[m];
+  }
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   int num_domains() const { return static_cast<int>(domains_.size()); }
   int num_switches() const { return static_cast<int>(switches_.size()); }
@@ -237,6 +256,7 @@ class Topology {
   double link_gbps_ = 400.0;
   double nvlink_alpha_us_ = 0.6;
   double net_alpha_us_ = 2.7;
+  int num_placed_gpus_ = 0;
   std::vector<GpuModelSpec> gpu_models_;
   std::vector<Gpu> gpus_;
   std::vector<Node> nodes_;

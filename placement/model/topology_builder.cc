@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "placement/model/gpu_models.h"
 #include "placement/model/hostlist.h"
 #include "placement/model/status_macros.h"
 
@@ -81,13 +82,28 @@ absl::Status CheckIsland(const NodeGroupSpec& g, const std::vector<int>& island,
   return absl::OkStatus();
 }
 
-// A node group's NVLink islands (none declared: one of every GPU), each sorted and the list
-// sorted, once they hold every GPU index 0..gpus-1 exactly once. `g.gpus` is in range.
-absl::StatusOr<std::vector<std::vector<int>>> SortedIslands(const NodeGroupSpec& g) {
+// A node group's NVLink islands (none declared: one of every GPU, or one per GPU for a model
+// without NVLink), each sorted and the list sorted, once they hold every GPU index 0..gpus-1
+// exactly once. `g.gpus` is in range; CPU-only nodes have no islands.
+absl::StatusOr<std::vector<std::vector<int>>> SortedIslands(const NodeGroupSpec& g, bool nvlink) {
   std::vector<std::vector<int>> islands = g.islands;
-  if (islands.empty()) {
-    islands.emplace_back(g.gpus);
-    std::iota(islands.back().begin(), islands.back().end(), 0);
+  if (islands.empty() && g.gpus > 0) {
+    if (nvlink) {
+      islands.emplace_back(g.gpus);
+      std::iota(islands.back().begin(), islands.back().end(), 0);
+    } else {
+      for (int i = 0; i < g.gpus; ++i) islands.push_back({i});
+    }
+  }
+  if (!nvlink) {
+    for (const std::vector<int>& island : islands) {
+      if (island.size() > 1) {
+        return ErrorAt(g.loc, absl::StrCat("GPU model '", g.model,
+                                           "' has no NVLink (nvlink_gbps 0): each GPU is its own "
+                                           "island; leave islands out, or give the model's "
+                                           "nvlink_gbps if its GPUs are bridged"));
+      }
+    }
   }
   std::vector<int> seen(g.gpus, 0);
   int covered = 0;  // at most g.gpus: the indexes checked are in range and distinct
@@ -165,6 +181,28 @@ void MergeParent(const std::vector<Ancestor>& parent, double up, std::vector<Anc
       a.up_gbps = std::max(a.up_gbps, via);
     }
   }
+}
+
+// The model with the figures the spec leaves out taken from the table of known models
+// (gpu_models.h); a model the table does not know must give its nvlink_gbps, and gets
+// kDefaultPcieGbps when it gives no pcie_gbps.
+absl::StatusOr<GpuModelSpec> WithTableFigures(GpuModelSpec m) {
+  const KnownGpuModel* known = FindKnownGpuModel(m.name);
+  if (m.nvlink_gbps == kGbpsFromTable) {
+    if (known == nullptr) {
+      return ErrorAt(m.loc, absl::StrCat("GPU model '", m.name,
+                                         "' is not in nvlplace's table of known models; give its "
+                                         "nvlink_gbps (GB/s per GPU, both directions; 0 without "
+                                         "NVLink) and pcie_gbps (GB/s, e.g. 64 for PCIe Gen4 x16), "
+                                         "or use a known name: ",
+                                         KnownGpuModelNames()));
+    }
+    m.nvlink_gbps = known->nvlink_gbps;
+  }
+  if (m.pcie_gbps == kGbpsFromTable) {
+    m.pcie_gbps = known != nullptr ? known->pcie_gbps : kDefaultPcieGbps;
+  }
+  return m;
 }
 
 }  // namespace
@@ -245,11 +283,17 @@ absl::Status TopologyBuilder::AddGpuModel(const GpuModelSpec& m) {
   if (!model_index_.emplace(m.name, static_cast<int>(t_->gpu_models_.size())).second) {
     return ErrorAt(m.loc, absl::StrCat("GPU model '", m.name, "' is declared twice"));
   }
-  if (!Bandwidth(m.nvlink_gbps)) {
-    return ErrorAt(m.loc,
-                   absl::StrCat("nvlink_gbps must be a positive number of GB/s ", BandwidthRule()));
+  NVL_ASSIGN_OR_RETURN(GpuModelSpec model, WithTableFigures(m));
+  if (!(model.nvlink_gbps == 0 || Bandwidth(model.nvlink_gbps))) {
+    return ErrorAt(
+        Sub(m.loc, "nvlink_gbps"),
+        absl::StrCat("nvlink_gbps must be a number of GB/s from 0 (no NVLink) ", BandwidthRule()));
   }
-  t_->gpu_models_.push_back(m);
+  if (!Bandwidth(model.pcie_gbps)) {
+    return ErrorAt(Sub(m.loc, "pcie_gbps"),
+                   absl::StrCat("pcie_gbps must be a positive number of GB/s ", BandwidthRule()));
+  }
+  t_->gpu_models_.push_back(std::move(model));
   return absl::OkStatus();
 }
 
@@ -271,6 +315,10 @@ absl::Status TopologyBuilder::AddNodes() {
   node_group_.reserve(total_nodes);
   group_islands_.resize(spec_.node_groups.size());
   for (size_t gi = 0; gi < spec_.node_groups.size(); ++gi) NVL_RETURN_IF_ERROR(AddNodeGroup(gi));
+  if (total_gpus_ == 0) {
+    return ErrorAt(Sub(spec_.loc, "nodes"),
+                   "no node has a GPU: give at least one node group a gpus count");
+  }
   return absl::OkStatus();
 }
 
@@ -289,18 +337,40 @@ absl::Status TopologyBuilder::CountGpus() {
 absl::Status TopologyBuilder::AddNodeGroup(size_t gi) {
   const NodeGroupSpec& g = spec_.node_groups[gi];
   if (g.names.empty()) return ErrorAt(g.loc, "a node group needs at least one node name");
-  if (g.gpus < 1 || g.gpus > limits::kMaxGpusPerNode) {
-    return ErrorAt(g.loc, absl::StrCat("gpus must be between 1 and ", limits::kMaxGpusPerNode,
-                                       ", not ", g.gpus));
+  if (g.gpus < 0 || g.gpus > limits::kMaxGpusPerNode) {
+    return ErrorAt(g.loc, absl::StrCat("gpus must be between 0 (CPU-only nodes) and ",
+                                       limits::kMaxGpusPerNode, ", not ", g.gpus));
+  }
+  NVL_ASSIGN_OR_RETURN(int model, GroupModel(g));
+  bool nvlink = model < 0 || t_->gpu_models_[model].nvlink_gbps > 0;
+  NVL_ASSIGN_OR_RETURN(group_islands_[gi], SortedIslands(g, nvlink));
+  for (const std::string& name : g.names) NVL_RETURN_IF_ERROR(AddNode(name, gi, model));
+  return absl::OkStatus();
+}
+
+// The group's model index; -1 for CPU-only nodes, which name no model.
+absl::StatusOr<int> TopologyBuilder::GroupModel(const NodeGroupSpec& g) const {
+  if (g.gpus == 0) {
+    if (!g.model.empty()) {
+      return ErrorAt(Sub(g.loc, "model"),
+                     absl::StrCat("these nodes have gpus: 0, so no GPU model; remove model '",
+                                  Printable(g.model), "' or give their GPU count"));
+    }
+    if (!g.islands.empty()) {
+      return ErrorAt(Sub(g.loc, "islands"), "nodes with gpus: 0 have no NVLink islands");
+    }
+    return -1;
+  }
+  if (g.model.empty()) {
+    return ErrorAt(g.loc,
+                   absl::StrCat("nodes with GPUs need a model; declared models: ", ModelNames()));
   }
   auto model = model_index_.find(g.model);
   if (model == model_index_.end()) {
     return ErrorAt(g.loc, absl::StrCat("unknown GPU model '", Printable(g.model),
                                        "'; declared models: ", ModelNames()));
   }
-  NVL_ASSIGN_OR_RETURN(group_islands_[gi], SortedIslands(g));
-  for (const std::string& name : g.names) NVL_RETURN_IF_ERROR(AddNode(name, gi, model->second));
-  return absl::OkStatus();
+  return model->second;
 }
 
 absl::Status TopologyBuilder::AddNode(const std::string& name, size_t gi, int model) {
@@ -311,8 +381,10 @@ absl::Status TopologyBuilder::AddNode(const std::string& name, size_t gi, int mo
     return ErrorAt(
         loc, absl::StrCat("node '", name, "' is declared twice", FirstOn(GroupOf(it->second).loc)));
   }
-  t_->nodes_.push_back(Node{name, model, {}, {}, {}});
+  const NodeGroupSpec& g = spec_.node_groups[gi];
+  t_->nodes_.push_back(Node{name, model, {}, {}, {}, g.placed});
   node_group_.push_back(static_cast<int>(gi));
+  if (g.placed) t_->num_placed_gpus_ += g.gpus;
   return absl::OkStatus();
 }
 
@@ -374,6 +446,13 @@ absl::StatusOr<NodeId> TopologyBuilder::ClaimDomainNode(size_t d, const std::str
     const DomainSpec& other = spec_.domains[node_domain_spec_[n]];
     return ErrorAt(ds.loc, absl::StrCat("node '", name, "' is in two NVLink domains: '", other.name,
                                         "'", LineRef(other.loc), " and '", ds.name, "'"));
+  }
+  const GpuModelSpec* model = t_->ModelOf(n);
+  if (model == nullptr || model->nvlink_gbps == 0) {
+    return ErrorAt(ds.loc, absl::StrCat("node '", name, "' has ",
+                                        model == nullptr ? "no GPUs" : "GPUs without NVLink",
+                                        "; only nodes with NVLink GPUs join a multi-node NVLink "
+                                        "domain"));
   }
   if (IslandsOf(n).size() != 1) {
     return ErrorAt(ds.loc, absl::StrCat("node '", name, "' has ", IslandsOf(n).size(),

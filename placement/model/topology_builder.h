@@ -47,10 +47,12 @@ class TopologyBuilder {
   absl::Status SetCluster();
   // Tiers: at least one, at most limits::kMaxTiers, each named once.
   absl::Status AddTiers();
-  // GPU models: at least one, each named once, with a valid NVLink bandwidth.
+  // GPU models: at least one, each named once, with valid NVLink and PCIe bandwidths (those
+  // left out are taken from the table of known models, gpu_models.h).
   absl::Status AddGpuModels();
-  // Nodes, numbered in declaration order, after checking each group's GPU count, model and
-  // NVLink islands (each GPU index in exactly one) and the cluster's total GPU count.
+  // Nodes, numbered in declaration order, after checking each group's GPU count (0 for
+  // CPU-only nodes, which name no model), model and NVLink islands (each GPU index in exactly
+  // one; one per GPU for a model without NVLink) and the cluster's total GPU count (1 or more).
   absl::Status AddNodes();
   // Multi-node NVLink domains: checks their names and claims their nodes (each node in one
   // domain at most, with one island); nothing is added to the model yet.
@@ -97,6 +99,7 @@ class TopologyBuilder {
   absl::Status AddGpuModel(const GpuModelSpec& m);
   absl::Status CountGpus();
   absl::Status AddNodeGroup(size_t gi);
+  absl::StatusOr<int> GroupModel(const NodeGroupSpec& g) const;
   absl::Status AddNode(const std::string& name, size_t gi, int model);
   absl::Status AddDomain(size_t d, absl::flat_hash_map<absl::string_view, size_t>& names);
   absl::Status CheckDomainName(size_t d,

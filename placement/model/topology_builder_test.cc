@@ -60,7 +60,7 @@ SourceLoc At(int line, std::string path) { return SourceLoc{"c.yaml", line, 5, s
 void AddModel(TopologySpec& spec, std::string name, double nvlink_gbps) {
   int i = static_cast<int>(spec.gpu_models.size());
   spec.gpu_models.push_back(
-      GpuModelSpec{std::move(name), nvlink_gbps, At(2 + i, absl::StrCat("#/gpu_models/", i))});
+      GpuModelSpec{std::move(name), nvlink_gbps, 64, At(2 + i, absl::StrCat("#/gpu_models/", i))});
 }
 
 NodeGroupSpec& AddGroup(TopologySpec& spec, std::vector<std::string> names, int gpus,
@@ -216,8 +216,8 @@ INSTANTIATE_TEST_SUITE_P(
                   [](TopologySpec& s) {
                     s.gpu_models[0].nvlink_gbps = std::numeric_limits<double>::quiet_NaN();
                   },
-                  "c.yaml:2:5: #/gpu_models/0: nvlink_gbps must be a positive number of GB/s up "
-                  "to 1000000"}),
+                  "c.yaml:2:5: #/gpu_models/0/nvlink_gbps: nvlink_gbps must be a number of GB/s "
+                  "from 0 (no NVLink) up to 1000000"}),
     [](const auto& info) { return info.param.name; });
 
 INSTANTIATE_TEST_SUITE_P(
@@ -236,9 +236,27 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"GroupWithoutNames", &TopologyBuilder::AddNodes,
                   [](TopologySpec& s) { s.node_groups[0].names.clear(); },
                   "c.yaml:4:5: #/nodes/0: a node group needs at least one node name"},
-        ErrorCase{"NoGpus", &TopologyBuilder::AddNodes,
+        ErrorCase{"NegativeGpus", &TopologyBuilder::AddNodes,
+                  [](TopologySpec& s) { s.node_groups[0].gpus = -1; },
+                  "c.yaml:4:5: #/nodes/0: gpus must be between 0 (CPU-only nodes) and 1024, not "
+                  "-1"},
+        ErrorCase{"ModelOnCpuOnlyNodes", &TopologyBuilder::AddNodes,
                   [](TopologySpec& s) { s.node_groups[0].gpus = 0; },
-                  "c.yaml:4:5: #/nodes/0: gpus must be between 1 and 1024, not 0"},
+                  "c.yaml:4:5: #/nodes/0/model: these nodes have gpus: 0, so no GPU model; "
+                  "remove model 'H100' or give their GPU count"},
+        ErrorCase{"NoModelOnGpuNodes", &TopologyBuilder::AddNodes,
+                  [](TopologySpec& s) { s.node_groups[0].model.clear(); },
+                  "c.yaml:4:5: #/nodes/0: nodes with GPUs need a model; declared models: H100"},
+        ErrorCase{"OnlyCpuNodes", &TopologyBuilder::AddNodes,
+                  [](TopologySpec& s) {
+                    for (NodeGroupSpec& g : s.node_groups) {
+                      g.gpus = 0;
+                      g.model.clear();
+                      g.islands.clear();
+                    }
+                  },
+                  "c.yaml: #/nodes: no node has a GPU: give at least one node group a gpus "
+                  "count"},
         ErrorCase{"UnknownModel", &TopologyBuilder::AddNodes,
                   [](TopologySpec& s) {
                     AddModel(s, "B200", 1800);

@@ -213,6 +213,80 @@ TEST(TopologyTest, CompareFindsADifference) {
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("leaf2")));
 }
 
+// Mixed: H100 nodes, CPU-only nodes under the same leaves, nodes kept from nvlplace
+// (placed: false), and T4 nodes without NVLink.
+constexpr char kMixed[] = R"(name: mixed
+tiers: [leaf, spine]
+gpu_models: [{name: H100}, {name: T4}, {name: X9, nvlink_gbps: 100}]
+nodes:
+  - {names: "g[0-1]", gpus: 8, model: H100}
+  - {names: "cpu[0-1]", gpus: 0}
+  - {names: "k0", gpus: 4, model: H100, placed: false}
+  - {names: "t0", gpus: 4, model: T4}
+  - {names: "x0", gpus: 2, model: X9}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "g0,cpu0,k0"}
+  - {name: leaf1, tier: leaf, nodes: "g1,cpu1,t0,x0"}
+  - {name: spine0, tier: spine, switches: "leaf[0-1]"}
+)";
+
+TEST(TopologyTest, CpuOnlyNodesAreInTheFabricWithoutGpus) {
+  auto topo = Build(kMixed);
+  ASSERT_NE(topo, nullptr);
+  const Topology& t = *topo;
+  EXPECT_EQ(t.num_nodes(), 7);
+  EXPECT_EQ(t.num_gpus(), 26);         // 2 x 8 + 4 + 4 + 2
+  EXPECT_EQ(t.num_placed_gpus(), 22);  // k0's 4 are not placed
+  NodeId cpu0 = t.FindNode("cpu0");
+  ASSERT_GE(cpu0, 0);
+  const Node& c = t.nodes()[cpu0];
+  EXPECT_EQ(c.model, -1);
+  EXPECT_EQ(t.ModelOf(cpu0), nullptr);
+  EXPECT_TRUE(c.gpus.empty());
+  EXPECT_TRUE(c.domains.empty());
+  EXPECT_EQ(t.switches()[c.leaves[0]].name, "leaf0");
+  EXPECT_EQ(t.CommonTier(cpu0, t.FindNode("g0")), 0);
+  EXPECT_EQ(t.Hops(cpu0, t.FindNode("cpu1")), 4);             // through the spine
+  EXPECT_EQ(t.GpusUnder(t.FindSwitch("leaf0")).size(), 12u);  // g0's 8 and k0's 4
+  EXPECT_FALSE(t.nodes()[t.FindNode("k0")].placed);
+  EXPECT_TRUE(t.nodes()[t.FindNode("g0")].placed);
+}
+
+TEST(TopologyTest, ModelsTakeTheirFiguresFromTheTable) {
+  auto topo = Build(kMixed);
+  ASSERT_NE(topo, nullptr);
+  const std::vector<GpuModelSpec>& m = topo->gpu_models();
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].nvlink_gbps, 900);  // H100 (SXM5)
+  EXPECT_EQ(m[0].pcie_gbps, 128);    // Gen5 x16
+  EXPECT_EQ(m[1].nvlink_gbps, 0);    // T4: no NVLink
+  EXPECT_EQ(m[1].pcie_gbps, 32);     // Gen3 x16
+  EXPECT_EQ(m[2].nvlink_gbps, 100);  // not in the table: as given
+  EXPECT_EQ(m[2].pcie_gbps, 64);     // kDefaultPcieGbps
+}
+
+TEST(TopologyTest, GpusWithoutNvlinkAreIslandsOfOne) {
+  auto topo = Build(kMixed);
+  ASSERT_NE(topo, nullptr);
+  const Node& t0 = topo->nodes()[topo->FindNode("t0")];
+  ASSERT_EQ(t0.domains.size(), 4u);
+  for (DomainId d : t0.domains) EXPECT_EQ(topo->domains()[d].gpus.size(), 1u);
+}
+
+TEST(TopologyTest, MixedModelRoundTripsAndComparesPlaced) {
+  auto topo = Build(kMixed);
+  ASSERT_NE(topo, nullptr);
+  absl::StatusOr<std::shared_ptr<const Topology>> back = Topology::Create(topo->ToSpec());
+  ASSERT_THAT(back, IsOk());
+  EXPECT_THAT(CompareTopologies(*topo, **back), IsOk());
+  std::string placed = kMixed;
+  placed.replace(placed.find(", placed: false"), 15, "");
+  auto all_placed = Build(placed);
+  ASSERT_NE(all_placed, nullptr);
+  EXPECT_THAT(CompareTopologies(*topo, *all_placed),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("placed of node k0")));
+}
+
 struct ErrorCase {
   std::string name;
   std::string yaml;
@@ -227,7 +301,33 @@ TEST_P(CreateErrorTest, Rejects) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Validation, CreateErrorTest,
-                         ::testing::Values(ErrorCase{"NodeTwice", R"(name: x
+                         ::testing::Values(ErrorCase{"UnknownModelWithoutFigures", R"(name: x
+gpu_models: [{name: X100}]
+nodes: [{names: n0, gpus: 8, model: X100}]
+switches: [{name: l, tier: leaf, nodes: n0}]
+)",
+                                                     "test.yaml:2:14: #/gpu_models/0: GPU model "
+                                                     "'X100' is not in nvlplace's table of known "
+                                                     "models; give its nvlink_gbps"},
+                                           ErrorCase{"BridgedIslandsOfAModelWithoutNvlink",
+                                                     R"(name: x
+gpu_models: [{name: L40S}]
+nodes: [{names: n0, gpus: 4, model: L40S, islands: [[0, 1], [2, 3]]}]
+switches: [{name: l, tier: leaf, nodes: n0}]
+)",
+                                                     "GPU model 'L40S' has no NVLink (nvlink_gbps "
+                                                     "0): each GPU is its own island"},
+                                           ErrorCase{"CpuOnlyNodeInAMultiNodeDomain", R"(name: x
+gpu_models: [{name: GB200}]
+nodes:
+  - {names: "n0", gpus: 4, model: GB200}
+  - {names: "c0", gpus: 0}
+nvlink_domains: [{name: rack, nodes: "n0,c0"}]
+switches: [{name: l, tier: leaf, nodes: "n0,c0"}]
+)",
+                                                     "node 'c0' has no GPUs; only nodes with "
+                                                     "NVLink GPUs join a multi-node NVLink domain"},
+                                           ErrorCase{"NodeTwice", R"(name: x
 gpu_models: [{name: H100}]
 nodes:
   - {names: "n[0-1]", gpus: 8, model: H100}
@@ -280,7 +380,7 @@ TopologySpec ManyLeaves() {
   std::mt19937 rng(7);
   TopologySpec spec;
   spec.name = "many";
-  spec.gpu_models.push_back(GpuModelSpec{"H100", 900, {}});
+  spec.gpu_models.push_back(GpuModelSpec{"H100", 900, 128, {}});
   NodeGroupSpec plain, railed;
   for (int i = 0; i < 300; ++i) plain.names.push_back(absl::StrCat("p", i));
   for (int i = 0; i < 300; ++i) railed.names.push_back(absl::StrCat("r", i));
@@ -372,7 +472,7 @@ TEST(CreateLimitTest, RefusesWhatNoReaderWouldPass) {
     TopologySpec spec;
     spec.name = "tiny";
     spec.loc = SourceLoc{"spec", 0, 0, "#"};
-    spec.gpu_models.push_back(GpuModelSpec{"H100", 900, {}});
+    spec.gpu_models.push_back(GpuModelSpec{"H100", 900, 128, {}});
     NodeGroupSpec g;
     g.names = {"n0", "n1"};
     g.gpus = 8;
@@ -431,7 +531,7 @@ TEST(CreateLimitTest, ManyDomainsAreCheckedInLinearTime) {
   // and every domain went over every node.
   TopologySpec spec;
   spec.name = "domains";
-  spec.gpu_models.push_back(GpuModelSpec{"GB200", 1800, {}});
+  spec.gpu_models.push_back(GpuModelSpec{"GB200", 1800, 128, {}});
   NodeGroupSpec g;
   g.gpus = 4;
   g.model = "GB200";

@@ -86,6 +86,40 @@ TEST(EngineTest, TpGroupsStayInsideNodes) {
   EXPECT_EQ(Nodes(r, *topo), (std::set<std::string>{"node5", "node6"}));
 }
 
+// Listed first under the one leaf: nodes kept from nvlplace (placed: false) and CPU-only
+// nodes, then two nodes it places on.
+constexpr char kMixedYaml[] = R"(name: mixed
+tiers: [leaf]
+gpu_models: [{name: H100}]
+nodes:
+  - {names: "k[0-1]", gpus: 8, model: H100, placed: false}
+  - {names: "cpu[0-1]", gpus: 0}
+  - {names: "g[0-1]", gpus: 8, model: H100}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "k[0-1],cpu[0-1],g[0-1]"}
+)";
+
+TEST(EngineTest, NeverPlacesOnCpuOnlyOrUnplacedNodes) {
+  auto topo = Topo(kMixedYaml);
+  for (const char* policy : {"topo", "pack", "firstfit", "random"}) {
+    ClusterState state(topo);
+    Engine engine(topo, Pol(policy));
+    for (RequestSpec spec : {RequestSpec{.gpus = 16, .tp = 8}, RequestSpec{.gpus = 4},
+                             RequestSpec{.gpus = 0, .nodes = 2, .gpus_per_node = 8}}) {
+      PlacementResult r = engine.Place(state, Req(*topo, spec));
+      ASSERT_TRUE(r.placed) << policy << ": " << r.reason;
+      for (const std::string& n : Nodes(r, *topo)) {
+        EXPECT_THAT(n, ::testing::StartsWith("g")) << policy;
+      }
+    }
+  }
+  // More GPUs than the placed nodes hold is refused, and says why.
+  auto r = ResolveRequest({.gpus = 24}, *topo);
+  EXPECT_THAT(r.status().message(),
+              HasSubstr("has 16 that nvlplace places on (16 more are on nodes with placed: "
+                        "false)"));
+}
+
 TEST(EngineTest, StrictSaysWhyNot) {
   auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
