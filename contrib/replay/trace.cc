@@ -983,6 +983,7 @@ RequestSpec RequestOf(const TraceJob& j) {
   s.pp = j.pp;
   s.dp = j.dp;
   s.nvl = j.nvl;
+  s.gpu_model = j.gpu_model;
   return s;
 }
 

@@ -29,7 +29,8 @@ struct TraceJob {
   int line = 0;  // where it came from (Philly: the line of the job's '{')
 };
 
-// The job's placement request as the trace gives it (GPUs, nodes, sizes, NVLink mode);
+// The job's placement request as the trace gives it (GPUs, nodes, sizes, NVLink mode, GPU
+// model);
 // ResolveRequest checks it against a cluster, CheckRequestSizes without one.
 RequestSpec RequestOf(const TraceJob& job);
 

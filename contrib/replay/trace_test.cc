@@ -111,6 +111,7 @@ TEST(TraceTest, SacctTypedGpusNodesAndSteps) {
     EXPECT_EQ(t.jobs[i].gpus, want[i].gpus);
     EXPECT_EQ(t.jobs[i].nodes, want[i].nodes);
     EXPECT_EQ(t.jobs[i].gpu_model, want[i].model);
+    EXPECT_EQ(RequestOf(t.jobs[i]).gpu_model, want[i].model);
   }
   EXPECT_EQ(t.skipped["job step (JobID with '.'; its job's line is replayed)"], 2);
   EXPECT_EQ(t.skipped["GPUs of several types (gres/gpu:TYPE for two TYPEs)"], 1);  // 206
