@@ -205,7 +205,9 @@ class Sim {
   void Schedule(double t) {
     while (!pending_.empty() && TryStart(pending_.front(), t)) pending_.pop_front();
     if (options_.scheduler != Scheduler::kBackfill || pending_.size() < 2) return;
-    // EASY backfill: a later job may start now if it ends before the head's reservation.
+    // EASY backfill: a later job may start now if it ends before the head's reservation,
+    // or if it runs on another GPU model than the head's (it cannot take the head's GPUs).
+    const int head_model = job_model_[pending_.front()];
     double shadow = Shadow(pending_.front());
     int tried = 0;
     for (auto it = std::next(pending_.begin()); it != pending_.end() && tried < kBackfillDepth;) {
@@ -215,7 +217,9 @@ class Sim {
         continue;
       }
       ++tried;
-      if (t + j.duration <= shadow && TryStart(*it, t)) {
+      const int model = job_model_[*it];
+      const bool disjoint = head_model >= 0 && model >= 0 && model != head_model;
+      if ((disjoint || t + j.duration <= shadow) && TryStart(*it, t)) {
         it = pending_.erase(it);
       } else {
         ++it;

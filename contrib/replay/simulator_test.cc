@@ -270,6 +270,7 @@ TEST(SimulatorModelTest, TypedJobsRunOnlyOnTheirModel) {
 
 // EASY backfill reserves the head's start from GPUs of its model: with the A100 nodes free,
 // counting every GPU put no reservation on a waiting H100 job, and a long H100 job jumped it.
+// A job of another model backfills whatever its length.
 TEST(SimulatorModelTest, BackfillReservesTheHeadsModel) {
   auto topo = LoadTopologyFile("tests/fixtures/topologies/two-models.yaml");  // 2 H100, 2 A100
   ASSERT_THAT(topo, IsOk());
@@ -286,10 +287,12 @@ TEST(SimulatorModelTest, BackfillReservesTheHeadsModel) {
     return j;
   };
   std::vector<TraceJob> jobs = {job("a", 0, 100, 8), job("head", 1, 100, 16),
-                                job("long", 2, 500, 8)};
+                                job("long", 2, 500, 8), job("a100", 3, 500, 8)};
+  jobs[3].gpu_model = "A100";
   SimResult r = Simulate(engine, jobs, SimOptions{});
   EXPECT_DOUBLE_EQ(r.jobs[1].start, 100);  // when a frees its 8 H100: 8 + 8 = 16
   EXPECT_DOUBLE_EQ(r.jobs[2].start, 200);  // 2 + 500 > 100: not backfilled; after head
+  EXPECT_DOUBLE_EQ(r.jobs[3].start, 3);    // another model: it cannot delay the head
 }
 
 }  // namespace
