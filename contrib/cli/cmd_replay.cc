@@ -190,6 +190,7 @@ int Replay(const ReplayArgs& a) {
   std::cout << "trace " << a.trace << " (" << replay::TraceFormatName(trace->format)
             << "): " << trace->jobs.size() << " jobs, " << trace->malformed << " malformed lines";
   for (const auto& [reason, n] : trace->skipped) std::cout << ", " << n << " skipped: " << reason;
+  for (const auto& [reason, n] : trace->relaxed) std::cout << ", " << n << " relaxed: " << reason;
   std::cout << "\n" << replay::SummaryText(summary);
   if (!a.out.empty()) {
     std::error_code ec;

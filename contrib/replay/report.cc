@@ -133,11 +133,14 @@ nlohmann::json SummaryJson(const ReplayRun& run) {
                      {"nodes", run.topo->num_nodes()}};
   json skipped = json::object();
   for (const auto& [reason, n] : run.trace->skipped) skipped[reason] = n;
+  json relaxed = json::object();
+  for (const auto& [reason, n] : run.trace->relaxed) relaxed[reason] = n;
   out["trace"] = {{"file", run.trace_file},
                   {"format", TraceFormatName(run.trace->format)},
                   {"jobs", run.trace->jobs.size()},
                   {"malformed_lines", run.trace->malformed},
-                  {"skipped", skipped}};
+                  {"skipped", skipped},
+                  {"relaxed", relaxed}};
   out["options"] = {{"scheduler", run.options.scheduler == Scheduler::kFifo ? "fifo" : "backfill"},
                     {"load_scale", run.options.load_scale},
                     {"comm_share", run.options.comm_share},

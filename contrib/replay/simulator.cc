@@ -22,9 +22,11 @@ struct Shape {
   double best_comm = 0;  // on the empty cluster
 };
 
+// Everything RequestOf reads; the GPU model last, so that a '/' in it cannot make two
+// shapes one key.
 std::string ShapeKey(const TraceJob& j) {
   return absl::StrCat(j.gpus, "/", j.nodes, "/", j.tp, "/", j.pp, "/", j.dp, "/",
-                      static_cast<int>(j.nvl));
+                      static_cast<int>(j.nvl), "/", j.gpu_model);
 }
 
 class Sim {
@@ -36,10 +38,13 @@ class Sim {
         jobs_(jobs),
         options_(options),
         state_(engine.topology_ptr()),
-        empty_(engine.topology_ptr()) {
+        empty_(engine.topology_ptr()),
+        job_model_(jobs.size(), -1),
+        free_by_model_(topo_.gpu_models().size(), 0) {
     result_.policy = engine.policy().name;
     result_.jobs.resize(jobs.size());
     for (size_t i = 0; i < jobs.size(); ++i) result_.jobs[i].job = &jobs[i];
+    for (const Node& n : topo_.nodes()) free_by_model_[n.model] += static_cast<int>(n.gpus.size());
   }
 
   SimResult Run(const std::function<void(size_t, size_t)>& progress) {
@@ -87,6 +92,7 @@ class Sim {
         int idx = running_.top().second;
         running_.pop();
         (void)state_.Release(result_.jobs[idx].ranks);
+        for (GpuId g : result_.jobs[idx].ranks) ++free_by_model_[ModelOfGpu(g)];
         ++finished;
       }
       while (next_arrival < arrivals.size() && Submit(jobs_[arrivals[next_arrival]]) <= t) {
@@ -106,6 +112,13 @@ class Sim {
 
  private:
   double Submit(const TraceJob& j) const { return j.submit / options_.load_scale; }
+
+  int ModelOfGpu(GpuId g) const { return topo_.nodes()[topo_.gpus()[g].node].model; }
+  // Free GPUs pending job `idx` may use: those of its GPU model, or all when it names none.
+  int FreeFor(int idx) const {
+    int model = job_model_[idx];
+    return model < 0 ? state_.num_free() : free_by_model_[model];
+  }
 
   const Shape& ShapeOf(const TraceJob& j) {
     std::string key = ShapeKey(j);
@@ -134,19 +147,21 @@ class Sim {
       ++*finished;
       return;
     }
+    job_model_[idx] = shape.request->gpu_model;
     pending_.push_back(idx);
   }
 
   // Tries to start pending job `idx` now. True when it started.
   bool TryStart(int idx, double t) {
     const TraceJob& j = jobs_[idx];
-    if (j.gpus > state_.num_free()) return false;  // cheap: no engine call
+    if (j.gpus > FreeFor(idx)) return false;  // cheap: no engine call
     const Shape& shape = ShapeOf(j);
     PlacementResult r = engine_.Place(state_, *shape.request);
     ++result_.decisions;
     if (!r.placed) return false;
     JobRecord& rec = result_.jobs[idx];
     (void)state_.Allocate(r.ranks);
+    for (GpuId g : r.ranks) --free_by_model_[ModelOfGpu(g)];
     rec.start = t;
     rec.ranks = std::move(r.ranks);
     rec.job_tier = r.job_tier;
@@ -167,13 +182,20 @@ class Sim {
     return true;
   }
 
-  // The earliest time the head job could have enough free GPUs, counting GPUs only.
+  // The earliest time the head job could have enough free GPUs of its model (any model when
+  // it names none), counting GPUs only.
   double Shadow(int head) const {
-    int need = jobs_[head].gpus - state_.num_free();
+    const int model = job_model_[head];
+    int need = jobs_[head].gpus - FreeFor(head);
     if (need <= 0) return std::numeric_limits<double>::infinity();  // topology blocks it
     auto copy = running_;
     while (!copy.empty()) {
-      need -= static_cast<int>(result_.jobs[copy.top().second].ranks.size());
+      const std::vector<GpuId>& ranks = result_.jobs[copy.top().second].ranks;
+      if (model < 0) {
+        need -= static_cast<int>(ranks.size());
+      } else {
+        for (GpuId g : ranks) need -= ModelOfGpu(g) == model;
+      }
       if (need <= 0) return copy.top().first;
       copy.pop();
     }
@@ -183,17 +205,21 @@ class Sim {
   void Schedule(double t) {
     while (!pending_.empty() && TryStart(pending_.front(), t)) pending_.pop_front();
     if (options_.scheduler != Scheduler::kBackfill || pending_.size() < 2) return;
-    // EASY backfill: a later job may start now if it ends before the head's reservation.
+    // EASY backfill: a later job may start now if it ends before the head's reservation,
+    // or if it runs on another GPU model than the head's (it cannot take the head's GPUs).
+    const int head_model = job_model_[pending_.front()];
     double shadow = Shadow(pending_.front());
     int tried = 0;
     for (auto it = std::next(pending_.begin()); it != pending_.end() && tried < kBackfillDepth;) {
       const TraceJob& j = jobs_[*it];
-      if (j.gpus > state_.num_free()) {
+      if (j.gpus > FreeFor(*it)) {
         ++it;
         continue;
       }
       ++tried;
-      if (t + j.duration <= shadow && TryStart(*it, t)) {
+      const int model = job_model_[*it];
+      const bool disjoint = head_model >= 0 && model >= 0 && model != head_model;
+      if ((disjoint || t + j.duration <= shadow) && TryStart(*it, t)) {
         it = pending_.erase(it);
       } else {
         ++it;
@@ -208,7 +234,7 @@ class Sim {
     for (int idx : pending_) {
       if (++depth > kBackfillDepth) break;
       const TraceJob& j = jobs_[idx];
-      if (j.gpus > state_.num_free()) continue;
+      if (j.gpus > FreeFor(idx)) continue;
       int chunk = (j.tp > 1 && j.nvl != NvlMode::kOff) ? j.tp : 1;
       min_chunk = std::min(min_chunk, chunk);
     }
@@ -232,6 +258,8 @@ class Sim {
                       std::greater<std::pair<double, int>>>
       running_;
   std::map<std::string, Shape> shapes_;
+  std::vector<int> job_model_;      // per job: its request's GPU model, -1 for any
+  std::vector<int> free_by_model_;  // free GPUs of each GPU model
 };
 
 }  // namespace

@@ -232,5 +232,68 @@ TEST_F(SimulatorTest, SamplesStayBoundedOnALongReplay) {
   for (size_t i = 1; i + 1 < r.samples.size(); ++i) EXPECT_EQ(r.samples[i].busy_gpus, 64);
 }
 
+// A typed job runs only on its model's nodes, and waits for them while the other model is
+// free; a model the cluster lacks is a rejected job with the reason, not a crash (issue 11:
+// the replay dropped TraceJob.gpu_model and placed typed jobs on any model).
+TEST(SimulatorModelTest, TypedJobsRunOnlyOnTheirModel) {
+  auto topo = LoadTopologyFile("tests/fixtures/topologies/two-models.yaml");  // 2 H100, 2 A100
+  ASSERT_THAT(topo, IsOk());
+  auto policy = LoadPolicy("configs/policies/topo.yaml");
+  ASSERT_THAT(policy, IsOk());
+  Engine engine(*topo, *policy);
+  auto job = [](const char* id, double submit, int gpus, const char* model) {
+    TraceJob j;
+    j.id = id;
+    j.submit = submit;
+    j.duration = 100;
+    j.gpus = gpus;
+    j.gpu_model = model;
+    return j;
+  };
+  std::vector<TraceJob> jobs = {job("h1", 0, 16, "H100"), job("h2", 1, 8, "h100"),
+                                job("any", 2, 8, ""), job("b200", 3, 8, "B200")};
+  jobs[2].duration = 50;  // ends at 52, before h2's reservation at 100: backfilled
+  SimResult r = Simulate(engine, jobs, SimOptions{});
+  ASSERT_EQ(r.jobs.size(), 4u);
+  EXPECT_DOUBLE_EQ(r.jobs[0].start, 0);
+  EXPECT_DOUBLE_EQ(r.jobs[1].start, 100);  // both H100 nodes busy until h1 ends at 0 + 100
+  EXPECT_DOUBLE_EQ(r.jobs[2].start, 2);    // any model: an A100 node at once
+  for (GpuId g : r.jobs[2].ranks) EXPECT_EQ((*topo)->nodes()[(*topo)->gpus()[g].node].model, 1);
+  for (int i : {0, 1}) {
+    for (GpuId g : r.jobs[i].ranks) {
+      EXPECT_EQ((*topo)->nodes()[(*topo)->gpus()[g].node].model, 0) << jobs[i].id;  // H100
+    }
+  }
+  EXPECT_TRUE(r.jobs[3].rejected);
+  EXPECT_THAT(r.jobs[3].reason, HasSubstr("GPU model 'B200' is not in cluster two-models"));
+}
+
+// EASY backfill reserves the head's start from GPUs of its model: with the A100 nodes free,
+// counting every GPU put no reservation on a waiting H100 job, and a long H100 job jumped it.
+// A job of another model backfills whatever its length.
+TEST(SimulatorModelTest, BackfillReservesTheHeadsModel) {
+  auto topo = LoadTopologyFile("tests/fixtures/topologies/two-models.yaml");  // 2 H100, 2 A100
+  ASSERT_THAT(topo, IsOk());
+  auto policy = LoadPolicy("configs/policies/topo.yaml");
+  ASSERT_THAT(policy, IsOk());
+  Engine engine(*topo, *policy);
+  auto job = [](const char* id, double submit, double duration, int gpus) {
+    TraceJob j;
+    j.id = id;
+    j.submit = submit;
+    j.duration = duration;
+    j.gpus = gpus;
+    j.gpu_model = "H100";
+    return j;
+  };
+  std::vector<TraceJob> jobs = {job("a", 0, 100, 8), job("head", 1, 100, 16),
+                                job("long", 2, 500, 8), job("a100", 3, 500, 8)};
+  jobs[3].gpu_model = "A100";
+  SimResult r = Simulate(engine, jobs, SimOptions{});
+  EXPECT_DOUBLE_EQ(r.jobs[1].start, 100);  // when a frees its 8 H100: 8 + 8 = 16
+  EXPECT_DOUBLE_EQ(r.jobs[2].start, 200);  // 2 + 500 > 100: not backfilled; after head
+  EXPECT_DOUBLE_EQ(r.jobs[3].start, 3);    // another model: it cannot delay the head
+}
+
 }  // namespace
 }  // namespace nvlplace::replay

@@ -1,9 +1,11 @@
 // Job trace readers. Column mappings (documented in README.md, "Replay"):
 //   native:  submit,duration,gpus[,nodes,tp,pp,dp,nvl,id]   (seconds; nvl strict|prefer|off)
-//   sacct:   --parsable2 with JobID|Submit|Start|End|NNodes|AllocTRES (gres/gpu[:type]=N);
-//            steps (JobID with '.') skipped; duration = End - Start
-//   openb:   name,...,num_gpu,gpu_milli,...,creation_time,deletion_time,scheduled_time;
-//            submit = creation_time, duration = deletion_time - scheduled_time
+//   sacct:   --parsable2 with JobID|Submit|Start|End|NNodes|AllocTRES; GPUs from gres/gpu=N,
+//            else the one gres/gpu:TYPE=N (TYPE: the GPU model); NNodes kept when it divides
+//            the GPUs; steps (JobID with '.') skipped; duration = End - Start
+//   openb:   name,...,num_gpu,gpu_milli,gpu_spec,...,creation_time,deletion_time,
+//            scheduled_time; submit = creation_time, duration = deletion_time -
+//            scheduled_time; gpu_spec naming one model is the GPU model
 //   swf:     18 fields; 2 submit, 4 run time, 5 allocated processors (taken as GPUs; 8 if -1)
 //   helios:  job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,
 //            duration,queue
@@ -152,6 +154,10 @@ absl::Status CheckJobShape(const TraceJob& j) {
     return absl::InvalidArgumentError(
         absl::StrCat("gpus=", j.gpus, " is not from 1 to ", limits::kMaxJobGpus));
   }
+  if (j.gpu_model.size() > limits::kMaxNameBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GPU model ", Esc(j.gpu_model), " is longer than ", limits::kMaxNameBytes, " bytes"));
+  }
   return CheckRequestSizes(RequestOf(j));
 }
 
@@ -173,8 +179,9 @@ class Reader {
   }
   void Skip(const std::string& reason) { ++trace_->skipped[reason]; }
   // Adds a job that passes CheckTraceJob (else the line is malformed), or counts it as
-  // skipped ("no GPU") when it asks for none. Too many jobs is fatal.
-  absl::Status AddGpuJob(TraceJob job) {
+  // skipped ("no GPU") when it asks for none. Too many jobs is fatal. `relaxed`, when set,
+  // says what the job was read without; it is counted once the job is added.
+  absl::Status AddGpuJob(TraceJob job, const char* relaxed = nullptr) {
     if (job.gpus == 0) {
       Skip("no GPU");
       return absl::OkStatus();
@@ -188,6 +195,7 @@ class Reader {
                                                      " jobs in one trace; split the trace"));
     }
     trace_->jobs.push_back(std::move(job));
+    if (relaxed != nullptr) ++trace_->relaxed[relaxed];
     return absl::OkStatus();
   }
   const TraceOptions& options() const { return options_; }
@@ -309,12 +317,73 @@ absl::Status ReadNative(absl::string_view text, const std::string& file, Reader&
       });
 }
 
+// The GPUs of one sacct AllocTRES: the total (gres/gpu=N) and the typed entries
+// (gres/gpu:TYPE=N, one per GPU model the accounting tracks), names in any case.
+struct GpuTres {
+  int total = -1;        // gres/gpu=N; -1 when absent
+  std::string type;      // the first TYPE with N > 0, as written; "" when none
+  int type_count = 0;    // its N
+  bool several = false;  // another TYPE with N > 0
+};
+
+// Reads the GPU entries of `alloc`; other TRES (cpu, mem, gres/gpumem, ...) are ignored.
+// RET InvalidArgument naming the entry for a count that is not a whole number from 0 to
+// kMaxJobGpus, an empty TYPE, or a name given twice.
+absl::StatusOr<GpuTres> ReadGpuTres(absl::string_view alloc) {
+  constexpr absl::string_view kGpu = "gres/gpu";
+  GpuTres out;
+  for (absl::string_view tres : absl::StrSplit(alloc, ',')) {
+    size_t eq = tres.find('=');
+    absl::string_view name = tres.substr(0, eq);
+    if (!absl::StartsWithIgnoreCase(name, kGpu)) continue;
+    absl::string_view rest = name.substr(kGpu.size());
+    bool typed = absl::StartsWith(rest, ":");
+    if (!rest.empty() && !typed) continue;  // gres/gpumem, gres/gpu_util: not GPUs
+    absl::string_view type = typed ? rest.substr(1) : "";
+    int n = 0;
+    if (eq == absl::string_view::npos ||
+        !ParseCount(tres.substr(eq + 1), 0, limits::kMaxJobGpus, &n)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "AllocTRES ", Esc(tres), " has no GPU count from 0 to ", limits::kMaxJobGpus));
+    }
+    if (typed && type.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("AllocTRES ", Esc(tres), " has no GPU type after 'gres/gpu:'"));
+    }
+    if (!typed) {
+      if (out.total >= 0) {
+        return absl::InvalidArgumentError(absl::StrCat("AllocTRES gives ", Esc(name), " twice"));
+      }
+      out.total = n;
+    } else if (!out.type.empty() && absl::EqualsIgnoreCase(type, out.type)) {
+      return absl::InvalidArgumentError(absl::StrCat("AllocTRES gives ", Esc(name), " twice"));
+    } else if (n > 0 && out.type.empty()) {
+      out.type = std::string(type);
+      out.type_count = n;
+    } else if (n > 0) {
+      out.several = true;
+    }
+  }
+  return out;
+}
+
+// Reasons a sacct line is skipped or read in part (the keys of Trace::skipped and ::relaxed).
+constexpr char kSacctStep[] = "job step (JobID with '.'; its job's line is replayed)";
+constexpr char kSacctSeveralTypes[] = "GPUs of several types (gres/gpu:TYPE for two TYPEs)";
+constexpr char kSacctTypedAndUntyped[] =
+    "GPUs of a type and of no type (gres/gpu:TYPE below gres/gpu)";
+constexpr char kSacctUnevenNodes[] =
+    "NNodes does not divide the GPUs: replayed on any number of nodes";
+
 absl::Status ReadSacct(absl::string_view text, const std::string& file, Reader& r) {
   return ForEachTableRow(
       text, '|', file, "sacct", {"jobid", "submit", "start", "end", "alloctres"}, false, r,
       [&](const Row& f) {
         std::string id = f["jobid"];
-        if (id.find('.') != std::string::npos) return absl::OkStatus();  // a job step
+        if (id.find('.') != std::string::npos) {
+          r.Skip(kSacctStep);
+          return absl::OkStatus();
+        }
         TraceJob j;
         j.line = f.line;
         j.id = CleanId(id);
@@ -331,22 +400,71 @@ absl::Status ReadSacct(absl::string_view text, const std::string& file, Reader& 
         std::string span = CheckSpan("Start", start, "End", end);
         if (!span.empty()) return r.Bad(f.line, span);
         j.duration = end - start;
-        // NNodes is what the job got, not what it asked: left as "any number of nodes".
-        std::string alloc = f["alloctres"];
-        for (absl::string_view tres : absl::StrSplit(alloc, ',')) {
-          if (!absl::StartsWith(tres, "gres/gpu")) continue;
-          size_t eq = tres.find('=');
-          absl::string_view name = tres.substr(0, eq);
-          if (name != "gres/gpu") continue;  // typed entries repeat the total
-          if (eq == absl::string_view::npos ||
-              !ParseCount(tres.substr(eq + 1), 0, limits::kMaxJobGpus, &j.gpus)) {
-            return r.Bad(f.line, absl::StrCat("AllocTRES ", Esc(tres),
-                                              " has no GPU count from 0 to ", limits::kMaxJobGpus));
+        // NNodes is the nodes the job got: kept as "exactly that many" when the GPUs split
+        // evenly over them (the shape Slurm gave, --nodes with --gpus-per-node); otherwise
+        // the job is replayed on any number of nodes and counted as relaxed.
+        int nnodes = 0;
+        std::string nnodes_text = f["nnodes"];
+        if (!nnodes_text.empty() && !ParseCount(nnodes_text, 0, limits::kMaxJobNodes, &nnodes)) {
+          return r.Bad(f.line, NotACount("NNodes", nnodes_text, 0, limits::kMaxJobNodes));
+        }
+        absl::StatusOr<GpuTres> gpus = ReadGpuTres(f["alloctres"]);
+        if (!gpus.ok()) return r.Bad(f.line, gpus.status().message());
+        if (gpus->several) {
+          r.Skip(kSacctSeveralTypes);
+          return absl::OkStatus();
+        }
+        if (gpus->total < 0) {
+          j.gpus = gpus->type_count;  // typed only: the accounting tracks only the types
+        } else if (gpus->type.empty() || gpus->type_count == gpus->total) {
+          j.gpus = gpus->total;
+        } else if (gpus->type_count > gpus->total) {
+          return r.Bad(f.line,
+                       absl::StrCat("AllocTRES has ", gpus->type_count, " GPUs of type ",
+                                    Esc(gpus->type), ", more than its gres/gpu=", gpus->total));
+        } else {
+          // Some GPUs of a type the accounting does not track: more than one model.
+          r.Skip(kSacctTypedAndUntyped);
+          return absl::OkStatus();
+        }
+        j.gpu_model = gpus->type;
+        const char* relaxed = nullptr;
+        if (nnodes > 0 && j.gpus > 0) {
+          if (j.gpus % nnodes == 0) {
+            j.nodes = nnodes;
+          } else {
+            relaxed = kSacctUnevenNodes;
           }
         }
-        return r.AddGpuJob(std::move(j));
+        return r.AddGpuJob(std::move(j), relaxed);
       });
 }
+
+// An openb gpu_spec: "" or "nan" (no constraint), one model ("V100M32", "T4", "G2"), or the
+// models a pod accepts separated by '|' ("V100M16|V100M32").
+struct OpenbSpec {
+  std::string model;     // the one model named (repeats and empty options ignored), or ""
+  bool several = false;  // more than one model named: any model serves here
+};
+
+OpenbSpec ReadOpenbSpec(absl::string_view spec) {
+  OpenbSpec out;
+  absl::string_view model;
+  for (absl::string_view option : absl::StrSplit(spec, '|')) {
+    option = absl::StripAsciiWhitespace(option);
+    if (option.empty() || absl::EqualsIgnoreCase(option, "nan")) continue;
+    if (model.empty()) {
+      model = option;
+    } else if (!absl::EqualsIgnoreCase(option, model)) {
+      out.several = true;
+      return out;
+    }
+  }
+  out.model = std::string(model);
+  return out;
+}
+
+constexpr char kOpenbSeveralModels[] = "gpu_spec names several GPU models: replayed on any model";
 
 absl::Status ReadOpenb(absl::string_view text, const std::string& file, Reader& r) {
   return ForEachTableRow(
@@ -385,7 +503,9 @@ absl::Status ReadOpenb(absl::string_view text, const std::string& file, Reader& 
         }
         j.duration = deleted - scheduled;
         j.nodes = 1;  // openb pods are single-node
-        return r.AddGpuJob(std::move(j));
+        OpenbSpec spec = ReadOpenbSpec(f["gpu_spec"]);
+        j.gpu_model = std::move(spec.model);
+        return r.AddGpuJob(std::move(j), spec.several ? kOpenbSeveralModels : nullptr);
       });
 }
 
@@ -863,6 +983,7 @@ RequestSpec RequestOf(const TraceJob& j) {
   s.pp = j.pp;
   s.dp = j.dp;
   s.nvl = j.nvl;
+  s.gpu_model = j.gpu_model;
   return s;
 }
 

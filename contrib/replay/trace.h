@@ -20,18 +20,23 @@ struct TraceJob {
   double submit = 0;           // seconds from the trace start, in [0, limits::kMaxSeconds]
   double duration = 0;         // recorded run time, seconds, in [0, limits::kMaxSeconds]
   int gpus = 0;                // 1 .. limits::kMaxJobGpus
-  int nodes = 0;               // 0: any
+  int nodes = 0;               // 0: any; else exactly this many, the GPUs split evenly
   int tp = 0, pp = 0, dp = 0;  // 0: not given
   NvlMode nvl = NvlMode::kStrict;
+  // "" (any model), or the GPU model (Slurm's GRES type, openb's gpu_spec) as the trace
+  // writes it, at most limits::kMaxNameBytes; ResolveRequest matches it in any case.
+  std::string gpu_model;
   int line = 0;  // where it came from (Philly: the line of the job's '{')
 };
 
-// The job's placement request as the trace gives it (GPUs, nodes, sizes, NVLink mode);
+// The job's placement request as the trace gives it (GPUs, nodes, sizes, NVLink mode, GPU
+// model);
 // ResolveRequest checks it against a cluster, CheckRequestSizes without one.
 RequestSpec RequestOf(const TraceJob& job);
 
 // What a job must be for Simulate: submit and duration finite and in [0, kMaxSeconds], GPUs
-// in 1 .. kMaxJobGpus, sizes that CheckRequestSizes accepts. InvalidArgument otherwise.
+// in 1 .. kMaxJobGpus, sizes that CheckRequestSizes accepts, a GPU model of at most
+// kMaxNameBytes. InvalidArgument otherwise.
 absl::Status CheckTraceJob(const TraceJob& job);
 
 enum class TraceFormat { kAuto, kNative, kSacct, kOpenb, kSwf, kHelios, kPhilly };
@@ -51,6 +56,9 @@ struct Trace {
   int malformed = 0;                   // lines that could not be read
   std::vector<std::string> problems;   // "file:line: message", first 20
   std::map<std::string, int> skipped;  // reason -> jobs skipped on purpose
+  // reason -> jobs read with part of what the trace says left out (sacct NNodes that do not
+  // divide the GPUs, openb gpu_spec naming several models): replayed, and counted here.
+  std::map<std::string, int> relaxed;
 };
 
 // Detects the format from the first lines: a header naming the columns, ';' SWF comments,
@@ -58,8 +66,9 @@ struct Trace {
 TraceFormat DetectTraceFormat(absl::string_view text);
 
 // Reads a whole trace. Malformed lines are counted and reported with file:line (fatal with
-// options.strict); lines skipped on purpose (no GPU, a failed job with no run time) are
-// counted by reason. Nothing is dropped silently.
+// options.strict); lines skipped on purpose (no GPU, a failed job with no run time, a sacct
+// job step, a job on GPUs of several types) are counted by reason, and so are jobs read with
+// part of their request left out (Trace::relaxed). Nothing is dropped silently.
 // Every number is checked: times are dates (UTC) or seconds in [0, limits::kMaxTimestamp],
 // finite; durations finite in [0, limits::kMaxSeconds] (End before Start is malformed);
 // GPU counts whole numbers in [0, limits::kMaxJobGpus] (0: skipped, "no GPU"); TP, PP and DP

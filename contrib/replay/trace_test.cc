@@ -25,6 +25,13 @@ Trace Read(const std::string& file, TraceFormat format = TraceFormat::kAuto,
   return t.ok() ? *t : Trace{};
 }
 
+// Reads `text` as `format`; not strict.
+Trace ReadText(const std::string& text, TraceFormat format, TraceOptions options = {}) {
+  absl::StatusOr<Trace> t = ReadTrace(text, "t", format, options);
+  EXPECT_THAT(t, IsOk());
+  return t.ok() ? *t : Trace{};
+}
+
 TEST(TraceTest, Native) {
   Trace t = Read("tests/fixtures/traces/native.csv");
   EXPECT_EQ(t.format, TraceFormat::kNative);
@@ -67,10 +74,80 @@ TEST(TraceTest, Sacct) {
   ASSERT_EQ(t.jobs.size(), 2u);  // 101 and 102; the step, the unstarted and the CPU job not
   EXPECT_EQ(t.jobs[0].id, "101");
   EXPECT_EQ(t.jobs[0].gpus, 16);
+  EXPECT_EQ(t.jobs[0].nodes, 2);           // NNodes 2: 16 / 2 = 8 GPUs on each
+  EXPECT_EQ(t.jobs[0].gpu_model, "h100");  // gres/gpu:h100=16 repeats gres/gpu=16
+  EXPECT_EQ(t.jobs[1].gpu_model, "");      // gres/gpu=4 only: any model
   EXPECT_DOUBLE_EQ(t.jobs[0].duration, 3600);
   EXPECT_DOUBLE_EQ(t.jobs[1].submit, 600);  // 00:10:00 after the first submit
   EXPECT_EQ(t.skipped["no GPU"], 1);
   EXPECT_EQ(t.skipped["never started or not finished (Start/End Unknown)"], 1);
+  EXPECT_EQ(t.skipped["job step (JobID with '.'; its job's line is replayed)"], 1);  // 101.batch
+}
+
+// Typed GPU TRES (issue 11): a job whose AllocTRES has only gres/gpu:TYPE=N was skipped as
+// "no GPU", NNodes was ignored, and job steps were dropped without a count.
+TEST(TraceTest, SacctTypedGpusNodesAndSteps) {
+  Trace t = Read("tests/fixtures/traces/sacct-typed.txt");
+  ASSERT_EQ(t.format, TraceFormat::kSacct);
+  struct Want {
+    const char* id;
+    int gpus, nodes;
+    const char* model;
+  };
+  const std::vector<Want> want = {
+      {"201", 8, 1, "h100"},   // gres/gpu:h100=8 alone
+      {"202", 16, 2, "A100"},  // typed and untyped agree; the type as written
+      {"203", 4, 1, ""},       // untyped: any model
+      {"204", 16, 2, "h100"},
+      {"205", 8, 1, "b200"},   // read; the replay refuses a model its cluster lacks
+      {"208", 6, 0, "h100"},   // 6 GPUs on NNodes 4 do not split evenly: any number of nodes
+      {"209", 2, 1, "A100"},   // GRES/GPU:A100: the name in any case
+      {"210", 24, 3, "h100"},  // 24 / 3 = 8 per node
+  };
+  ASSERT_EQ(t.jobs.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE(want[i].id);
+    EXPECT_EQ(t.jobs[i].id, want[i].id);
+    EXPECT_EQ(t.jobs[i].gpus, want[i].gpus);
+    EXPECT_EQ(t.jobs[i].nodes, want[i].nodes);
+    EXPECT_EQ(t.jobs[i].gpu_model, want[i].model);
+    EXPECT_EQ(RequestOf(t.jobs[i]).gpu_model, want[i].model);
+  }
+  EXPECT_EQ(t.skipped["job step (JobID with '.'; its job's line is replayed)"], 2);
+  EXPECT_EQ(t.skipped["GPUs of several types (gres/gpu:TYPE for two TYPEs)"], 1);  // 206
+  EXPECT_EQ(t.skipped["GPUs of a type and of no type (gres/gpu:TYPE below gres/gpu)"],
+            1);  // 207: gres/gpu:h100=8 of gres/gpu=16
+  EXPECT_EQ(t.skipped.size(), 3u);
+  EXPECT_EQ(t.relaxed["NNodes does not divide the GPUs: replayed on any number of nodes"], 1);
+  EXPECT_EQ(t.relaxed.size(), 1u);
+  // 211: End before Start, a malformed line with its place and reason.
+  EXPECT_EQ(t.malformed, 1);
+  ASSERT_EQ(t.problems.size(), 1u);
+  EXPECT_EQ(t.problems[0],
+            "tests/fixtures/traces/sacct-typed.txt:14: End is before Start (-1800 s): not a run "
+            "time");
+}
+
+TEST(TraceTest, OpenbGpuSpecNamesTheModel) {
+  Trace t = ReadText(
+      "name,num_gpu,gpu_milli,gpu_spec,creation_time,deletion_time,scheduled_time\n"
+      "any,1,1000,,0,100,0\n"
+      "nan,1,1000,nan,1,100,1\n"
+      "v100,8,1000,V100M32,2,100,2\n"
+      "t4,1,500,T4,3,100,3\n"
+      "g2,2,1000,G2|g2,4,100,4\n"  // one model named twice: that model
+      "v100-any,1,1000,V100M16|V100M32,5,100,5\n"
+      "options,4,1000,\"A10|G2|T4|V100M16|V100M32\",6,100,6\n"
+      "empty-options,1,1000,|,7,100,7\n",
+      TraceFormat::kOpenb);
+  ASSERT_EQ(t.jobs.size(), 8u);
+  const std::vector<std::string> models = {"", "", "V100M32", "T4", "G2", "", "", ""};
+  for (size_t i = 0; i < models.size(); ++i) {
+    EXPECT_EQ(t.jobs[i].gpu_model, models[i]) << t.jobs[i].id;
+    EXPECT_EQ(t.jobs[i].nodes, 1) << t.jobs[i].id;
+  }
+  EXPECT_EQ(t.relaxed["gpu_spec names several GPU models: replayed on any model"], 2);
+  EXPECT_EQ(t.malformed, 0);
 }
 
 TEST(TraceTest, Swf) {
@@ -121,13 +198,6 @@ TEST(TraceTest, MissingColumnIsBadInput) {
 }
 
 // ---- every numeric field is checked: a bad row is a malformed line, never a job ----------
-
-// Reads `text` as `format`; not strict.
-Trace ReadText(const std::string& text, TraceFormat format, TraceOptions options = {}) {
-  absl::StatusOr<Trace> t = ReadTrace(text, "t", format, options);
-  EXPECT_THAT(t, IsOk());
-  return t.ok() ? *t : Trace{};
-}
 
 struct BadRows {
   const char* name;
@@ -200,6 +270,24 @@ INSTANTIATE_TEST_SUITE_P(
                  "t:6: Start 'nan'", "t:7: End 'inf'", "t:8: End is before Start (-50 s)",
                  "t:9: AllocTRES 'gres/gpu=-8' has no GPU count",
                  "t:10: Submit '2026-01-01T00:00:00x'"}},
+        BadRows{
+            "sacct_gpus",
+            TraceFormat::kSacct,
+            "JobID|Submit|Start|End|NNodes|AllocTRES\n"
+            "1|0|0|100|1|gres/gpu:h100=8\n"
+            "2|0|0|100|x|gres/gpu=8\n"
+            "3|0|0|100|1048577|gres/gpu=8\n"
+            "4|0|0|100|1|gres/gpu:=8\n"
+            "5|0|0|100|1|gres/gpu:h100=9,gres/gpu=8\n"
+            "6|0|0|100|1|gres/gpu=8,gres/gpu=8\n"
+            "7|0|0|100|1|gres/gpu:h100=4,gres/gpu:H100=4\n"
+            "8|0|0|100|1|gres/gpu:h100=eight\n",
+            7,
+            {"t:3: NNodes 'x' is not a whole number from 0 to 1048576", "t:4: NNodes '1048577'",
+             "t:5: AllocTRES 'gres/gpu:=8' has no GPU type",
+             "t:6: AllocTRES has 9 GPUs of type 'h100', more than its gres/gpu=8",
+             "t:7: AllocTRES gives 'gres/gpu' twice", "t:8: AllocTRES gives 'gres/gpu:H100' twice",
+             "t:9: AllocTRES 'gres/gpu:h100=eight' has no GPU count from 0 to 16777216"}},
         BadRows{
             "openb",
             TraceFormat::kOpenb,
@@ -389,6 +477,12 @@ TEST(TraceTest, CheckTraceJob) {
   j.pp = 65536;
   EXPECT_THAT(CheckTraceJob(j),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("lower tp or pp")));
+  j.tp = j.pp = 0;
+  j.gpu_model = std::string(limits::kMaxNameBytes, 'h');
+  EXPECT_THAT(CheckTraceJob(j), IsOk());
+  j.gpu_model += 'h';
+  EXPECT_THAT(CheckTraceJob(j),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is longer than 64 bytes")));
 }
 
 TEST(TraceTest, FormatNames) {
