@@ -426,12 +426,14 @@ Decider::Placement Decider::Place(const RequestSpec& given, const std::vector<Li
   // The live state: every GPU busy except those the caller lists as free.
   std::vector<int> to_caller(topo.num_nodes(), -1);
   std::vector<bool> is_free(topo.num_gpus(), false);
-  std::fill(request->allowed_node.begin(), request->allowed_node.end(), false);
+  // A node is allowed when the request allows it (its GPU model) and Slurm offers it.
+  std::vector<bool> of_request = std::move(request->allowed_node);
+  request->allowed_node.assign(topo.num_nodes(), false);
   for (size_t i = 0; i < nodes.size(); ++i) {
     NodeId n = topo.FindNode(nodes[i].name);
     if (n < 0 || to_caller[n] >= 0) continue;  // unknown, or named twice: the first counts
     to_caller[n] = static_cast<int>(i);
-    request->allowed_node[n] = nodes[i].usable;
+    request->allowed_node[n] = nodes[i].usable && of_request[n];
     const std::vector<GpuId>& gpus = topo.nodes()[n].gpus;
     for (size_t k = 0; k < gpus.size(); ++k) {
       if (ignore_busy) is_free[gpus[k]] = true;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -331,6 +332,43 @@ TEST_F(DecisionTest, ATypedJobIsPlacedOnItsModelNamedInAnyCase) {
   EXPECT_TRUE(d->Took(0, c->layout));
   EXPECT_THAT(d->log().text, StartsWith("placed 4 GPUs (TP=4 PP=1 DP=1, nvl=strict, "
                                         "model=H100-PCIe) -> "));
+}
+
+TEST_F(DecisionTest, ATypedJobIsOfferedOnlyNodesOfItsModel) {
+  // lab-mixed: H100 node[00-05], A100 node[06-09], H100-PCIe node[10-13], cpu[0-1]. An A100
+  // job is offered only A100 nodes however many node sets are asked for, although the H100
+  // nodes (faster NVLink) would score higher; and an H100 job is not offered node06, whose
+  // 4 free GPUs are the best fit of a 4-GPU group.
+  std::string path = (dir_ / "mixed.yaml").string();
+  std::ofstream(path) << "topology: " << std::filesystem::current_path().string()
+                      << "/configs/lab-mixed.yaml\ncandidates: 16\n";
+  auto loaded = LoadPluginConfig(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  Decider mixed(*std::move(loaded));
+  std::vector<LiveNode> live;
+  for (int i = 0; i < 14; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof(name), "node%02d", i);
+    live.push_back(LiveNode{name, true, {0, 1, 2, 3, 4, 5, 6, 7}});
+  }
+  live[6].free = {4, 5, 6, 7};
+  live.push_back(LiveNode{"cpu0", true, {}});
+  for (auto [type, first, last] : {std::tuple{"A100", 6, 9}, std::tuple{"H100", 0, 5}}) {
+    SCOPED_TRACE(type);
+    SlurmJob typed = Job(19, 4, {"NVLPLACE_TP=4"});
+    typed.gpu_type = type;
+    auto d = mixed.Decide(typed, live);
+    ASSERT_EQ(d->action(), Action::kTry) << d->log().text;
+    int offered = 0;
+    for (int i = 0; const Candidate* c = d->CandidateAt(i); ++i, ++offered) {
+      for (int node : c->layout.nodes) {
+        EXPECT_GE(node, first) << c->describe;
+        EXPECT_LE(node, last) << c->describe;
+      }
+      d->Refused(i);
+    }
+    EXPECT_EQ(offered, last - first + 1);  // one node set per node of the model
+  }
 }
 
 TEST_F(DecisionTest, TheSameShapesWithoutOptionsAreLeftToConsTres) {
