@@ -68,6 +68,16 @@ TEST(PolicyTest, WeightKeysAreTheRegistrysScorers) {
                HasSubstr(absl::StrCat("allowed here: ", absl::StrJoin(ScorerNames(), ", ")))));
 }
 
+TEST(PolicyTest, MixModelsIsOffUnlessSaid) {
+  auto off = ParsePolicyYaml("name: p\ngenerators: [hierarchical]\nweights: {tier: 1}\n", "p");
+  ASSERT_THAT(off, IsOk());
+  EXPECT_FALSE((*off)->mix_models);
+  auto on = ParsePolicyYaml(
+      "name: p\ngenerators: [hierarchical]\nweights: {tier: 1}\nmix_models: true\n", "p");
+  ASSERT_THAT(on, IsOk());
+  EXPECT_TRUE((*on)->mix_models);
+}
+
 TEST(PolicyTest, GeneratorsInTheOrderWritten) {
   auto p = ParsePolicyYaml(
       "name: g\ngenerators: [random, firstfit, hierarchical]\nweights: {tier: 1}\n", "g.yaml");
@@ -116,6 +126,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadPolicy{"BadCandidates",
                   "name: p\ngenerators: [firstfit]\nweights: {nvlink: 1}\ncandidates: 0\n",
                   "p.yaml:4:13: #/candidates: candidates must be between 1 and 1024"},
+        BadPolicy{"MixModelsNotABool",
+                  "name: p\ngenerators: [firstfit]\nweights: {nvlink: 1}\nmix_models: yes\n",
+                  "p.yaml:4:13: #/mix_models: expected true or false, not 'yes'"},
         BadPolicy{"DuplicateKey", "name: p\nname: q\ngenerators: [firstfit]\nweights: {tier: 1}\n",
                   "duplicate key 'name'"}),
     [](const ::testing::TestParamInfo<BadPolicy>& info) { return std::string(info.param.name); });

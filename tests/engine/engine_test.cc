@@ -276,6 +276,82 @@ TEST(EngineTest, ExplainsTheDecision) {
   EXPECT_THAT(text, HasSubstr("best rejected:"));
 }
 
+// Mixed clusters (issue 11). kTwoModelYaml: H100 node[0-1] x 8 GPUs, A100 node[2-3] x 4.
+
+// All the GPU models of a placement.
+std::set<std::string> Models(const PlacementResult& r, const Topology& topo) {
+  std::set<std::string> out;
+  for (GpuId g : r.ranks)
+    out.insert(topo.gpu_models()[topo.nodes()[topo.gpus()[g].node].model].name);
+  return out;
+}
+
+std::shared_ptr<const Policy> MixingModels(const std::shared_ptr<const Policy>& base) {
+  auto p = std::make_shared<Policy>(*base);
+  p->mix_models = true;
+  return p;
+}
+
+TEST(EngineModelsTest, AnUntypedRequestStaysOnOneModel) {
+  auto topo = Topo(testing::kTwoModelYaml);
+  ClusterState state(topo);
+  // H100 free: node0 4, node1 8; A100 free: node2 2. Best fit alone would fill node0 and
+  // node2 (4 + 2), two models; one model at a time gives H100 only.
+  Busy(state, "node0:0-3\nnode2:0-1\nnode3\n");
+  Engine engine(topo, Pol("pack"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 6}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(Models(r, *topo), std::set<std::string>{"H100"});
+  EXPECT_THAT(r.relaxations, ::testing::IsEmpty());
+}
+
+TEST(EngineModelsTest, NoModelHoldsItAndMixingIsOff) {
+  auto topo = Topo(testing::kTwoModelYaml);
+  ClusterState state(topo);
+  Engine engine(topo, Pol("topo"));
+  // 20 GPUs: H100 has 16, A100 8.
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 20, .tp = 4}));
+  EXPECT_FALSE(r.placed);
+  EXPECT_EQ(r.reason,
+            "no GPU model has 20 free GPUs: H100 16, A100 8; ask for a model or allow mix_models");
+}
+
+TEST(EngineModelsTest, EachModelsReasonWhenOneHasTheGpusButNotTheShape) {
+  auto topo = Topo(testing::kTwoModelYaml);
+  ClusterState state(topo);
+  Busy(state, "node0:0\nnode1:0\n");  // H100: 14 free, no node wholly free for TP=8
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 8, .tp = 8}));
+  EXPECT_FALSE(r.placed);
+  EXPECT_THAT(r.reason, AllOf(HasSubstr("no single GPU model can hold the job (mix_models off); "
+                                        "H100: needs 1 TP group of 8 GPUs"),
+                              HasSubstr("; A100: needs 1 TP group of 8 GPUs")));
+}
+
+TEST(EngineModelsTest, MixModelsSpansModelsOnlyWhenNoneHoldsItAndSaysSo) {
+  auto topo = Topo(testing::kTwoModelYaml);
+  ClusterState state(topo);
+  Engine engine(topo, MixingModels(Pol("topo")));
+  PlacementResult fits = engine.Place(state, Req(*topo, {.gpus = 8}));
+  ASSERT_TRUE(fits.placed) << fits.reason;
+  EXPECT_EQ(Models(fits, *topo).size(), 1u);
+  EXPECT_THAT(fits.relaxations, ::testing::IsEmpty());
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 20, .tp = 4}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(Models(r, *topo), (std::set<std::string>{"H100", "A100"}));
+  // 16 H100 and 4 A100 (five TP groups of 4): the most first.
+  EXPECT_THAT(r.relaxations, ::testing::Contains(HasSubstr("GPU models mixed: H100 x16, A100 x4")));
+}
+
+TEST(EngineModelsTest, ATypedRequestIsNotSplitByModel) {
+  auto topo = Topo(testing::kTwoModelYaml);
+  ClusterState state(topo);
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 8, .gpu_model = "a100"}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(Models(r, *topo), std::set<std::string>{"A100"});
+}
+
 struct BadRequest {
   RequestSpec spec;
   std::string message;
