@@ -266,7 +266,7 @@ TEST(EngineTest, ExplainsTheDecision) {
   ASSERT_TRUE(r.placed);
   ASSERT_TRUE(r.best_rejected.has_value());
   EXPECT_FALSE(r.best_rejected->why.empty());
-  EXPECT_EQ(r.scores.size(), 4u);  // topo weighs nvlink, tier, comm, fragmentation
+  EXPECT_EQ(r.scores.size(), 5u);  // topo weighs nvlink, tier, comm, fragmentation, model
   nlohmann::json j = PlacementToJson(r, *topo);
   EXPECT_EQ(j["schema"], "nvlplace.placement/1");
   EXPECT_EQ(j["ranks"].size(), 16u);
@@ -341,6 +341,39 @@ TEST(EngineModelsTest, MixModelsSpansModelsOnlyWhenNoneHoldsItAndSaysSo) {
   EXPECT_EQ(Models(r, *topo), (std::set<std::string>{"H100", "A100"}));
   // 16 H100 and 4 A100 (five TP groups of 4): the most first.
   EXPECT_THAT(r.relaxations, ::testing::Contains(HasSubstr("GPU models mixed: H100 x16, A100 x4")));
+}
+
+TEST(EngineModelsTest, FasterGpusWinOverPackingIntoSmallNodes) {
+  // The issue's case, smaller: 32 GPUs, TP=1 on an empty cluster of 2-GPU T4 nodes and
+  // 8-GPU V100 nodes (two per leaf), both spanning the spine. Fill T4 nodes wholly or four
+  // V100 nodes wholly: the same on every other scorer, so without the model scorer the tie went to
+  // the first model listed, T4.
+  auto topo = Topo(R"(name: t4-v100
+tiers: [leaf, spine]
+gpu_models: [{name: T4, nvlink_gbps: 32}, {name: V100, nvlink_gbps: 300}]
+nodes:
+  - {names: "t[00-15]", gpus: 2, model: T4}
+  - {names: "v[0-7]", gpus: 8, model: V100}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "t[00-07]"}
+  - {name: leaf1, tier: leaf, nodes: "t[08-15]"}
+  - {name: leaf2, tier: leaf, nodes: "v[0-1]"}
+  - {name: leaf3, tier: leaf, nodes: "v[2-3]"}
+  - {name: leaf4, tier: leaf, nodes: "v[4-5]"}
+  - {name: leaf5, tier: leaf, nodes: "v[6-7]"}
+  - {name: spine0, tier: spine, switches: "leaf[0-5]"}
+)");
+  ClusterState state(topo);
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 32, .tp = 1}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(Models(r, *topo), std::set<std::string>{"V100"});
+  ASSERT_TRUE(r.best_rejected.has_value());
+  // model: T4 scores 100 * 32 / 300 = 10.7 against V100's 100.
+  EXPECT_THAT(r.best_rejected->why, HasSubstr("GPU model T4; lower model 10.7 vs 100.0"));
+  EXPECT_THAT(PlacementText(r, *topo), HasSubstr("\nmodel: V100 x32\n"));
+  EXPECT_EQ(PlacementToJson(r, *topo)["gpu_models"],
+            nlohmann::json::parse(R"([{"name": "V100", "gpus": 32}])"));
 }
 
 TEST(EngineModelsTest, ATypedRequestIsNotSplitByModel) {
