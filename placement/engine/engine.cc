@@ -185,10 +185,11 @@ Chunking ChooseChunking(const Hierarchy& hierarchy, const ClusterState& state, c
 // Generate: every generator of the policy in its order, over the same search state; only
 // candidates of exactly the request's GPUs are kept.
 std::vector<Candidate> GenerateCandidates(const Policy& policy, const SearchState& s, int k,
-                                          const Request& r) {
+                                          const Request& r, uint64_t decision) {
   GenerateContext ctx;
   ctx.candidates = policy.candidates;
   ctx.seed = policy.seed;
+  ctx.decision = decision;
   std::vector<Candidate> out;
   for (const std::shared_ptr<const Generator>& gen : policy.generators) {
     for (Candidate& c : gen->Generate(s, k, ctx)) {
@@ -207,9 +208,9 @@ struct Scoring {
 // and each scorer's score clamped to 0..100. Under nvl=strict a candidate that splits a TP
 // group is dropped (nodes mode can cut a TP group across hosts).
 Scoring ScoreCandidates(const Topology& topo, const ClusterState& state, const Request& r,
-                        const Policy& policy, const ModelProfile& model,
+                        const Policy& policy, const ModelProfile& model, uint64_t decision,
                         std::vector<Candidate> candidates) {
-  ScoringContext ctx{topo, state, r, IdealComm(topo, r, model), policy.seed};
+  ScoringContext ctx{topo, state, r, IdealComm(topo, r, model), policy.seed, decision};
   Scoring out;
   for (Candidate& c : candidates) {
     Scored sc;
@@ -241,6 +242,25 @@ void NormalizeAndWeigh(const Policy& policy, std::vector<Scored>* scored) {
       (*scored)[c].total += policy.scorers[i].weight * (*scored)[c].scores[i] / weight_sum;
     }
   }
+}
+
+// What a decision is, for seeded generators and scorers to draw afresh per decision (issue 11:
+// one draw per seed made random first fit over one fixed order): a hash of the request and of
+// the free GPUs of its allowed nodes. A function of the decision's inputs, so the same state
+// and request decide the same (a replay is reproducible) with no state kept between
+// decisions (an engine shared by threads needs no lock).
+uint64_t DecisionKey(const Topology& topo, const ClusterState& state, const Request& r) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over 64-bit words
+  auto add = [&h](uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  for (int v : {r.gpus, r.tp, r.pp, r.dp, r.nodes, r.gpu_model}) add(static_cast<uint64_t>(v));
+  for (GpuId g = 0; g < topo.num_gpus(); ++g) {
+    NodeId n = topo.gpus()[g].node;
+    if (!state.busy(g) && (r.allowed_node.empty() || r.allowed_node[n])) add(g);
+  }
+  return h;
 }
 
 // Why no candidate is left when the search had room.
@@ -494,8 +514,11 @@ void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult
     result->reason = NoRoomReason(*topo_, r, chunks.rule, *chunks.search, chunks.k);
     return;
   }
-  std::vector<Candidate> candidates = GenerateCandidates(*policy_, *chunks.search, chunks.k, r);
-  Scoring scoring = ScoreCandidates(*topo_, state, r, *policy_, model_, std::move(candidates));
+  uint64_t decision = DecisionKey(*topo_, state, r);
+  std::vector<Candidate> candidates =
+      GenerateCandidates(*policy_, *chunks.search, chunks.k, r, decision);
+  Scoring scoring =
+      ScoreCandidates(*topo_, state, r, *policy_, model_, decision, std::move(candidates));
   NormalizeAndWeigh(*policy_, &scoring.candidates);
   if (scoring.candidates.empty()) {
     result->reason = NoCandidateReason(r, scoring.strict_split);

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "placement/engine/explain.h"
@@ -383,6 +384,26 @@ TEST(EngineModelsTest, ATypedRequestIsNotSplitByModel) {
   PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 8, .gpu_model = "a100"}));
   ASSERT_TRUE(r.placed) << r.reason;
   EXPECT_EQ(Models(r, *topo), std::set<std::string>{"A100"});
+}
+
+// The random policy draws afresh per decision (issue 11: it reseeded on every decision, so it
+// was first fit over one fixed shuffled order). Eight states, each with one GPU of another
+// node busy and room on every node: a 1-GPU job went to the same first host of that order
+// in all eight; fresh draws spread it. The same state and request still decide the same.
+TEST(EngineRandomTest, EachDecisionDrawsAfreshAndReplaysTheSame) {
+  auto topo = Topo(testing::kLabYaml);
+  Engine engine(topo, Pol("random")), again(topo, Pol("random"));
+  std::set<std::string> chosen;
+  for (int n = 0; n < 8; ++n) {
+    ClusterState state(topo);
+    Busy(state, absl::StrCat("node", n, ":7\n"));
+    Request r = Req(*topo, {.gpus = 1});
+    PlacementResult x = engine.Place(state, r);
+    ASSERT_TRUE(x.placed) << x.reason;
+    EXPECT_EQ(x.ranks, again.Place(state, r).ranks);  // reproducible
+    chosen.insert(*Nodes(x, *topo).begin());
+  }
+  EXPECT_GT(chosen.size(), 2u);
 }
 
 struct BadRequest {
