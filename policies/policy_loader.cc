@@ -28,6 +28,14 @@ size_t RegistryIndex(absl::string_view name) {
   return std::find(names.begin(), names.end(), name) - names.begin();
 }
 
+// `true` or `false`, nothing else (YAML 1.1's yes/on would be a surprise in a policy).
+absl::StatusOr<bool> ReadBool(const yaml::Where& w) {
+  NVL_ASSIGN_OR_RETURN(std::string text, yaml::ReadString(w));
+  if (text == "true") return true;
+  if (text == "false") return false;
+  return w.Error(absl::StrCat("expected true or false, not '", Printable(text), "'"));
+}
+
 }  // namespace
 
 bool IsValidWeight(double weight) {
@@ -40,8 +48,9 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
   using yaml::Where;
   NVL_ASSIGN_OR_RETURN(YAML::Node root, yaml::LoadYaml(text, file));
   Where top{&file, root, "#"};
-  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(top, {"name", "description", "generators",
-                                                          "weights", "seed", "candidates"}));
+  NVL_ASSIGN_OR_RETURN(MapReader m,
+                       MapReader::Make(top, {"name", "description", "generators", "weights", "seed",
+                                             "candidates", "mix_models"}));
   auto policy = std::make_shared<Policy>();
   NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("name"));
   NVL_ASSIGN_OR_RETURN(policy->name, yaml::ReadString(*name));
@@ -58,6 +67,9 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
     if (policy->candidates < 1 || policy->candidates > 1024) {
       return c->Error("candidates must be between 1 and 1024");
     }
+  }
+  if (const Where* x = m.Find("mix_models")) {
+    NVL_ASSIGN_OR_RETURN(policy->mix_models, ReadBool(*x));
   }
   NVL_ASSIGN_OR_RETURN(const Where* gens, m.Require("generators"));
   NVL_ASSIGN_OR_RETURN(std::vector<std::string> generators, yaml::ReadStringList(*gens));

@@ -68,6 +68,16 @@ TEST(PolicyTest, WeightKeysAreTheRegistrysScorers) {
                HasSubstr(absl::StrCat("allowed here: ", absl::StrJoin(ScorerNames(), ", ")))));
 }
 
+TEST(PolicyTest, MixModelsIsOffUnlessSaid) {
+  auto off = ParsePolicyYaml("name: p\ngenerators: [hierarchical]\nweights: {tier: 1}\n", "p");
+  ASSERT_THAT(off, IsOk());
+  EXPECT_FALSE((*off)->mix_models);
+  auto on = ParsePolicyYaml(
+      "name: p\ngenerators: [hierarchical]\nweights: {tier: 1}\nmix_models: true\n", "p");
+  ASSERT_THAT(on, IsOk());
+  EXPECT_TRUE((*on)->mix_models);
+}
+
 TEST(PolicyTest, GeneratorsInTheOrderWritten) {
   auto p = ParsePolicyYaml(
       "name: g\ngenerators: [random, firstfit, hierarchical]\nweights: {tier: 1}\n", "g.yaml");
@@ -116,6 +126,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadPolicy{"BadCandidates",
                   "name: p\ngenerators: [firstfit]\nweights: {nvlink: 1}\ncandidates: 0\n",
                   "p.yaml:4:13: #/candidates: candidates must be between 1 and 1024"},
+        BadPolicy{"MixModelsNotABool",
+                  "name: p\ngenerators: [firstfit]\nweights: {nvlink: 1}\nmix_models: yes\n",
+                  "p.yaml:4:13: #/mix_models: expected true or false, not 'yes'"},
         BadPolicy{"DuplicateKey", "name: p\nname: q\ngenerators: [firstfit]\nweights: {tier: 1}\n",
                   "duplicate key 'name'"}),
     [](const ::testing::TestParamInfo<BadPolicy>& info) { return std::string(info.param.name); });
@@ -173,16 +186,18 @@ TEST(PolicyValueTest, WithWeightsChangesTheCopyOnly) {
   auto copy = WithWeights(*topo, {{"fragmentation", 7}, {"random", 0.5}});
   ASSERT_THAT(copy, IsOk());
   EXPECT_EQ(copy->name, "topo+weights");
-  // fragmentation 2 -> 7; random added, in the registry's order (after fragmentation).
-  EXPECT_THAT(Weights(*copy), ElementsAre(Pair("nvlink", 100), Pair("tier", 10), Pair("comm", 50),
-                                          Pair("fragmentation", 7), Pair("random", 0.5)));
+  // fragmentation 2 -> 7; random added, in the registry's order (after model).
+  EXPECT_THAT(Weights(*copy),
+              ElementsAre(Pair("nvlink", 100), Pair("tier", 10), Pair("comm", 50),
+                          Pair("fragmentation", 7), Pair("model", 10), Pair("random", 0.5)));
   EXPECT_THAT(Weights(*topo), ElementsAre(Pair("nvlink", 100), Pair("tier", 10), Pair("comm", 50),
-                                          Pair("fragmentation", 2)));
+                                          Pair("fragmentation", 2), Pair("model", 10)));
   EXPECT_EQ(topo->name, "topo");
   EXPECT_EQ(copy->scorers[0].scorer, topo->scorers[0].scorer);  // shared, not rebuilt
   EXPECT_EQ(Generators(*copy), Generators(*topo));
   EXPECT_EQ(copy->seed, topo->seed);
   EXPECT_EQ(copy->candidates, topo->candidates);
+  EXPECT_EQ(copy->mix_models, topo->mix_models);
 }
 
 TEST(PolicyValueTest, WithWeightsIsThePolicyFileWithThoseWeights) {
@@ -231,7 +246,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadWeight{"UnknownScorer",
                   {"speed", 1},
                   "unknown scorer 'speed'; scorers are nvlink, tier, comm, fragmentation, "
-                  "firstfit, random"}),
+                  "model, firstfit, random"}),
     [](const ::testing::TestParamInfo<BadWeight>& info) { return std::string(info.param.name); });
 
 TEST(PolicyValueTest, TheLargestWeightIsAccepted) {
@@ -303,7 +318,7 @@ TEST_F(SameDecisionsTest, ThePolicyWithSeedSIsWithSeedSOfAnother) {
 TEST_F(SameDecisionsTest, WithWeightsDecidesAsThePolicyFile) {
   auto file = ParsePolicyYaml(
       "name: topo+weights\ngenerators: [hierarchical, firstfit]\n"
-      "weights: {nvlink: 100, comm: 50, tier: 10, fragmentation: 7, random: 0.5}\n",
+      "weights: {nvlink: 100, comm: 50, tier: 10, fragmentation: 7, model: 10, random: 0.5}\n",
       "topo-weights.yaml");
   ASSERT_THAT(file, IsOk());
   auto copy = WithWeights(*Preset("topo"), {{"fragmentation", 7}, {"random", 0.5}});

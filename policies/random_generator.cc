@@ -11,12 +11,13 @@ namespace {
 class RandomGenerator : public Generator {
  public:
   absl::string_view Name() const override { return "random"; }
-  // One candidate: chunks from the hosts in an order shuffled by ctx.seed (mt19937_64).
+  // One candidate: chunks from the hosts in an order shuffled by the seed drawn afresh for
+  // this decision (DecisionSeed(ctx.seed, ctx.decision), mt19937_64).
   std::vector<Candidate> Generate(const SearchState& s, int k,
                                   const GenerateContext& ctx) const override {
     if (s.total_capacity() < k) return {};
     std::vector<int> order = s.hierarchy().hosts();
-    std::mt19937_64 rng(ctx.seed);
+    std::mt19937_64 rng(DecisionSeed(ctx.seed, ctx.decision));
     std::shuffle(order.begin(), order.end(), rng);
     Candidate c;
     c.origin = absl::StrCat("random (seed ", ctx.seed, ")");

@@ -34,6 +34,21 @@ TEST(RandomGeneratorTest, TheSeedOfTheContextDecides) {
   EXPECT_GT(first.size(), 1u);
 }
 
+TEST(RandomGeneratorTest, EachDecisionDrawsAfresh) {
+  testing::GeneratorWorld w({.gpus = 4}, "node0:0-5\n");
+  auto gen = MakeRandomGenerator();
+  // One seed, decisions 1..20: more than one first host (one draw per seed would give one).
+  std::set<NodeId> first;
+  GenerateContext ctx = Seeded(42);
+  for (uint64_t d = 1; d <= 20; ++d) {
+    ctx.decision = d;
+    first.insert(w.topo->gpus()[gen->Generate(*w.search, 4, ctx)[0].ranks[0]].node);
+  }
+  EXPECT_GT(first.size(), 1u);
+  ctx.decision = 7;
+  EXPECT_EQ(gen->Generate(*w.search, 4, ctx)[0].ranks, gen->Generate(*w.search, 4, ctx)[0].ranks);
+}
+
 TEST(RandomGeneratorTest, NoRoomNoCandidate) {
   testing::GeneratorWorld w({.gpus = 4}, "node0:0-5\n");
   EXPECT_TRUE(MakeRandomGenerator()->Generate(*w.search, 100, Seeded(1)).empty());  // 58 free

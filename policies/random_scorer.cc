@@ -7,9 +7,10 @@ namespace {
 class RandomScorer : public Scorer {
  public:
   absl::string_view Name() const override { return "random"; }
-  // FNV-1a over the policy's seed (ctx.seed) and the GPU ids, mapped to [0, 100].
+  // FNV-1a over the seed drawn for this decision (DecisionSeed of the policy's seed and
+  // ctx.decision) and the GPU ids, mapped to [0, 100].
   double Score(const ScoringContext& ctx, const CandidateFacts& facts) const override {
-    uint64_t h = 1469598103934665603ull ^ ctx.seed;
+    uint64_t h = 1469598103934665603ull ^ DecisionSeed(ctx.seed, ctx.decision);
     for (GpuId g : facts.ranks) {
       h ^= static_cast<uint64_t>(g);
       h *= 1099511628211ull;

@@ -32,10 +32,11 @@ TEST(RandomScorerTest, DeterministicPerSeedAndInRange) {
 
 TEST(RandomScorerTest, KnownValue) {
   testing::ScorerWorld w({.gpus = 1});
-  // Seed 0, GPU 0: h = 1469598103934665603 ^ 0 ^ 0, times 1099511628211 (mod 2^64) =
-  // 4953163356653287321; 4953163356653287321 % 10001 = 2891, so 28.91. Pinned: replays of
-  // the random policy depend on every bit.
-  EXPECT_DOUBLE_EQ(MakeRandomScorer()->Score(w.Context({}, 0), w.Facts({{0, 0}})), 28.91);
+  // Seed 0, decision 0, GPU 0: DecisionSeed(0, 0) = 12035550249420947055 (splitmix64 of 0
+  // xor splitmix64 of 0); h = 1469598103934665603 ^ that ^ 0, times 1099511628211 (mod 2^64)
+  // = 6277121328598349828; % 10001 = 6786, so 67.86. Pinned: replays of the random policy
+  // depend on every bit.
+  EXPECT_DOUBLE_EQ(MakeRandomScorer()->Score(w.Context({}, 0), w.Facts({{0, 0}})), 67.86);
 }
 
 }  // namespace

@@ -17,9 +17,10 @@ struct Entry {
 
 // The tables (constant-initialized: nothing registers itself at start-up).
 constexpr Entry<Scorer> kScorers[] = {
-    {"nvlink", MakeNvlinkScorer},     {"tier", MakeTierScorer},
-    {"comm", MakeCommScorer},         {"fragmentation", MakeFragmentationScorer},
-    {"firstfit", MakeFirstFitScorer}, {"random", MakeRandomScorer},
+    {"nvlink", MakeNvlinkScorer}, {"tier", MakeTierScorer},
+    {"comm", MakeCommScorer},     {"fragmentation", MakeFragmentationScorer},
+    {"model", MakeModelScorer},   {"firstfit", MakeFirstFitScorer},
+    {"random", MakeRandomScorer},
 };
 constexpr Entry<Generator> kGenerators[] = {
     {"hierarchical", MakeHierarchicalGenerator},

@@ -52,7 +52,8 @@ TEST(RegistryTest, AnUnknownNameListsTheValidOnes) {
   // The lists in the tables' order: this is the text a user reads.
   UnknownCase cases[] = {
       {"scorer", MakeScorer("speed").status(),
-       "unknown scorer 'speed'; scorers are nvlink, tier, comm, fragmentation, firstfit, random"},
+       "unknown scorer 'speed'; scorers are nvlink, tier, comm, fragmentation, model, firstfit, "
+       "random"},
       {"generator", MakeGenerator("magic").status(),
        "unknown generator 'magic'; generators are hierarchical, firstfit, random"},
       // Names are exact: no case folding, no trimming.

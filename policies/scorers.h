@@ -12,6 +12,7 @@ std::unique_ptr<Scorer> MakeNvlinkScorer();
 std::unique_ptr<Scorer> MakeTierScorer();
 std::unique_ptr<Scorer> MakeCommScorer();
 std::unique_ptr<Scorer> MakeFragmentationScorer();
+std::unique_ptr<Scorer> MakeModelScorer();
 std::unique_ptr<Scorer> MakeFirstFitScorer();
 std::unique_ptr<Scorer> MakeRandomScorer();  // seeded by ScoringContext::seed
 

@@ -102,6 +102,8 @@ void AddPlaceCommand(CLI::App& app, std::function<int()>* run) {
   c->add_flag("--exclusive", a->spec.exclusive, "whole nodes only (every GPU of a node free)");
   c->add_option("--include", a->spec.include, "hostlist: only these nodes");
   c->add_option("--exclude", a->spec.exclude, "hostlist: never these nodes");
+  c->add_option("--gpu-model", a->spec.gpu_model,
+                "only GPUs of this model (any case, as Slurm's --gpus=h100:8)");
   c->add_option("--policy", a->policy, "policy name (topo, pack, firstfit, random) or YAML file");
   c->add_option("--format", a->format, "text or json (schema nvlplace.placement/1)")
       ->check(CLI::IsMember({"text", "json"}));

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "placement/engine/generator.h"
 #include "placement/engine/scorer.h"
 
@@ -99,14 +100,16 @@ std::string NoRoomReason(const Topology& topo, const Request& r, const ChunkRule
   (void)topo;
 }
 
-std::string WhyLost(const Policy& policy, const Scored& winner, const Scored& loser) {
+// The scorers where `loser` lost to `winner` (scores in the policy's scorer order).
+std::string WhyLost(const Policy& policy, const std::vector<double>& winner,
+                    const std::vector<double>& loser) {
   std::vector<std::pair<double, std::string>> gaps;
   for (size_t i = 0; i < policy.scorers.size(); ++i) {
-    double gap = policy.scorers[i].weight * (winner.scores[i] - loser.scores[i]);
+    double gap = policy.scorers[i].weight * (winner[i] - loser[i]);
     if (gap > 1e-9) {
       gaps.push_back(
           {gap, absl::StrFormat("%s %.1f vs %.1f (weight %g)", policy.scorers[i].scorer->Name(),
-                                loser.scores[i], winner.scores[i], policy.scorers[i].weight)});
+                                loser[i], winner[i], policy.scorers[i].weight)});
     }
   }
   std::sort(gaps.begin(), gaps.end(),
@@ -182,10 +185,11 @@ Chunking ChooseChunking(const Hierarchy& hierarchy, const ClusterState& state, c
 // Generate: every generator of the policy in its order, over the same search state; only
 // candidates of exactly the request's GPUs are kept.
 std::vector<Candidate> GenerateCandidates(const Policy& policy, const SearchState& s, int k,
-                                          const Request& r) {
+                                          const Request& r, uint64_t decision) {
   GenerateContext ctx;
   ctx.candidates = policy.candidates;
   ctx.seed = policy.seed;
+  ctx.decision = decision;
   std::vector<Candidate> out;
   for (const std::shared_ptr<const Generator>& gen : policy.generators) {
     for (Candidate& c : gen->Generate(s, k, ctx)) {
@@ -204,9 +208,9 @@ struct Scoring {
 // and each scorer's score clamped to 0..100. Under nvl=strict a candidate that splits a TP
 // group is dropped (nodes mode can cut a TP group across hosts).
 Scoring ScoreCandidates(const Topology& topo, const ClusterState& state, const Request& r,
-                        const Policy& policy, const ModelProfile& model,
+                        const Policy& policy, const ModelProfile& model, uint64_t decision,
                         std::vector<Candidate> candidates) {
-  ScoringContext ctx{topo, state, r, IdealComm(topo, r, model), policy.seed};
+  ScoringContext ctx{topo, state, r, IdealComm(topo, r, model), policy.seed, decision};
   Scoring out;
   for (Candidate& c : candidates) {
     Scored sc;
@@ -238,6 +242,25 @@ void NormalizeAndWeigh(const Policy& policy, std::vector<Scored>* scored) {
       (*scored)[c].total += policy.scorers[i].weight * (*scored)[c].scores[i] / weight_sum;
     }
   }
+}
+
+// What a decision is, for seeded generators and scorers to draw afresh per decision (issue 11:
+// one draw per seed made random first fit over one fixed order): a hash of the request and of
+// the free GPUs of its allowed nodes. A function of the decision's inputs, so the same state
+// and request decide the same (a replay is reproducible) with no state kept between
+// decisions (an engine shared by threads needs no lock).
+uint64_t DecisionKey(const Topology& topo, const ClusterState& state, const Request& r) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over 64-bit words
+  auto add = [&h](uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  for (int v : {r.gpus, r.tp, r.pp, r.dp, r.nodes, r.gpu_model}) add(static_cast<uint64_t>(v));
+  for (GpuId g = 0; g < topo.num_gpus(); ++g) {
+    NodeId n = topo.gpus()[g].node;
+    if (!state.busy(g) && (r.allowed_node.empty() || r.allowed_node[n])) add(g);
+  }
+  return h;
 }
 
 // Why no candidate is left when the search had room.
@@ -310,7 +333,7 @@ std::string LocalityTraded(const Topology& topo, const Policy& policy,
   return absl::StrFormat("%s would be %s, the choice is %s; it scored %.1f against %.1f: %s",
                          near.candidate.origin, LocalityText(topo, near.facts),
                          LocalityText(topo, win.facts), near.total, win.total,
-                         WhyLost(policy, win, near));
+                         WhyLost(policy, win.scores, near.scores));
 }
 
 // The best rejected alternative: the runner-up with a different GPU set, if any.
@@ -330,7 +353,7 @@ std::optional<Alternative> BestRejected(const Topology& topo, const Policy& poli
   }
   if (second < 0) return std::nullopt;
   const Scored& alt = scored[second];
-  std::string why = WhyLost(policy, win, alt);
+  std::string why = WhyLost(policy, win.scores, alt.scores);
   if (!Allowed(alt, any_tier_ok)) {
     why = absl::StrCat("spans ", TierName(topo, alt.facts.job_tier), ", above max-tier ",
                        topo.tiers()[r.max_tier], "; ", why);
@@ -363,45 +386,190 @@ void Explain(const Topology& topo, const Policy& policy, const Request& r,
   result->best_rejected = BestRejected(topo, policy, r, scored, best, any_tier_ok);
 }
 
+// The GPU models of the request's allowed nodes that have GPUs, ascending.
+std::vector<int> ModelsOfAllowedNodes(const Topology& topo, const Request& r) {
+  std::vector<bool> seen(topo.gpu_models().size(), false);
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    const Node& node = topo.nodes()[n];
+    bool allowed = r.allowed_node.empty() || r.allowed_node[n];
+    if (allowed && !node.gpus.empty() && node.model >= 0) seen[node.model] = true;
+  }
+  std::vector<int> out;
+  for (size_t m = 0; m < seen.size(); ++m) {
+    if (seen[m]) out.push_back(static_cast<int>(m));
+  }
+  return out;
+}
+
+// The request on the nodes of one GPU model only.
+Request OnlyModel(const Topology& topo, const Request& r, int model) {
+  Request out = r;
+  out.gpu_model = model;
+  out.allowed_node.resize(topo.num_nodes(), true);
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    if (topo.nodes()[n].model != model) out.allowed_node[n] = false;
+  }
+  return out;
+}
+
+// Why no single GPU model can hold the job (mix_models off): too few free GPUs of every
+// model, else each model's own reason.
+std::string NoSingleModelReason(const Topology& topo, const ClusterState& state, const Request& r,
+                                const std::vector<int>& models,
+                                const std::vector<PlacementResult>& tried) {
+  std::vector<int64_t> free(topo.gpu_models().size(), 0);
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    const Node& node = topo.nodes()[n];
+    if (node.model < 0 || (!r.allowed_node.empty() && !r.allowed_node[n])) continue;
+    free[node.model] += state.free_on_node(n);
+  }
+  std::vector<std::string> parts;
+  bool any_has_room = false;
+  for (int m : models) {
+    parts.push_back(absl::StrCat(topo.gpu_models()[m].name, " ", free[m]));
+    any_has_room = any_has_room || free[m] >= r.gpus;
+  }
+  if (!any_has_room) {
+    return absl::StrCat("no GPU model has ", r.gpus, " free GPUs: ", absl::StrJoin(parts, ", "),
+                        "; ask for a model or allow mix_models");
+  }
+  parts.clear();
+  for (size_t i = 0; i < models.size(); ++i) {
+    parts.push_back(absl::StrCat(topo.gpu_models()[models[i]].name, ": ", tried[i].reason));
+  }
+  return absl::StrCat("no single GPU model can hold the job (mix_models off); ",
+                      absl::StrJoin(parts, "; "));
+}
+
+// The best placement on another GPU model (`other`, named `model`) becomes the winner's best
+// rejected alternative when it scored above the winner's own runner-up.
+void OfferAlternative(const Policy& policy, const std::string& model, const PlacementResult& other,
+                      PlacementResult* win) {
+  if (win->best_rejected && win->best_rejected->total >= other.total) return;
+  std::vector<double> ws, os;
+  for (const ScoreLine& l : win->scores) ws.push_back(l.score);
+  for (const ScoreLine& l : other.scores) os.push_back(l.score);
+  std::string why =
+      other.total < win->total - 1e-9 ? WhyLost(policy, ws, os) : "tied; the first GPU model wins";
+  win->best_rejected =
+      Alternative{other.origin, other.ranks, other.total,
+                  other.scores, other.comm,  absl::StrCat("GPU model ", model, "; ", why)};
+}
+
 }  // namespace
+
+std::vector<std::pair<int, int>> GpuModelCounts(const std::vector<GpuId>& gpus,
+                                                const Topology& topo) {
+  std::vector<int> count(topo.gpu_models().size(), 0);
+  for (GpuId g : gpus) {
+    int m = topo.nodes()[topo.gpus()[g].node].model;
+    if (m >= 0) ++count[m];
+  }
+  std::vector<std::pair<int, int>> out;
+  for (size_t m = 0; m < count.size(); ++m) {
+    if (count[m] > 0) out.push_back({static_cast<int>(m), count[m]});
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
+}
+
+std::string GpuModelText(const std::vector<GpuId>& gpus, const Topology& topo) {
+  std::vector<std::string> parts;
+  for (const auto& [model, n] : GpuModelCounts(gpus, topo)) {
+    parts.push_back(absl::StrCat(topo.gpu_models()[model].name, " x", n));
+  }
+  return absl::StrJoin(parts, ", ");
+}
 
 Engine::Engine(std::shared_ptr<const Topology> topo, std::shared_ptr<const Policy> policy,
                ModelProfile model)
     : topo_(std::move(topo)), policy_(std::move(policy)), model_(model), hierarchy_(*topo_) {}
 
-// The decision as its stages: filter (chunking), generate, score, normalize, tier limit,
-// choose, explain. A stage that leaves nothing to choose ends the decision with its reason.
+// The decision: on a cluster of one GPU model (or a typed request) the stages in Decide;
+// else one model at a time (OneModelAtATime).
 PlacementResult Engine::Place(const ClusterState& state, const Request& r) const try {
   PlacementResult result;
   result.request = DescribeRequest(r, *topo_);
   result.policy = policy_->name;
-
-  Chunking chunks = ChooseChunking(hierarchy_, state, r, &result.relaxations);
-  if (chunks.search->total_capacity() < chunks.k) {
-    result.reason = NoRoomReason(*topo_, r, chunks.rule, *chunks.search, chunks.k);
-    return result;
+  std::vector<int> models = ModelsOfAllowedNodes(*topo_, r);
+  if (r.gpu_model >= 0 || models.size() <= 1) {
+    Decide(state, r, &result);
+  } else {
+    OneModelAtATime(state, r, models, &result);
   }
-  std::vector<Candidate> candidates = GenerateCandidates(*policy_, *chunks.search, chunks.k, r);
-  Scoring scoring = ScoreCandidates(*topo_, state, r, *policy_, model_, std::move(candidates));
-  NormalizeAndWeigh(*policy_, &scoring.candidates);
-  if (scoring.candidates.empty()) {
-    result.reason = NoCandidateReason(r, scoring.strict_split);
-    return result;
-  }
-  TierLimit tier = CheckTierLimit(*topo_, r, chunks, scoring.candidates);
-  if (!tier.refusal.empty()) {
-    result.reason = tier.refusal;
-    return result;
-  }
-  if (!tier.relaxation.empty()) result.relaxations.push_back(tier.relaxation);
-  int best = Choose(scoring.candidates, tier.any_ok);
-  Explain(*topo_, *policy_, r, scoring.candidates, best, tier.any_ok, &result);
   return result;
 } catch (const std::exception& e) {
   PlacementResult failed;
   failed.internal_error = true;
   failed.reason = absl::StrCat("internal error: ", e.what());
   return failed;
+}
+
+// The decision as its stages: filter (chunking), generate, score, normalize, tier limit,
+// choose, explain. A stage that leaves nothing to choose ends the decision with its reason.
+void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult* result) const {
+  Chunking chunks = ChooseChunking(hierarchy_, state, r, &result->relaxations);
+  if (chunks.search->total_capacity() < chunks.k) {
+    result->reason = NoRoomReason(*topo_, r, chunks.rule, *chunks.search, chunks.k);
+    return;
+  }
+  uint64_t decision = DecisionKey(*topo_, state, r);
+  std::vector<Candidate> candidates =
+      GenerateCandidates(*policy_, *chunks.search, chunks.k, r, decision);
+  Scoring scoring =
+      ScoreCandidates(*topo_, state, r, *policy_, model_, decision, std::move(candidates));
+  NormalizeAndWeigh(*policy_, &scoring.candidates);
+  if (scoring.candidates.empty()) {
+    result->reason = NoCandidateReason(r, scoring.strict_split);
+    return;
+  }
+  TierLimit tier = CheckTierLimit(*topo_, r, chunks, scoring.candidates);
+  if (!tier.refusal.empty()) {
+    result->reason = tier.refusal;
+    return;
+  }
+  if (!tier.relaxation.empty()) result->relaxations.push_back(tier.relaxation);
+  int best = Choose(scoring.candidates, tier.any_ok);
+  Explain(*topo_, *policy_, r, scoring.candidates, best, tier.any_ok, result);
+}
+
+// Models: a request without a model, on allowed nodes of several, is decided on each model's
+// nodes alone and the best total kept (a tie goes to the first model); the best of another
+// model becomes the best rejected alternative when it beat the chosen model's own runner-up.
+// When no model can hold the job, mix_models lets the decision take every model's GPUs,
+// noted as a relaxation; otherwise the reason gives each model's free GPUs or reason.
+void Engine::OneModelAtATime(const ClusterState& state, const Request& r,
+                             const std::vector<int>& models, PlacementResult* result) const {
+  std::vector<PlacementResult> tried(models.size());
+  int best = -1;
+  for (size_t i = 0; i < models.size(); ++i) {
+    Decide(state, OnlyModel(*topo_, r, models[i]), &tried[i]);
+    if (tried[i].placed && (best < 0 || tried[i].total > tried[best].total + 1e-9)) {
+      best = static_cast<int>(i);
+    }
+  }
+  if (best >= 0) {
+    PlacementResult& win = tried[best];
+    for (size_t i = 0; i < models.size(); ++i) {
+      if (static_cast<int>(i) == best || !tried[i].placed) continue;
+      OfferAlternative(*policy_, topo_->gpu_models()[models[i]].name, tried[i], &win);
+    }
+    win.request = std::move(result->request);
+    win.policy = std::move(result->policy);
+    *result = std::move(win);
+    return;
+  }
+  if (!policy_->mix_models) {
+    result->reason = NoSingleModelReason(*topo_, state, r, models, tried);
+    return;
+  }
+  Decide(state, r, result);
+  if (result->placed && GpuModelCounts(result->ranks, *topo_).size() > 1) {
+    result->relaxations.push_back(
+        absl::StrCat("GPU models mixed: ", GpuModelText(result->ranks, *topo_),
+                     " (mix_models: no single model can hold the job)"));
+  }
 }
 
 }  // namespace nvlplace

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "placement/engine/cost_model.h"
@@ -56,6 +57,12 @@ struct PlacementResult {
   std::string locality_traded;
 };
 
+// The GPU models of `gpus` and how many of each, most first (a tie in model order).
+std::vector<std::pair<int, int>> GpuModelCounts(const std::vector<GpuId>& gpus,
+                                                const Topology& topo);
+// The same as text: "A100 x8, H800 x8".
+std::string GpuModelText(const std::vector<GpuId>& gpus, const Topology& topo);
+
 class Engine {
  public:
   Engine(std::shared_ptr<const Topology> topo, std::shared_ptr<const Policy> policy,
@@ -70,6 +77,12 @@ class Engine {
   const Policy& policy() const { return *policy_; }
 
  private:
+  // The stages of one decision on the request's allowed nodes, into `result`.
+  void Decide(const ClusterState& state, const Request& r, PlacementResult* result) const;
+  // A request without a model on allowed nodes of several models (`models`, ascending).
+  void OneModelAtATime(const ClusterState& state, const Request& r, const std::vector<int>& models,
+                       PlacementResult* result) const;
+
   std::shared_ptr<const Topology> topo_;
   std::shared_ptr<const Policy> policy_;
   ModelProfile model_;

@@ -78,6 +78,11 @@ nlohmann::json PlacementToJson(const PlacementResult& r, const Topology& topo) {
     nodes.push_back({{"name", node}, {"gpus", sorted}});
   }
   out["nodes"] = nodes;
+  json models = json::array();
+  for (const auto& [model, gpus] : GpuModelCounts(r.ranks, topo)) {
+    models.push_back({{"name", topo.gpu_models()[model].name}, {"gpus", gpus}});
+  }
+  out["gpu_models"] = models;
   json ranks = json::array();
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     const Gpu& g = topo.gpus()[r.ranks[i]];
@@ -128,6 +133,7 @@ std::string PlacementText(const PlacementResult& r, const Topology& topo) {
     order.push_back(
         absl::StrCat(topo.nodes()[topo.gpus()[g].node].name, ":", topo.gpus()[g].index));
   }
+  absl::StrAppend(&out, "model: ", GpuModelText(r.ranks, topo), "\n");
   absl::StrAppend(&out, "rank order: ", absl::StrJoin(order, " "), "\n");
   absl::StrAppend(&out, "fabric: job spans ", TierText(topo, r.job_tier), ", DP groups span ",
                   TierText(topo, r.dp_tier),

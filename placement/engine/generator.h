@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "placement/engine/decision_seed.h"
 #include "placement/engine/search.h"
 
 namespace nvlplace {
@@ -14,6 +15,9 @@ namespace nvlplace {
 struct GenerateContext {
   int candidates = 16;  // at most this many candidates from each level a generator walks
   uint64_t seed = 1;    // for seeded generators: the same seed, the same candidates
+  // For seeded generators: what this decision is (DecisionKey), to draw afresh per
+  // decision from the seed instead of repeating one draw.
+  uint64_t decision = 0;
 };
 
 class Generator {

@@ -26,6 +26,10 @@ struct Policy {
   std::vector<Weighted> scorers;                             // in the order of the registry
   uint64_t seed = 1;    // of seeded scorers and generators (ScoringContext, GenerateContext)
   int candidates = 16;  // hierarchical candidates per level per decision
+  // Whether one placement may span GPU models. Off: a request without a model is placed on
+  // one model at a time and the best kept; on: when no single model can hold the job, it
+  // may take GPUs of several, and the relaxation names them.
+  bool mix_models = false;
 
   // This policy with another seed: the same decisions as a policy loaded with that seed.
   Policy WithSeed(uint64_t new_seed) const {

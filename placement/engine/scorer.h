@@ -7,6 +7,7 @@
 
 #include "absl/strings/string_view.h"
 #include "placement/engine/cost_model.h"
+#include "placement/engine/decision_seed.h"
 #include "placement/model/cluster_state.h"
 #include "placement/model/request.h"
 #include "placement/model/topology.h"
@@ -18,8 +19,9 @@ struct ScoringContext {
   const Topology& topo;
   const ClusterState& state;  // before the placement
   const Request& request;
-  CommEstimate ideal;  // every GPU in one NVLink domain: the lower bound
-  uint64_t seed = 1;   // the policy's, for seeded scorers
+  CommEstimate ideal;     // every GPU in one NVLink domain: the lower bound
+  uint64_t seed = 1;      // the policy's, for seeded scorers
+  uint64_t decision = 0;  // what this decision is (GenerateContext::decision): draw afresh
 };
 
 // Facts about one candidate, computed once and shared by every scorer.

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "placement/engine/explain.h"
@@ -300,7 +301,7 @@ TEST(EngineTest, ExplainsTheDecision) {
   ASSERT_TRUE(r.placed);
   ASSERT_TRUE(r.best_rejected.has_value());
   EXPECT_FALSE(r.best_rejected->why.empty());
-  EXPECT_EQ(r.scores.size(), 4u);  // topo weighs nvlink, tier, comm, fragmentation
+  EXPECT_EQ(r.scores.size(), 5u);  // topo weighs nvlink, tier, comm, fragmentation, model
   nlohmann::json j = PlacementToJson(r, *topo);
   EXPECT_EQ(j["schema"], "nvlplace.placement/1");
   EXPECT_EQ(j["ranks"].size(), 16u);
@@ -308,6 +309,135 @@ TEST(EngineTest, ExplainsTheDecision) {
   std::string text = PlacementText(r, *topo);
   EXPECT_THAT(text, HasSubstr("rank order:"));
   EXPECT_THAT(text, HasSubstr("best rejected:"));
+}
+
+// Mixed clusters (issue 11). kTwoModelYaml: H100 node[0-1] x 8 GPUs, A100 node[2-3] x 4.
+
+// All the GPU models of a placement.
+std::set<std::string> Models(const PlacementResult& r, const Topology& topo) {
+  std::set<std::string> out;
+  for (GpuId g : r.ranks)
+    out.insert(topo.gpu_models()[topo.nodes()[topo.gpus()[g].node].model].name);
+  return out;
+}
+
+std::shared_ptr<const Policy> MixingModels(const std::shared_ptr<const Policy>& base) {
+  auto p = std::make_shared<Policy>(*base);
+  p->mix_models = true;
+  return p;
+}
+
+TEST(EngineModelsTest, AnUntypedRequestStaysOnOneModel) {
+  auto topo = Topo(testing::kTwoModelYaml);
+  ClusterState state(topo);
+  // H100 free: node0 4, node1 8; A100 free: node2 2. Best fit alone would fill node0 and
+  // node2 (4 + 2), two models; one model at a time gives H100 only.
+  Busy(state, "node0:0-3\nnode2:0-1\nnode3\n");
+  Engine engine(topo, Pol("pack"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 6}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(Models(r, *topo), std::set<std::string>{"H100"});
+  EXPECT_THAT(r.relaxations, ::testing::IsEmpty());
+}
+
+TEST(EngineModelsTest, NoModelHoldsItAndMixingIsOff) {
+  auto topo = Topo(testing::kTwoModelYaml);
+  ClusterState state(topo);
+  Engine engine(topo, Pol("topo"));
+  // 20 GPUs: H100 has 16, A100 8.
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 20, .tp = 4}));
+  EXPECT_FALSE(r.placed);
+  EXPECT_EQ(r.reason,
+            "no GPU model has 20 free GPUs: H100 16, A100 8; ask for a model or allow mix_models");
+}
+
+TEST(EngineModelsTest, EachModelsReasonWhenOneHasTheGpusButNotTheShape) {
+  auto topo = Topo(testing::kTwoModelYaml);
+  ClusterState state(topo);
+  Busy(state, "node0:0\nnode1:0\n");  // H100: 14 free, no node wholly free for TP=8
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 8, .tp = 8}));
+  EXPECT_FALSE(r.placed);
+  EXPECT_THAT(r.reason, AllOf(HasSubstr("no single GPU model can hold the job (mix_models off); "
+                                        "H100: needs 1 TP group of 8 GPUs"),
+                              HasSubstr("; A100: needs 1 TP group of 8 GPUs")));
+}
+
+TEST(EngineModelsTest, MixModelsSpansModelsOnlyWhenNoneHoldsItAndSaysSo) {
+  auto topo = Topo(testing::kTwoModelYaml);
+  ClusterState state(topo);
+  Engine engine(topo, MixingModels(Pol("topo")));
+  PlacementResult fits = engine.Place(state, Req(*topo, {.gpus = 8}));
+  ASSERT_TRUE(fits.placed) << fits.reason;
+  EXPECT_EQ(Models(fits, *topo).size(), 1u);
+  EXPECT_THAT(fits.relaxations, ::testing::IsEmpty());
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 20, .tp = 4}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(Models(r, *topo), (std::set<std::string>{"H100", "A100"}));
+  // 16 H100 and 4 A100 (five TP groups of 4): the most first.
+  EXPECT_THAT(r.relaxations, ::testing::Contains(HasSubstr("GPU models mixed: H100 x16, A100 x4")));
+}
+
+TEST(EngineModelsTest, FasterGpusWinOverPackingIntoSmallNodes) {
+  // The issue's case, smaller: 32 GPUs, TP=1 on an empty cluster of 2-GPU T4 nodes and
+  // 8-GPU V100 nodes (two per leaf), both spanning the spine. Fill T4 nodes wholly or four
+  // V100 nodes wholly: the same on every other scorer, so without the model scorer the tie went to
+  // the first model listed, T4.
+  auto topo = Topo(R"(name: t4-v100
+tiers: [leaf, spine]
+gpu_models: [{name: T4, nvlink_gbps: 32}, {name: V100, nvlink_gbps: 300}]
+nodes:
+  - {names: "t[00-15]", gpus: 2, model: T4}
+  - {names: "v[0-7]", gpus: 8, model: V100}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "t[00-07]"}
+  - {name: leaf1, tier: leaf, nodes: "t[08-15]"}
+  - {name: leaf2, tier: leaf, nodes: "v[0-1]"}
+  - {name: leaf3, tier: leaf, nodes: "v[2-3]"}
+  - {name: leaf4, tier: leaf, nodes: "v[4-5]"}
+  - {name: leaf5, tier: leaf, nodes: "v[6-7]"}
+  - {name: spine0, tier: spine, switches: "leaf[0-5]"}
+)");
+  ClusterState state(topo);
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 32, .tp = 1}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(Models(r, *topo), std::set<std::string>{"V100"});
+  ASSERT_TRUE(r.best_rejected.has_value());
+  // model: T4 scores 100 * 32 / 300 = 10.7 against V100's 100.
+  EXPECT_THAT(r.best_rejected->why, HasSubstr("GPU model T4; lower model 10.7 vs 100.0"));
+  EXPECT_THAT(PlacementText(r, *topo), HasSubstr("\nmodel: V100 x32\n"));
+  EXPECT_EQ(PlacementToJson(r, *topo)["gpu_models"],
+            nlohmann::json::parse(R"([{"name": "V100", "gpus": 32}])"));
+}
+
+TEST(EngineModelsTest, ATypedRequestIsNotSplitByModel) {
+  auto topo = Topo(testing::kTwoModelYaml);
+  ClusterState state(topo);
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 8, .gpu_model = "a100"}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(Models(r, *topo), std::set<std::string>{"A100"});
+}
+
+// The random policy draws afresh per decision (issue 11: it reseeded on every decision, so it
+// was first fit over one fixed shuffled order). Eight states, each with one GPU of another
+// node busy and room on every node: a 1-GPU job went to the same first host of that order
+// in all eight; fresh draws spread it. The same state and request still decide the same.
+TEST(EngineRandomTest, EachDecisionDrawsAfreshAndReplaysTheSame) {
+  auto topo = Topo(testing::kLabYaml);
+  Engine engine(topo, Pol("random")), again(topo, Pol("random"));
+  std::set<std::string> chosen;
+  for (int n = 0; n < 8; ++n) {
+    ClusterState state(topo);
+    Busy(state, absl::StrCat("node", n, ":7\n"));
+    Request r = Req(*topo, {.gpus = 1});
+    PlacementResult x = engine.Place(state, r);
+    ASSERT_TRUE(x.placed) << x.reason;
+    EXPECT_EQ(x.ranks, again.Place(state, r).ranks);  // reproducible
+    chosen.insert(*Nodes(x, *topo).begin());
+  }
+  EXPECT_GT(chosen.size(), 2u);
 }
 
 struct BadRequest {
