@@ -28,14 +28,6 @@ size_t RegistryIndex(absl::string_view name) {
   return std::find(names.begin(), names.end(), name) - names.begin();
 }
 
-// `true` or `false`, nothing else (YAML 1.1's yes/on would be a surprise in a policy).
-absl::StatusOr<bool> ReadBool(const yaml::Where& w) {
-  NVL_ASSIGN_OR_RETURN(std::string text, yaml::ReadString(w));
-  if (text == "true") return true;
-  if (text == "false") return false;
-  return w.Error(absl::StrCat("expected true or false, not '", Printable(text), "'"));
-}
-
 }  // namespace
 
 bool IsValidWeight(double weight) {
@@ -69,7 +61,7 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
     }
   }
   if (const Where* x = m.Find("mix_models")) {
-    NVL_ASSIGN_OR_RETURN(policy->mix_models, ReadBool(*x));
+    NVL_ASSIGN_OR_RETURN(policy->mix_models, yaml::ReadBool(*x));
   }
   NVL_ASSIGN_OR_RETURN(const Where* gens, m.Require("generators"));
   NVL_ASSIGN_OR_RETURN(std::vector<std::string> generators, yaml::ReadStringList(*gens));
