@@ -22,6 +22,27 @@ struct Scored {
   bool tier_ok = true;
 };
 
+// The highest tier any DP group crosses: the group of (t, p) is ranks t + tp * (p + pp * d).
+// Every (t, p) counts: when TP groups span nodes, rank t of one group and rank t of another
+// can sit on different switches while their first ranks share a node.
+int DpTier(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks) {
+  int tier = Topology::kSameNode;
+  if (r.dp <= 1) return tier;
+  std::vector<NodeId> group;
+  for (int p = 0; p < r.pp; ++p) {
+    for (int t = 0; t < r.tp; ++t) {
+      group.clear();
+      for (int d = 0; d < r.dp; ++d) {
+        group.push_back(topo.gpus()[ranks[t + size_t{1} * r.tp * (p + r.pp * d)]].node);
+      }
+      std::sort(group.begin(), group.end());
+      group.erase(std::unique(group.begin(), group.end()), group.end());
+      tier = std::max(tier, topo.CommonTier(group));
+    }
+  }
+  return tier;
+}
+
 CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelProfile& model,
                             const std::vector<GpuId>& ranks) {
   CandidateFacts f;
@@ -42,17 +63,7 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
     i = j;
   }
   f.job_tier = topo.CommonTier(f.nodes);
-  // DP groups: ranks t + tp * (p + pp * d) for fixed (t, p); the t = 0 groups stand for all.
-  std::vector<NodeId> group;
-  for (int p = 0; p < r.pp && r.dp > 1; ++p) {
-    group.clear();
-    for (int d = 0; d < r.dp; ++d) {
-      group.push_back(topo.gpus()[ranks[size_t{1} * r.tp * (p + r.pp * d)]].node);
-    }
-    std::sort(group.begin(), group.end());
-    group.erase(std::unique(group.begin(), group.end()), group.end());
-    f.dp_tier = std::max(f.dp_tier, topo.CommonTier(group));
-  }
+  f.dp_tier = DpTier(topo, r, ranks);
   for (int g = 0; g < r.num_groups(); ++g) {
     DomainId d = topo.gpus()[ranks[size_t{1} * g * r.tp]].domain;
     for (int t = 1; t < r.tp; ++t) {

@@ -257,6 +257,38 @@ TEST(EngineTest, NodesModeNeverSplitsAStrictTpGroup) {
   EXPECT_EQ(Nodes(prefer, *topo).size(), 2u);
 }
 
+// The highest tier any DP group crosses, from the ranks alone: DP group (t, p) is the ranks
+// t + tp * (p + pp * d), d = 0..dp-1.
+int DpTierOf(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks) {
+  int tier = Topology::kSameNode;
+  for (int p = 0; p < r.pp && r.dp > 1; ++p) {
+    for (int t = 0; t < r.tp; ++t) {
+      std::vector<NodeId> nodes;
+      for (int d = 0; d < r.dp; ++d)
+        nodes.push_back(topo.gpus()[ranks[t + r.tp * (p + r.pp * d)]].node);
+      tier = std::max(tier, topo.CommonTier(nodes));
+    }
+  }
+  return tier;
+}
+
+// lab: node0 and node1 have GPUs 5-7 free, node4 and node5 GPU 7, the rest is busy. No
+// domain holds a TP group of 4, so prefer takes single GPUs and both groups split; first fit
+// puts rank 2 on node0 and rank 6 on node4 (or the like): some DP group crosses the spine
+// although the first one (ranks 0 and 4) stays under a leaf. The reported tier is every
+// group's, and the text says the same.
+TEST(EngineTest, DpTierCoversEveryDpGroup) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node[0-1]:0-4\nnode[2-3]\nnode[4-5]:0-6\nnode[6-7]\n");
+  Request req = Req(*topo, {.gpus = 8, .tp = 4, .nvl = NvlMode::kPrefer});
+  for (const char* policy : {"firstfit", "topo", "pack", "random"}) {
+    PlacementResult r = Engine(topo, Pol(policy)).Place(state, req);
+    ASSERT_TRUE(r.placed) << policy << ": " << r.reason;
+    EXPECT_EQ(r.dp_tier, DpTierOf(*topo, req, r.ranks)) << policy;
+  }
+}
+
 TEST(EngineTest, ExplainsTheDecision) {
   auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
