@@ -87,9 +87,13 @@ std::string TierName(const Topology& topo, int tier) {
 std::string NoRoomReason(const Topology& topo, const Request& r, const ChunkRule& rule,
                          const SearchState& s, int k) {
   if (rule.per_node) {
+    std::string as_groups =
+        rule.group > 1
+            ? absl::StrFormat(" as whole TP groups of %d inside NVLink domains", rule.group)
+            : "";
     return absl::StrFormat(
-        "needs %d nodes with %d free GPUs each on allowed nodes%s; only %d such nodes", k,
-        rule.size, r.exclusive ? " (whole nodes free)" : "", s.total_capacity());
+        "needs %d nodes with %d free GPUs each%s on allowed nodes%s; only %d such nodes", k,
+        rule.size, as_groups, r.exclusive ? " (whole nodes free)" : "", s.total_capacity());
   }
   if (rule.size > 1) {
     int fit = s.total_capacity();
@@ -160,31 +164,70 @@ struct Chunking {
   std::optional<SearchState> search;
 };
 
-// Filter: the chunking of the request. When the free NVLink domains cannot hold its TP
-// groups, nvl=off takes single GPUs (TP groups still go inside domains when there is room,
-// without a note) and nvl=prefer does the same with the relaxation noted in `relaxations`.
-Chunking ChooseChunking(const Hierarchy& hierarchy, const ClusterState& state, const Request& r,
-                        std::vector<std::string>* relaxations) {
+// The chunks that keep every TP group inside one NVLink domain: TP groups; in nodes mode each
+// node's share as whole TP groups inside its islands (when TP divides the share; else the
+// groups cross nodes whatever is chosen and the share is any free GPUs of the node, from as
+// few islands as it can); single GPUs when there is no TP.
+Chunking WholeGroupChunks(const Request& r) {
   Chunking c;
   c.k = r.gpus;
   if (r.nodes > 0) {
-    c.rule = {r.gpus / r.nodes, true};
+    int share = r.gpus / r.nodes;
+    bool whole = r.tp > 1 && share % r.tp == 0;
+    c.rule = {share, true, whole ? r.tp : 1, r.tp > 1};
     c.k = r.nodes;
   } else if (r.tp > 1) {
     c.rule = {r.tp, false};
     c.k = r.num_groups();
   }
+  return c;
+}
+
+// The chunks when TP groups may span domains: single GPUs; in nodes mode each node's share
+// from as few islands as it can.
+Chunking SplitGroupChunks(const Request& r) {
+  Chunking c;
+  c.k = r.gpus;
+  c.rule = {1, false};
+  if (r.nodes > 0) {
+    c.rule = {r.gpus / r.nodes, true, 1, true};
+    c.k = r.nodes;
+  }
+  return c;
+}
+
+// Whether the chunks are TP groups kept inside domains (so that splitting could make room).
+bool KeepsGroupsWhole(const ChunkRule& rule) {
+  return rule.per_node ? rule.group > 1 : rule.size > 1;
+}
+
+std::string SplitRelaxation(const Request& r, const Chunking& whole) {
+  if (whole.rule.per_node) {
+    return absl::StrFormat(
+        "nvl=prefer: TP groups of %d GPUs may span NVLink domains, because only %d of the %d "
+        "nodes needed hold %d free GPUs as whole TP groups inside NVLink domains",
+        r.tp, whole.search->total_capacity(), whole.k, whole.rule.size);
+  }
+  return absl::StrFormat(
+      "nvl=prefer: TP groups of %d GPUs may span NVLink domains, because the free domains "
+      "hold only %d of the %d groups needed (largest free domain has %d GPUs)",
+      whole.rule.size, whole.search->total_capacity(), whole.k,
+      whole.search->largest_free_domain());
+}
+
+// Filter: the chunking of the request. When the free NVLink domains cannot hold its TP
+// groups, nvl=off takes split groups (TP groups still go inside domains when there is room,
+// without a note) and nvl=prefer does the same with the relaxation noted in `relaxations`.
+Chunking ChooseChunking(const Hierarchy& hierarchy, const ClusterState& state, const Request& r,
+                        std::vector<std::string>* relaxations) {
+  Chunking c = WholeGroupChunks(r);
   c.search.emplace(hierarchy, state, r, c.rule);
-  bool groups_do_not_fit = c.search->total_capacity() < c.k && !c.rule.per_node && c.rule.size > 1;
+  bool groups_do_not_fit = c.search->total_capacity() < c.k && KeepsGroupsWhole(c.rule);
   if (groups_do_not_fit && r.nvl != NvlMode::kStrict) {
-    if (r.nvl == NvlMode::kPrefer) {
-      relaxations->push_back(absl::StrFormat(
-          "nvl=prefer: TP groups of %d GPUs may span NVLink domains, because the free domains "
-          "hold only %d of the %d groups needed (largest free domain has %d GPUs)",
-          c.rule.size, c.search->total_capacity(), c.k, c.search->largest_free_domain()));
-    }
-    c.rule = {1, false};
-    c.k = r.gpus;
+    if (r.nvl == NvlMode::kPrefer) relaxations->push_back(SplitRelaxation(r, c));
+    Chunking split = SplitGroupChunks(r);
+    c.rule = split.rule;
+    c.k = split.k;
     c.search.emplace(hierarchy, state, r, c.rule);
   }
   return c;

@@ -22,6 +22,11 @@ struct Candidate {
 struct ChunkRule {
   int size = 1;           // GPUs per chunk; a chunk stays inside one pool
   bool per_node = false;  // nodes mode: one chunk per node, the node is the pool
+  // Nodes mode only. group > 1: a node's chunk is whole TP groups of `group` GPUs, each inside
+  // one NVLink island (a node without room for them gives nothing). compact: the chunk comes
+  // from as few islands as the node allows (TP groups that must split span few of them).
+  int group = 1;
+  bool compact = false;
 };
 
 // The tree the search walks. Leaves are hosts: a multi-node NVLink domain, or one node with
@@ -89,6 +94,9 @@ class SearchState {
   const Hierarchy& hierarchy() const { return hierarchy_; }
 
  private:
+  // Nodes mode: node n's pool, the GPUs its chunk is taken from in order (ChunkRule::group
+  // and compact), given its free usable GPUs per island.
+  std::vector<GpuId> NodePool(const std::vector<std::vector<GpuId>>& islands) const;
   int HostCapacity(int host) const;
   void TakeFromHost(int host, int k, std::vector<GpuId>* out) const;
 

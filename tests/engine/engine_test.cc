@@ -257,6 +257,62 @@ TEST(EngineTest, NodesModeNeverSplitsAStrictTpGroup) {
   EXPECT_EQ(Nodes(prefer, *topo).size(), 2u);
 }
 
+// configs/lab-islands.yaml: 16 nodes of two 4-GPU islands (0-3, 4-7). With GPUs 0-1 busy
+// everywhere, GPUs 4-7 of any node hold a TP group of 4: `-N2 --gpus-per-node=4 --nvl-tp=4`
+// takes them, under strict and prefer alike, and relaxes nothing.
+TEST(EngineTest, NodesModeKeepsTpGroupsInsideIslands) {
+  auto topo = LoadTopologyFile("configs/lab-islands.yaml");
+  ASSERT_THAT(topo, IsOk());
+  ClusterState state(*topo);
+  Busy(state, "node[00-15]:0-1\n");
+  Engine engine(*topo, Pol("topo"));
+  for (NvlMode nvl : {NvlMode::kStrict, NvlMode::kPrefer}) {
+    PlacementResult r =
+        engine.Place(state, Req(**topo, {.nodes = 2, .gpus_per_node = 4, .tp = 4, .nvl = nvl}));
+    ASSERT_TRUE(r.placed) << r.reason;
+    EXPECT_EQ(r.tp_groups_split, 0);
+    EXPECT_THAT(r.relaxations, ::testing::IsEmpty());
+    EXPECT_EQ(Nodes(r, **topo).size(), 2u);
+    for (GpuId g : r.ranks) EXPECT_GE((*topo)->gpus()[g].index, 4);
+  }
+  // Two TP groups of 2 per node: the best fit puts them in 2-3 and 4-5, never across.
+  PlacementResult two = engine.Place(state, Req(**topo, {.nodes = 2, .gpus_per_node = 4, .tp = 2}));
+  ASSERT_TRUE(two.placed) << two.reason;
+  EXPECT_EQ(two.tp_groups_split, 0);
+  std::multiset<int> indexes;
+  for (GpuId g : two.ranks) indexes.insert((*topo)->gpus()[g].index);
+  EXPECT_EQ(indexes, (std::multiset<int>{2, 2, 3, 3, 4, 4, 5, 5}));
+}
+
+// When no node holds its share as whole TP groups inside islands: strict says so in those
+// terms, prefer takes each node's share from as few islands as it can and names the
+// relaxation.
+TEST(EngineTest, NodesModeSaysWhenNoNodeHoldsWholeTpGroups) {
+  auto topo = LoadTopologyFile("configs/lab-islands.yaml");
+  ASSERT_THAT(topo, IsOk());
+  ClusterState state(*topo);
+  Busy(state, "node[00-15]:0-1,4\n");  // islands keep 2 and 3 free GPUs
+  Engine engine(*topo, Pol("topo"));
+  PlacementResult strict =
+      engine.Place(state, Req(**topo, {.nodes = 2, .gpus_per_node = 4, .tp = 4}));
+  EXPECT_FALSE(strict.placed);
+  EXPECT_EQ(strict.reason,
+            "needs 2 nodes with 4 free GPUs each as whole TP groups of 4 inside NVLink domains "
+            "on allowed nodes; only 0 such nodes");
+  PlacementResult prefer = engine.Place(
+      state, Req(**topo, {.nodes = 2, .gpus_per_node = 4, .tp = 4, .nvl = NvlMode::kPrefer}));
+  ASSERT_TRUE(prefer.placed) << prefer.reason;
+  ASSERT_FALSE(prefer.relaxations.empty());
+  EXPECT_THAT(prefer.relaxations[0],
+              HasSubstr("because only 0 of the 2 nodes needed hold 4 free GPUs as whole TP "
+                        "groups"));
+  EXPECT_EQ(prefer.tp_groups_split, 2);
+  // Each group: 3 GPUs of island 4-7 and one of 0-3 (2 islands, the fewest possible).
+  std::vector<int> indexes;
+  for (GpuId g : prefer.ranks) indexes.push_back((*topo)->gpus()[g].index);
+  EXPECT_EQ(std::count_if(indexes.begin(), indexes.end(), [](int i) { return i >= 4; }), 6);
+}
+
 // The highest tier any DP group crosses, from the ranks alone: DP group (t, p) is the ranks
 // t + tp * (p + pp * d), d = 0..dp-1.
 int DpTierOf(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks) {
