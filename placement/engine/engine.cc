@@ -234,16 +234,20 @@ Chunking ChooseChunking(const Hierarchy& hierarchy, const ClusterState& state, c
 }
 
 // Generate: every generator of the policy in its order, over the same search state; only
-// candidates of exactly the request's GPUs are kept.
-std::vector<Candidate> GenerateCandidates(const Policy& policy, const SearchState& s, int k,
-                                          const Request& r) {
+// candidates of exactly the request's GPUs are kept. When TP groups may split (single GPUs
+// taken), each candidate's GPUs are regrouped into TP groups over the fewest domains.
+std::vector<Candidate> GenerateCandidates(const Topology& topo, const Policy& policy,
+                                          const Chunking& chunks, const Request& r) {
   GenerateContext ctx;
   ctx.candidates = policy.candidates;
   ctx.seed = policy.seed;
+  bool regroup = r.tp > 1 && !chunks.rule.per_node && chunks.rule.size == 1;
   std::vector<Candidate> out;
   for (const std::shared_ptr<const Generator>& gen : policy.generators) {
-    for (Candidate& c : gen->Generate(s, k, ctx)) {
-      if (static_cast<int>(c.ranks.size()) == r.gpus) out.push_back(std::move(c));
+    for (Candidate& c : gen->Generate(*chunks.search, chunks.k, ctx)) {
+      if (static_cast<int>(c.ranks.size()) != r.gpus) continue;
+      if (regroup) c.ranks = GroupRanks(topo, c.ranks, r.tp);
+      out.push_back(std::move(c));
     }
   }
   return out;
@@ -435,7 +439,7 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
     result.reason = NoRoomReason(*topo_, r, chunks.rule, *chunks.search, chunks.k);
     return result;
   }
-  std::vector<Candidate> candidates = GenerateCandidates(*policy_, *chunks.search, chunks.k, r);
+  std::vector<Candidate> candidates = GenerateCandidates(*topo_, *policy_, chunks, r);
   Scoring scoring = ScoreCandidates(*topo_, state, r, *policy_, model_, std::move(candidates));
   NormalizeAndWeigh(*policy_, &scoring.candidates);
   if (scoring.candidates.empty()) {

@@ -35,6 +35,58 @@ std::string SwitchLabel(const Topology& topo, NodeId n, int tier) {
 
 }  // namespace
 
+std::vector<GpuId> GroupRanks(const Topology& topo, const std::vector<GpuId>& gpus, int tp) {
+  size_t size = static_cast<size_t>(tp);
+  if (tp <= 1 || gpus.size() % size != 0) return gpus;
+  // Positions of the GPUs per domain, domains in order of first appearance.
+  absl::flat_hash_map<DomainId, size_t> share_of;
+  std::vector<std::vector<int>> shares;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    auto [it, inserted] = share_of.emplace(topo.gpus()[gpus[i]].domain, shares.size());
+    if (inserted) shares.emplace_back();
+    shares[it->second].push_back(static_cast<int>(i));
+  }
+  // Whole groups inside a domain first; what is left of each share is a piece.
+  std::vector<std::vector<int>> groups;
+  for (std::vector<int>& share : shares) {
+    size_t whole = share.size() / size * size;
+    for (size_t i = 0; i < whole; i += size) {
+      groups.emplace_back(share.begin() + i, share.begin() + i + size);
+    }
+    share.erase(share.begin(), share.begin() + whole);
+  }
+  // Split groups: the largest piece, then the smallest that completes the group, else the
+  // largest again (ties: the first).
+  auto pick = [&](size_t need) {
+    int fit = -1, largest = -1;
+    for (size_t i = 0; i < shares.size(); ++i) {
+      size_t n = shares[i].size();
+      if (n == 0) continue;
+      if (n >= need && (fit < 0 || n < shares[fit].size())) fit = static_cast<int>(i);
+      if (largest < 0 || n > shares[largest].size()) largest = static_cast<int>(i);
+    }
+    return fit >= 0 && need < size ? fit : largest;
+  };
+  for (size_t left = gpus.size() - groups.size() * size; left > 0; left -= size) {
+    std::vector<int> group;
+    while (group.size() < size) {
+      std::vector<int>& piece = shares[pick(size - group.size())];
+      size_t n = std::min(size - group.size(), piece.size());
+      group.insert(group.end(), piece.begin(), piece.begin() + n);
+      piece.erase(piece.begin(), piece.begin() + n);
+    }
+    std::sort(group.begin(), group.end());
+    groups.push_back(std::move(group));
+  }
+  std::sort(groups.begin(), groups.end());  // by first position: the groups are disjoint
+  std::vector<GpuId> out;
+  out.reserve(gpus.size());
+  for (const std::vector<int>& group : groups) {
+    for (int i : group) out.push_back(gpus[i]);
+  }
+  return out;
+}
+
 Hierarchy::Hierarchy(const Topology& topo) {
   int num_tiers = static_cast<int>(topo.tiers().size());
   num_levels_ = num_tiers + 2;

@@ -29,6 +29,13 @@ struct ChunkRule {
   bool compact = false;
 };
 
+// Rank order for TP groups of `tp` that may split (GPUs taken one by one): the same GPUs
+// regrouped so that as many groups as possible sit inside one NVLink domain, and a group that
+// must split spans as few domains as it can (the largest leftover share first, then the
+// smallest share that completes it). Groups keep the order of their first GPU in `gpus`, and
+// GPUs inside a group their order in `gpus`, so a candidate already grouped so is unchanged.
+std::vector<GpuId> GroupRanks(const Topology& topo, const std::vector<GpuId>& gpus, int tp);
+
 // The tree the search walks. Leaves are hosts: a multi-node NVLink domain, or one node with
 // its NVLink islands. Above them one level per fabric tier: the hosts whose nodes are
 // connected at that tier or lower (clusters of leaf groups). A virtual root holds the top

@@ -127,6 +127,47 @@ switches:
   EXPECT_THAT(indexes(got), ElementsAre(2, 3, 5, 6));
 }
 
+// GroupRanks on the lab (one domain per node), GPUs named node:index.
+struct GroupCase {
+  std::string name;
+  std::vector<std::pair<int, int>> gpus;  // (node, index) in the order taken
+  int tp;
+  std::vector<std::pair<int, int>> want;
+};
+
+class GroupRanksTest : public ::testing::TestWithParam<GroupCase> {};
+
+TEST_P(GroupRanksTest, Regroups) {
+  auto topo = Topo(testing::kLabYaml);
+  auto ids = [&](const std::vector<std::pair<int, int>>& v) {
+    std::vector<GpuId> out;
+    for (auto [n, i] : v) out.push_back(topo->nodes()[n].gpus[i]);
+    return out;
+  };
+  EXPECT_EQ(GroupRanks(*topo, ids(GetParam().gpus), GetParam().tp), ids(GetParam().want));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, GroupRanksTest,
+    ::testing::Values(
+        // Already whole or as few domains as can be: unchanged.
+        GroupCase{"whole", {{0, 0}, {0, 1}, {1, 0}, {1, 1}}, 2, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}},
+        GroupCase{"seven_one",
+                  {{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {1, 6}},
+                  8,
+                  {{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {1, 6}}},
+        // 3 + 3 + 1 + 1 in that order, TP=4: 3 + 1 twice (2 domains each), not 3 + 1 then
+        // 2 + 1 + 1 (3 domains).
+        GroupCase{"three_one",
+                  {{0, 5}, {0, 6}, {0, 7}, {1, 5}, {1, 6}, {1, 7}, {4, 7}, {5, 7}},
+                  4,
+                  {{0, 5}, {0, 6}, {0, 7}, {4, 7}, {1, 5}, {1, 6}, {1, 7}, {5, 7}}},
+        // A whole group hidden across the order: node0 1 + node1 2 + node0 1, TP=2: node0's
+        // two GPUs form one group, node1's the other.
+        GroupCase{
+            "hidden_whole", {{0, 0}, {1, 0}, {1, 1}, {0, 1}}, 2, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}}),
+    [](const auto& info) { return info.param.name; });
+
 class LabSearchTest : public ::testing::Test {
  protected:
   void SetUp() override {

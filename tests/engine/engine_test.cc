@@ -313,6 +313,43 @@ TEST(EngineTest, NodesModeSaysWhenNoNodeHoldsWholeTpGroups) {
   EXPECT_EQ(std::count_if(indexes.begin(), indexes.end(), [](int i) { return i >= 4; }), 6);
 }
 
+// lab: node0 has 7 free GPUs, node1 and node4-7 two each, node2-3 none. A TP group of 8 must
+// split (prefer): over node0 and node1 it spans 2 NVLink domains, over node4-7 four. The
+// estimate prices the four-way split higher (more of the all-reduce on the fabric) and the
+// default policy takes two domains.
+TEST(EngineTest, SplitTpGroupSpansTheFewestDomains) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node0:0\nnode1:0-5\nnode[2-3]\nnode[4-7]:0-5\n");
+  Request req = Req(*topo, {.gpus = 8, .tp = 8, .nvl = NvlMode::kPrefer});
+  PlacementResult r = Engine(topo, Pol("topo")).Place(state, req);
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(Nodes(r, *topo), (std::set<std::string>{"node0", "node1"}));
+  // pack weighs only fragmentation and takes node4-7: its TP estimate is higher.
+  PlacementResult spread = Engine(topo, Pol("pack")).Place(state, req);
+  ASSERT_TRUE(spread.placed) << spread.reason;
+  ASSERT_EQ(Nodes(spread, *topo).size(), 4u);
+  EXPECT_GT(spread.comm.tp_s, 1.3 * r.comm.tp_s);
+}
+
+// GPUs taken one by one are regrouped so that TP groups fit domains where they can: node0
+// and node1 have 3 free GPUs each, node4 and node5 one (first fit takes node0, node1,
+// node4, node5 in that order). TP=4: each group is 3 GPUs of one node and one of another (2
+// domains), not node0 x3 + node1 x1 and node1 x2 + node4 + node5 (3 domains).
+TEST(EngineTest, SplitTpGroupsAreRegroupedOverFewDomains) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node[0-1]:0-4\nnode[2-3]\nnode[4-5]:0-6\nnode[6-7]\n");
+  Request req = Req(*topo, {.gpus = 8, .tp = 4, .nvl = NvlMode::kPrefer});
+  PlacementResult r = Engine(topo, Pol("firstfit")).Place(state, req);
+  ASSERT_TRUE(r.placed) << r.reason;
+  for (int g = 0; g < 2; ++g) {
+    std::set<DomainId> domains;
+    for (int t = 0; t < 4; ++t) domains.insert(topo->DomainOf(r.ranks[g * 4 + t]));
+    EXPECT_EQ(domains.size(), 2u) << "group " << g;
+  }
+}
+
 // The highest tier any DP group crosses, from the ranks alone: DP group (t, p) is the ranks
 // t + tp * (p + pp * d), d = 0..dp-1.
 int DpTierOf(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks) {
