@@ -59,6 +59,32 @@ double RingAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus
   return RingSeconds(n, bytes, bw, alpha);
 }
 
+double TpAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus, double bytes) {
+  bool one_domain = std::all_of(gpus.begin(), gpus.end(), [&](GpuId g) {
+    return topo.gpus()[g].domain == topo.gpus()[gpus.front()].domain;
+  });
+  if (one_domain) return RingAllReduceSeconds(topo, gpus, bytes);
+  // Each domain's share, domains in order of first rank.
+  std::vector<DomainId> order;
+  std::vector<std::vector<GpuId>> shares;
+  for (GpuId g : gpus) {
+    DomainId d = topo.gpus()[g].domain;
+    size_t i = std::find(order.begin(), order.end(), d) - order.begin();
+    if (i == order.size()) {
+      order.push_back(d);
+      shares.emplace_back();
+    }
+    shares[i].push_back(g);
+  }
+  double inside = 0;
+  std::vector<GpuId> leaders;
+  for (const std::vector<GpuId>& share : shares) {
+    inside = std::max(inside, RingAllReduceSeconds(topo, share, bytes));
+    leaders.push_back(share.front());
+  }
+  return inside + RingAllReduceSeconds(topo, leaders, bytes);
+}
+
 CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks, const Request& r,
                           const ModelProfile& m) {
   CommEstimate e;
@@ -71,7 +97,7 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
     for (int p = 0; p < r.pp; ++p) {
       group.clear();
       for (int t = 0; t < r.tp; ++t) group.push_back(rank(t, p, d));
-      e.tp_s = std::max(e.tp_s, v.tp_count * RingAllReduceSeconds(topo, group, v.tp_bytes));
+      e.tp_s = std::max(e.tp_s, v.tp_count * TpAllReduceSeconds(topo, group, v.tp_bytes));
     }
   }
   // PP: each pipeline (t, d) sends across its pp-1 boundaries, one after another.

@@ -41,6 +41,16 @@ Link LinkBetween(const Topology& topo, GpuId a, GpuId b);
 // B and alpha the worst of the ring's hops.
 double RingAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus, double bytes);
 
+// One TP all-reduce of `bytes` over `gpus` (rank order). Inside one NVLink domain: the ring
+// above. A group split over m > 1 domains runs in two levels, as hierarchical all-reduce
+// does: a reduce-scatter and an all-gather inside each domain's share (together one ring
+// all-reduce; the slowest share decides), and between them an all-reduce of the whole buffer
+// among the m domains, one GPU each, in order of first rank, over the slowest link joining
+// them: 2(m-1)/m * S/B + 2(m-1) * alpha. The slow part grows with m, so a group that must
+// split costs least over the fewest domains (7 + 1 GPUs beats 2 + 2 + 2 + 2, which a flat ring
+// at its slowest hop prices the same).
+double TpAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus, double bytes);
+
 // Communication per step of a job whose rank r runs on ranks[r] (Megatron order: TP
 // innermost, then PP, then DP).
 CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,

@@ -125,6 +125,33 @@ TEST_F(CostModelTest, RingAcrossNodesAndIslandsTakesItsSlowestHop) {
   EXPECT_NEAR(RingAllReduceSeconds(*topo_, g, kS), 1.5e9 / 50e9 + 6 * 2.7e-6, 1e-12);
 }
 
+TEST_F(CostModelTest, TpGroupInsideOneDomainIsTheRing) {
+  std::vector<GpuId> g = On("n1", {0, 1, 2, 3, 4, 5, 6, 7});
+  EXPECT_DOUBLE_EQ(TpAllReduceSeconds(*topo_, g, kS), RingAllReduceSeconds(*topo_, g, kS));
+}
+
+TEST_F(CostModelTest, SplitTpGroupCostGrowsWithTheDomainsItSpans) {
+  double nvl = 0.6e-6, net = 2.7e-6;
+  // 7 + 1 over n1 and n2 (the spine; 25 GB/s at leaf1's ports): inside, a ring of 7 over
+  // NVLink, 2 * 6/7 * 1e9 / 900e9 + 12 * 0.6e-6; between the 2 domains,
+  // 2 * 1/2 * 1e9 / 25e9 + 2 * 2.7e-6 = 40e-3 + 5.4e-6.
+  std::vector<GpuId> lopsided = Join(On("n1", {0, 1, 2, 3, 4, 5, 6}), On("n2", {0}));
+  double seven_one = (12.0 / 7) * 1e9 / 900e9 + 12 * nvl + 1e9 / 25e9 + 2 * net;
+  EXPECT_NEAR(TpAllReduceSeconds(*topo_, lopsided, kS), seven_one, 1e-12);
+  // 2 + 2 + 2 + 2 over n0's second island, n1, n2, n3: inside, rings of 2,
+  // 2 * 1/2 * 1e9 / 900e9 + 2 * 0.6e-6; between the 4 domains, the slowest hop (25 GB/s):
+  // 2 * 3/4 * 1e9 / 25e9 + 6 * 2.7e-6 = 60e-3 + 16.2e-6. Half as slow again as 7 + 1.
+  std::vector<GpuId> spread =
+      Join(Join(On("n0", {4, 5}), On("n1", {0, 1})), Join(On("n2", {0, 1}), On("n3", {0, 1})));
+  double two_each = 1e9 / 900e9 + 2 * nvl + 1.5e9 / 25e9 + 6 * net;
+  EXPECT_NEAR(TpAllReduceSeconds(*topo_, spread, kS), two_each, 1e-12);
+  EXPECT_GT(two_each, 1.4 * seven_one);
+  // 2 + 2 over n0's islands: PCIe between them (H100: 128 GB/s), 2 * 1/2 * 1e9 / 128e9 + 2
+  // * 2.7e-6.
+  EXPECT_NEAR(TpAllReduceSeconds(*topo_, On("n0", {0, 1, 4, 5}), kS),
+              1e9 / 900e9 + 2 * nvl + 1e9 / 128e9 + 2 * net, 1e-12);
+}
+
 TEST_F(CostModelTest, EstimateCommSplitsTpPpAndDp) {
   // TP=4 DP=2 on n1:0-3 and n2:0-3: TP inside a node, DP rings of one GPU per node.
   RequestSpec rs;

@@ -23,6 +23,27 @@ struct Scored {
   bool tier_ok = true;
 };
 
+// The highest tier any DP group crosses: the group of (t, p) is ranks t + tp * (p + pp * d).
+// Every (t, p) counts: when TP groups span nodes, rank t of one group and rank t of another
+// can sit on different switches while their first ranks share a node.
+int DpTier(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks) {
+  int tier = Topology::kSameNode;
+  if (r.dp <= 1) return tier;
+  std::vector<NodeId> group;
+  for (int p = 0; p < r.pp; ++p) {
+    for (int t = 0; t < r.tp; ++t) {
+      group.clear();
+      for (int d = 0; d < r.dp; ++d) {
+        group.push_back(topo.gpus()[ranks[t + size_t{1} * r.tp * (p + r.pp * d)]].node);
+      }
+      std::sort(group.begin(), group.end());
+      group.erase(std::unique(group.begin(), group.end()), group.end());
+      tier = std::max(tier, topo.CommonTier(group));
+    }
+  }
+  return tier;
+}
+
 CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelProfile& model,
                             const std::vector<GpuId>& ranks) {
   CandidateFacts f;
@@ -43,17 +64,7 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
     i = j;
   }
   f.job_tier = topo.CommonTier(f.nodes);
-  // DP groups: ranks t + tp * (p + pp * d) for fixed (t, p); the t = 0 groups stand for all.
-  std::vector<NodeId> group;
-  for (int p = 0; p < r.pp && r.dp > 1; ++p) {
-    group.clear();
-    for (int d = 0; d < r.dp; ++d) {
-      group.push_back(topo.gpus()[ranks[size_t{1} * r.tp * (p + r.pp * d)]].node);
-    }
-    std::sort(group.begin(), group.end());
-    group.erase(std::unique(group.begin(), group.end()), group.end());
-    f.dp_tier = std::max(f.dp_tier, topo.CommonTier(group));
-  }
+  f.dp_tier = DpTier(topo, r, ranks);
   for (int g = 0; g < r.num_groups(); ++g) {
     DomainId d = topo.gpus()[ranks[size_t{1} * g * r.tp]].domain;
     for (int t = 1; t < r.tp; ++t) {
@@ -77,9 +88,13 @@ std::string TierName(const Topology& topo, int tier) {
 std::string NoRoomReason(const Topology& topo, const Request& r, const ChunkRule& rule,
                          const SearchState& s, int k) {
   if (rule.per_node) {
+    std::string as_groups =
+        rule.group > 1
+            ? absl::StrFormat(" as whole TP groups of %d inside NVLink domains", rule.group)
+            : "";
     return absl::StrFormat(
-        "needs %d nodes with %d free GPUs each on allowed nodes%s; only %d such nodes", k,
-        rule.size, r.exclusive ? " (whole nodes free)" : "", s.total_capacity());
+        "needs %d nodes with %d free GPUs each%s on allowed nodes%s; only %d such nodes", k,
+        rule.size, as_groups, r.exclusive ? " (whole nodes free)" : "", s.total_capacity());
   }
   if (rule.size > 1) {
     int fit = s.total_capacity();
@@ -152,48 +167,92 @@ struct Chunking {
   std::optional<SearchState> search;
 };
 
-// Filter: the chunking of the request. When the free NVLink domains cannot hold its TP
-// groups, nvl=off takes single GPUs (TP groups still go inside domains when there is room,
-// without a note) and nvl=prefer does the same with the relaxation noted in `relaxations`.
-Chunking ChooseChunking(const Hierarchy& hierarchy, const ClusterState& state, const Request& r,
-                        std::vector<std::string>* relaxations) {
+// The chunks that keep every TP group inside one NVLink domain: TP groups; in nodes mode each
+// node's share as whole TP groups inside its islands (when TP divides the share; else the
+// groups cross nodes whatever is chosen and the share is any free GPUs of the node, from as
+// few islands as it can); single GPUs when there is no TP.
+Chunking WholeGroupChunks(const Request& r) {
   Chunking c;
   c.k = r.gpus;
   if (r.nodes > 0) {
-    c.rule = {r.gpus / r.nodes, true};
+    int share = r.gpus / r.nodes;
+    bool whole = r.tp > 1 && share % r.tp == 0;
+    c.rule = {share, true, whole ? r.tp : 1, r.tp > 1};
     c.k = r.nodes;
   } else if (r.tp > 1) {
     c.rule = {r.tp, false};
     c.k = r.num_groups();
   }
+  return c;
+}
+
+// The chunks when TP groups may span domains: single GPUs; in nodes mode each node's share
+// from as few islands as it can.
+Chunking SplitGroupChunks(const Request& r) {
+  Chunking c;
+  c.k = r.gpus;
+  c.rule = {1, false};
+  if (r.nodes > 0) {
+    c.rule = {r.gpus / r.nodes, true, 1, true};
+    c.k = r.nodes;
+  }
+  return c;
+}
+
+// Whether the chunks are TP groups kept inside domains (so that splitting could make room).
+bool KeepsGroupsWhole(const ChunkRule& rule) {
+  return rule.per_node ? rule.group > 1 : rule.size > 1;
+}
+
+std::string SplitRelaxation(const Request& r, const Chunking& whole) {
+  if (whole.rule.per_node) {
+    return absl::StrFormat(
+        "nvl=prefer: TP groups of %d GPUs may span NVLink domains, because only %d of the %d "
+        "nodes needed hold %d free GPUs as whole TP groups inside NVLink domains",
+        r.tp, whole.search->total_capacity(), whole.k, whole.rule.size);
+  }
+  return absl::StrFormat(
+      "nvl=prefer: TP groups of %d GPUs may span NVLink domains, because the free domains "
+      "hold only %d of the %d groups needed (largest free domain has %d GPUs)",
+      whole.rule.size, whole.search->total_capacity(), whole.k,
+      whole.search->largest_free_domain());
+}
+
+// Filter: the chunking of the request. When the free NVLink domains cannot hold its TP
+// groups, nvl=off takes split groups (TP groups still go inside domains when there is room,
+// without a note) and nvl=prefer does the same with the relaxation noted in `relaxations`.
+Chunking ChooseChunking(const Hierarchy& hierarchy, const ClusterState& state, const Request& r,
+                        std::vector<std::string>* relaxations) {
+  Chunking c = WholeGroupChunks(r);
   c.search.emplace(hierarchy, state, r, c.rule);
-  bool groups_do_not_fit = c.search->total_capacity() < c.k && !c.rule.per_node && c.rule.size > 1;
+  bool groups_do_not_fit = c.search->total_capacity() < c.k && KeepsGroupsWhole(c.rule);
   if (groups_do_not_fit && r.nvl != NvlMode::kStrict) {
-    if (r.nvl == NvlMode::kPrefer) {
-      relaxations->push_back(absl::StrFormat(
-          "nvl=prefer: TP groups of %d GPUs may span NVLink domains, because the free domains "
-          "hold only %d of the %d groups needed (largest free domain has %d GPUs)",
-          c.rule.size, c.search->total_capacity(), c.k, c.search->largest_free_domain()));
-    }
-    c.rule = {1, false};
-    c.k = r.gpus;
+    if (r.nvl == NvlMode::kPrefer) relaxations->push_back(SplitRelaxation(r, c));
+    Chunking split = SplitGroupChunks(r);
+    c.rule = split.rule;
+    c.k = split.k;
     c.search.emplace(hierarchy, state, r, c.rule);
   }
   return c;
 }
 
 // Generate: every generator of the policy in its order, over the same search state; only
-// candidates of exactly the request's GPUs are kept.
-std::vector<Candidate> GenerateCandidates(const Policy& policy, const SearchState& s, int k,
-                                          const Request& r, uint64_t decision) {
+// candidates of exactly the request's GPUs are kept. When TP groups may split (single GPUs
+// taken), each candidate's GPUs are regrouped into TP groups over the fewest domains.
+std::vector<Candidate> GenerateCandidates(const Topology& topo, const Policy& policy,
+                                          const Chunking& chunks, const Request& r,
+                                          uint64_t decision) {
   GenerateContext ctx;
   ctx.candidates = policy.candidates;
   ctx.seed = policy.seed;
   ctx.decision = decision;
+  bool regroup = r.tp > 1 && !chunks.rule.per_node && chunks.rule.size == 1;
   std::vector<Candidate> out;
   for (const std::shared_ptr<const Generator>& gen : policy.generators) {
-    for (Candidate& c : gen->Generate(s, k, ctx)) {
-      if (static_cast<int>(c.ranks.size()) == r.gpus) out.push_back(std::move(c));
+    for (Candidate& c : gen->Generate(*chunks.search, chunks.k, ctx)) {
+      if (static_cast<int>(c.ranks.size()) != r.gpus) continue;
+      if (regroup) c.ranks = GroupRanks(topo, c.ranks, r.tp);
+      out.push_back(std::move(c));
     }
   }
   return out;
@@ -515,8 +574,7 @@ void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult
     return;
   }
   uint64_t decision = DecisionKey(*topo_, state, r);
-  std::vector<Candidate> candidates =
-      GenerateCandidates(*policy_, *chunks.search, chunks.k, r, decision);
+  std::vector<Candidate> candidates = GenerateCandidates(*topo_, *policy_, chunks, r, decision);
   Scoring scoring =
       ScoreCandidates(*topo_, state, r, *policy_, model_, decision, std::move(candidates));
   NormalizeAndWeigh(*policy_, &scoring.candidates);
@@ -543,9 +601,16 @@ void Engine::OneModelAtATime(const ClusterState& state, const Request& r,
                              const std::vector<int>& models, PlacementResult* result) const {
   std::vector<PlacementResult> tried(models.size());
   int best = -1;
+  // A model that takes the job as asked (no relaxation) beats one that must relax it, one
+  // that keeps every TP group whole (nvl=off too) beats one that splits; then the higher total.
+  auto better = [](const PlacementResult& a, const PlacementResult& b) {
+    if (a.relaxations.empty() != b.relaxations.empty()) return a.relaxations.empty();
+    if ((a.tp_groups_split == 0) != (b.tp_groups_split == 0)) return a.tp_groups_split == 0;
+    return a.total > b.total + 1e-9;
+  };
   for (size_t i = 0; i < models.size(); ++i) {
     Decide(state, OnlyModel(*topo_, r, models[i]), &tried[i]);
-    if (tried[i].placed && (best < 0 || tried[i].total > tried[best].total + 1e-9)) {
+    if (tried[i].placed && (best < 0 || better(tried[i], tried[best]))) {
       best = static_cast<int>(i);
     }
   }

@@ -35,6 +35,58 @@ std::string SwitchLabel(const Topology& topo, NodeId n, int tier) {
 
 }  // namespace
 
+std::vector<GpuId> GroupRanks(const Topology& topo, const std::vector<GpuId>& gpus, int tp) {
+  size_t size = static_cast<size_t>(tp);
+  if (tp <= 1 || gpus.size() % size != 0) return gpus;
+  // Positions of the GPUs per domain, domains in order of first appearance.
+  absl::flat_hash_map<DomainId, size_t> share_of;
+  std::vector<std::vector<int>> shares;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    auto [it, inserted] = share_of.emplace(topo.gpus()[gpus[i]].domain, shares.size());
+    if (inserted) shares.emplace_back();
+    shares[it->second].push_back(static_cast<int>(i));
+  }
+  // Whole groups inside a domain first; what is left of each share is a piece.
+  std::vector<std::vector<int>> groups;
+  for (std::vector<int>& share : shares) {
+    size_t whole = share.size() / size * size;
+    for (size_t i = 0; i < whole; i += size) {
+      groups.emplace_back(share.begin() + i, share.begin() + i + size);
+    }
+    share.erase(share.begin(), share.begin() + whole);
+  }
+  // Split groups: the largest piece, then the smallest that completes the group, else the
+  // largest again (ties: the first).
+  auto pick = [&](size_t need) {
+    int fit = -1, largest = -1;
+    for (size_t i = 0; i < shares.size(); ++i) {
+      size_t n = shares[i].size();
+      if (n == 0) continue;
+      if (n >= need && (fit < 0 || n < shares[fit].size())) fit = static_cast<int>(i);
+      if (largest < 0 || n > shares[largest].size()) largest = static_cast<int>(i);
+    }
+    return fit >= 0 && need < size ? fit : largest;
+  };
+  for (size_t left = gpus.size() - groups.size() * size; left > 0; left -= size) {
+    std::vector<int> group;
+    while (group.size() < size) {
+      std::vector<int>& piece = shares[pick(size - group.size())];
+      size_t n = std::min(size - group.size(), piece.size());
+      group.insert(group.end(), piece.begin(), piece.begin() + n);
+      piece.erase(piece.begin(), piece.begin() + n);
+    }
+    std::sort(group.begin(), group.end());
+    groups.push_back(std::move(group));
+  }
+  std::sort(groups.begin(), groups.end());  // by first position: the groups are disjoint
+  std::vector<GpuId> out;
+  out.reserve(gpus.size());
+  for (const std::vector<int>& group : groups) {
+    for (int i : group) out.push_back(gpus[i]);
+  }
+  return out;
+}
+
 Hierarchy::Hierarchy(const Topology& topo) {
   int num_tiers = static_cast<int>(topo.tiers().size());
   num_levels_ = num_tiers + 2;
@@ -116,19 +168,21 @@ SearchState::SearchState(const Hierarchy& h, const ClusterState& state, const Re
     for (NodeId n : nodes) {
       bool usable = request.allowed_node[n] && (!request.exclusive || state.node_all_free(n));
       const Node& node = topo.nodes()[n];
-      // Pools: the node's islands, or the whole node in nodes mode.
-      size_t pools = rule.per_node ? 1 : node.domains.size();
-      for (size_t p = 0; p < pools; ++p) {
+      // The node's free usable GPUs per island, ascending.
+      std::vector<std::vector<GpuId>> islands(node.domains.size());
+      for (GpuId g : node.gpus) {
+        if (!usable || state.busy(g)) continue;
+        DomainId d = topo.gpus()[g].domain;
+        size_t i = std::find(node.domains.begin(), node.domains.end(), d) - node.domains.begin();
+        islands[i].push_back(g);
+        ++domain_usable[d];
+        ++usable_free_;
+      }
+      // Pools: the node's islands, or in nodes mode the node.
+      if (rule.per_node) islands = {NodePool(islands)};
+      for (const std::vector<GpuId>& pool : islands) {
         pool_begin_.push_back(static_cast<int>(gpus_.size()));
-        if (!usable) continue;
-        for (GpuId g : node.gpus) {
-          if (state.busy(g)) continue;
-          DomainId d = topo.gpus()[g].domain;
-          if (!rule.per_node && d != node.domains[p]) continue;
-          gpus_.push_back(g);
-          ++domain_usable[d];
-          ++usable_free_;
-        }
+        gpus_.insert(gpus_.end(), pool.begin(), pool.end());
       }
     }
   }
@@ -144,6 +198,40 @@ SearchState::SearchState(const Hierarchy& h, const ClusterState& state, const Re
       for (int c : h.nodes()[id].children) cap_[id] += cap_[c];
     }
   }
+}
+
+std::vector<GpuId> SearchState::NodePool(const std::vector<std::vector<GpuId>>& islands) const {
+  std::vector<GpuId> out;
+  if (rule_.group > 1) {
+    // Whole groups, each from the island with the least room that still holds one (best fit,
+    // so that larger islands stay whole); nothing when the node cannot give them all.
+    std::vector<size_t> used(islands.size(), 0);
+    auto left = [&](size_t i) { return islands[i].size() - used[i]; };
+    for (int taken = 0; taken + rule_.group <= rule_.size; taken += rule_.group) {
+      size_t best = islands.size();
+      for (size_t i = 0; i < islands.size(); ++i) {
+        if (left(i) >= static_cast<size_t>(rule_.group) &&
+            (best == islands.size() || left(i) < left(best))) {
+          best = i;
+        }
+      }
+      if (best == islands.size()) return {};
+      out.insert(out.end(), islands[best].begin() + used[best],
+                 islands[best].begin() + used[best] + rule_.group);
+      used[best] += rule_.group;
+    }
+    return out;
+  }
+  std::vector<size_t> order(islands.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (rule_.compact) {
+    // The roomiest islands first: the chunk spans as few of them as it can.
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return islands[a].size() > islands[b].size(); });
+  }
+  for (size_t i : order) out.insert(out.end(), islands[i].begin(), islands[i].end());
+  if (!rule_.compact) std::sort(out.begin(), out.end());
+  return out;
 }
 
 int SearchState::HostCapacity(int host) const {

@@ -22,7 +22,19 @@ struct Candidate {
 struct ChunkRule {
   int size = 1;           // GPUs per chunk; a chunk stays inside one pool
   bool per_node = false;  // nodes mode: one chunk per node, the node is the pool
+  // Nodes mode only. group > 1: a node's chunk is whole TP groups of `group` GPUs, each inside
+  // one NVLink island (a node without room for them gives nothing). compact: the chunk comes
+  // from as few islands as the node allows (TP groups that must split span few of them).
+  int group = 1;
+  bool compact = false;
 };
+
+// Rank order for TP groups of `tp` that may split (GPUs taken one by one): the same GPUs
+// regrouped so that as many groups as possible sit inside one NVLink domain, and a group that
+// must split spans as few domains as it can (the largest leftover share first, then the
+// smallest share that completes it). Groups keep the order of their first GPU in `gpus`, and
+// GPUs inside a group their order in `gpus`, so a candidate already grouped so is unchanged.
+std::vector<GpuId> GroupRanks(const Topology& topo, const std::vector<GpuId>& gpus, int tp);
 
 // The tree the search walks. Leaves are hosts: a multi-node NVLink domain, or one node with
 // its NVLink islands. Above them one level per fabric tier: the hosts whose nodes are
@@ -89,6 +101,9 @@ class SearchState {
   const Hierarchy& hierarchy() const { return hierarchy_; }
 
  private:
+  // Nodes mode: node n's pool, the GPUs its chunk is taken from in order (ChunkRule::group
+  // and compact), given its free usable GPUs per island.
+  std::vector<GpuId> NodePool(const std::vector<std::vector<GpuId>>& islands) const;
   int HostCapacity(int host) const;
   void TakeFromHost(int host, int k, std::vector<GpuId>* out) const;
 

@@ -84,6 +84,90 @@ switches:
   EXPECT_EQ(s4.capacity(h.hosts()[1]), 2);
 }
 
+TEST(SearchStateTest, NodesModeSharesAreWholeGroupsInsideIslands) {
+  // n0: GPUs 0-1 and 4 busy (islands keep 2-3 and 5-7); n1: 0-1 busy (2-3 and 4-7).
+  auto topo = Topo(R"(name: isl
+tiers: [leaf]
+gpu_models: [{name: H100, nvlink_gbps: 900}]
+nodes:
+  - {names: "n[0-1]", gpus: 8, model: H100, islands: [[0, 1, 2, 3], [4, 5, 6, 7]]}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "n[0-1]"}
+)");
+  ClusterState state(topo);
+  ASSERT_THAT(LoadBusyList("n0:0-1,4\nn1:0-1\n", "busy", &state), IsOk());
+  Hierarchy h(*topo);
+  Request r = Req(*topo, {.nodes = 2, .gpus_per_node = 4, .tp = 4});
+  auto indexes = [&](const std::vector<GpuId>& gpus) {
+    std::vector<int> out;
+    for (GpuId g : gpus) out.push_back(topo->gpus()[g].index);
+    return out;
+  };
+  // A group of 4 inside an island: only n1 (4-7) has one.
+  SearchState whole(h, state, r, ChunkRule{4, true, 4});
+  EXPECT_EQ(whole.capacity(h.hosts()[0]), 0);
+  EXPECT_EQ(whole.capacity(h.hosts()[1]), 1);
+  std::vector<GpuId> got;
+  whole.TakeInOrder(h.hosts(), 1, &got);
+  EXPECT_THAT(indexes(got), ElementsAre(4, 5, 6, 7));
+  // Groups of 2: n0 gives 2-3 and 5-6 (best fit: the smaller island first).
+  SearchState pairs(h, state, r, ChunkRule{4, true, 2});
+  got.clear();
+  pairs.TakeInOrder(h.hosts(), 1, &got);
+  EXPECT_THAT(indexes(got), ElementsAre(2, 3, 5, 6));
+  // Compact: any 4 GPUs, the roomiest island first (5-7, then 2).
+  SearchState compact(h, state, r, ChunkRule{4, true, 1, true});
+  got.clear();
+  compact.TakeInOrder(h.hosts(), 1, &got);
+  EXPECT_THAT(indexes(got), ElementsAre(5, 6, 7, 2));
+  // Plain nodes mode: the lowest indexes.
+  SearchState plain(h, state, r, ChunkRule{4, true});
+  got.clear();
+  plain.TakeInOrder(h.hosts(), 1, &got);
+  EXPECT_THAT(indexes(got), ElementsAre(2, 3, 5, 6));
+}
+
+// GroupRanks on the lab (one domain per node), GPUs named node:index.
+struct GroupCase {
+  std::string name;
+  std::vector<std::pair<int, int>> gpus;  // (node, index) in the order taken
+  int tp;
+  std::vector<std::pair<int, int>> want;
+};
+
+class GroupRanksTest : public ::testing::TestWithParam<GroupCase> {};
+
+TEST_P(GroupRanksTest, Regroups) {
+  auto topo = Topo(testing::kLabYaml);
+  auto ids = [&](const std::vector<std::pair<int, int>>& v) {
+    std::vector<GpuId> out;
+    for (auto [n, i] : v) out.push_back(topo->nodes()[n].gpus[i]);
+    return out;
+  };
+  EXPECT_EQ(GroupRanks(*topo, ids(GetParam().gpus), GetParam().tp), ids(GetParam().want));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, GroupRanksTest,
+    ::testing::Values(
+        // Already whole or as few domains as can be: unchanged.
+        GroupCase{"whole", {{0, 0}, {0, 1}, {1, 0}, {1, 1}}, 2, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}},
+        GroupCase{"seven_one",
+                  {{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {1, 6}},
+                  8,
+                  {{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {1, 6}}},
+        // 3 + 3 + 1 + 1 in that order, TP=4: 3 + 1 twice (2 domains each), not 3 + 1 then
+        // 2 + 1 + 1 (3 domains).
+        GroupCase{"three_one",
+                  {{0, 5}, {0, 6}, {0, 7}, {1, 5}, {1, 6}, {1, 7}, {4, 7}, {5, 7}},
+                  4,
+                  {{0, 5}, {0, 6}, {0, 7}, {4, 7}, {1, 5}, {1, 6}, {1, 7}, {5, 7}}},
+        // A whole group hidden across the order: node0 1 + node1 2 + node0 1, TP=2: node0's
+        // two GPUs form one group, node1's the other.
+        GroupCase{
+            "hidden_whole", {{0, 0}, {1, 0}, {1, 1}, {0, 1}}, 2, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}}),
+    [](const auto& info) { return info.param.name; });
+
 class LabSearchTest : public ::testing::Test {
  protected:
   void SetUp() override {

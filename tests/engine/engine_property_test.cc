@@ -38,8 +38,28 @@ void RandomBusy(std::mt19937& rng, double occupancy, ClusterState* state) {
   ASSERT_THAT(state->Allocate(take), IsOk());
 }
 
+// Nodes mode (-N with --gpus-per-node, what Slurm sends for `-N2 --gpus-per-node=4`): 1 to
+// 8 nodes of 1, 2, 4 or 8 GPUs each, a TP size that divides the job (it may be larger than
+// a node's share: then TP groups cross nodes).
+RequestSpec RandomNodesRequest(std::mt19937& rng) {
+  static const int kSizes[] = {1, 2, 4, 8};
+  RequestSpec spec;
+  spec.nodes = 1 + static_cast<int>(rng() % 8);
+  spec.gpus_per_node = kSizes[rng() % 4];
+  do {
+    spec.tp = kSizes[rng() % 4];
+  } while ((spec.nodes * spec.gpus_per_node) % spec.tp != 0);
+  return spec;
+}
+
 RequestSpec RandomRequest(std::mt19937& rng, const Topology& topo, int free) {
   static const int kTp[] = {1, 2, 4, 8};
+  if (rng() % 4 == 0) {
+    RequestSpec spec = RandomNodesRequest(rng);
+    spec.nvl = static_cast<NvlMode>(rng() % 3);
+    spec.exclusive = rng() % 5 == 0;
+    return spec;
+  }
   RequestSpec spec;
   spec.tp = kTp[rng() % 4];
   spec.pp = 1 + static_cast<int>(rng() % 2);
@@ -57,12 +77,57 @@ RequestSpec RandomRequest(std::mt19937& rng, const Topology& topo, int free) {
   return spec;
 }
 
+// The highest tier any DP group crosses, from the ranks alone: DP group (t, p) is the ranks
+// t + tp * (p + pp * d), d = 0..dp-1.
+int DpTierOf(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks) {
+  int tier = Topology::kSameNode;
+  for (int p = 0; p < r.pp && r.dp > 1; ++p) {
+    for (int t = 0; t < r.tp; ++t) {
+      std::vector<NodeId> nodes;
+      for (int d = 0; d < r.dp; ++d) {
+        nodes.push_back(topo.gpus()[ranks[t + r.tp * (p + r.pp * d)]].node);
+      }
+      tier = std::max(tier, topo.CommonTier(nodes));
+    }
+  }
+  return tier;
+}
+
+// Whether the usable free GPUs hold the request's TP groups each inside one NVLink domain:
+// in nodes mode, r.nodes nodes whose islands hold their share as whole groups (when TP
+// divides the share); else num_groups() groups in the free domains. Single-node domains only
+// (a multi-node domain can hold a group across nodes): false otherwise, so nothing is checked.
+// All of it on the nodes of one GPU model.
+bool WholeGroupsFit(const ClusterState& state, const Request& r) {
+  const Topology& topo = state.topology();
+  int share = r.nodes > 0 ? r.gpus / r.nodes : 0;
+  if (r.nodes > 0 && share % r.tp != 0) return false;
+  // Per GPU model: the bundled policies place a job on one model (mix_models off).
+  std::vector<int> units(topo.gpu_models().size(), 0);  // nodes that hold their share, or groups
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    if (!r.allowed_node[n] || (r.exclusive && !state.node_all_free(n))) continue;
+    if (topo.nodes()[n].model < 0) continue;  // no GPUs
+    int groups = 0;
+    for (DomainId d : topo.nodes()[n].domains) {
+      if (topo.domains()[d].multi_node) return false;
+      int free = 0;
+      for (GpuId g : topo.domains()[d].gpus) free += state.busy(g) ? 0 : 1;
+      groups += free / r.tp;
+    }
+    units[topo.nodes()[n].model] += r.nodes > 0 ? (groups >= share / r.tp ? 1 : 0) : groups;
+  }
+  int need = r.nodes > 0 ? r.nodes : r.num_groups();
+  return std::any_of(units.begin(), units.end(), [&](int u) { return u >= need; });
+}
+
 // Every hard constraint, checked from the outside.
 void CheckPlacement(const ClusterState& state, const Request& r, const PlacementResult& res,
                     const std::string& where) {
   const Topology& topo = state.topology();
   if (!res.placed) {
     EXPECT_FALSE(res.reason.empty()) << where;
+    // Room for every TP group inside a domain and no tier limit: nothing may stop it.
+    EXPECT_FALSE(r.max_tier < 0 && WholeGroupsFit(state, r)) << where << ": " << res.reason;
     return;
   }
   ASSERT_EQ(static_cast<int>(res.ranks.size()), r.gpus) << where;
@@ -90,6 +155,19 @@ void CheckPlacement(const ClusterState& state, const Request& r, const Placement
             << where << ": strict TP group " << g << " spans NVLink domains";
       }
     }
+  }
+  if (r.nodes > 0) {
+    EXPECT_EQ(static_cast<int>(nodes.size()), r.nodes) << where << ": not the nodes asked for";
+    for (NodeId n : nodes) {
+      EXPECT_EQ(std::count_if(res.ranks.begin(), res.ranks.end(),
+                              [&](GpuId g) { return topo.gpus()[g].node == n; }),
+                r.gpus / r.nodes)
+          << where << ": node " << topo.nodes()[n].name << " has another share";
+    }
+  }
+  EXPECT_EQ(res.dp_tier, DpTierOf(topo, r, res.ranks)) << where << ": DP tier";
+  if (res.tp_groups_split > 0) {
+    EXPECT_FALSE(WholeGroupsFit(state, r)) << where << ": splits TP groups with room for them";
   }
   bool any_relaxed_tier = false;
   for (const std::string& x : res.relaxations) any_relaxed_tier |= x.find("max-tier") == 0;
@@ -147,12 +225,18 @@ switches:
 )";
 
 // The exact optimum over node subsets: for each subset, the request's chunks (TP groups in
-// strict mode) taken from those nodes only, every way of splitting them over the nodes.
-// nvl=off may split TP groups: both chunk sizes are searched.
+// strict mode) taken from those nodes only, every way of splitting them over the nodes. In
+// nodes mode each node of the subset gives its share, r.gpus / r.nodes GPUs, as chunks;
+// exactly r.nodes nodes. nvl=off may split TP groups: both chunk sizes are searched (a split
+// share comes from the roomiest islands first). Inside a node, TP groups come from its
+// islands in order, split shares from its first or its last islands: other island choices
+// are not searched. Split groups are ranked node by node or as GroupRanks arranges them, the
+// better of the two; other rank orders are not searched.
 double OracleCostWithChunk(const ClusterState& state, const Request& r, int chunk);
 
 double OracleCost(const ClusterState& state, const Request& r) {
-  double best = OracleCostWithChunk(state, r, r.tp);
+  bool whole = r.nodes == 0 || (r.gpus / r.nodes) % r.tp == 0;
+  double best = whole ? OracleCostWithChunk(state, r, r.tp) : -1;
   if (r.nvl == NvlMode::kOff && r.tp > 1) {
     double split = OracleCostWithChunk(state, r, 1);
     if (split >= 0 && (best < 0 || split < best)) best = split;
@@ -163,7 +247,9 @@ double OracleCost(const ClusterState& state, const Request& r) {
 double OracleCostWithChunk(const ClusterState& state, const Request& r, int chunk) {
   const Topology& topo = state.topology();
   int nodes = topo.num_nodes();
-  int k = r.gpus / chunk;
+  // Chunks per unit: a node's share in nodes mode, else one chunk; units needed.
+  int per_unit = r.nodes > 0 ? r.gpus / r.nodes / chunk : 1;
+  int k = r.nodes > 0 ? r.nodes : r.gpus / chunk;
   // Free GPUs per (node, island), as chunks each island can give.
   std::vector<std::vector<std::vector<GpuId>>> free(nodes);
   for (NodeId n = 0; n < nodes; ++n) {
@@ -174,29 +260,53 @@ double OracleCostWithChunk(const ClusterState& state, const Request& r, int chun
       }
       free[n].push_back(gpus);
     }
+    if (r.nodes > 0 && chunk == 1) {
+      std::stable_sort(free[n].begin(), free[n].end(),
+                       [](const auto& a, const auto& b) { return a.size() > b.size(); });
+    }
   }
   double best = -1;
   ModelProfile model;
-  // counts[n]: chunks from node n; enumerate all vectors with sum k (small clusters only).
+  // counts[n]: units from node n; enumerate all vectors with sum k (small clusters only).
   std::vector<int> cap(nodes, 0);
   for (NodeId n = 0; n < nodes; ++n) {
     for (const auto& island : free[n]) cap[n] += static_cast<int>(island.size()) / chunk;
+    cap[n] /= per_unit;
+    if (r.nodes > 0) cap[n] = std::min(cap[n], 1);
   }
   std::vector<int> counts(nodes, 0);
+  // The ranks of one choice of counts, each node's chunks from its islands in order or, when
+  // `reversed`, from its last islands first.
+  auto ranks_of = [&](bool reversed) {
+    std::vector<GpuId> ranks;
+    for (NodeId m = 0; m < nodes; ++m) {
+      int want = counts[m] * per_unit;
+      for (size_t j = 0; j < free[m].size(); ++j) {
+        const auto& island = free[m][reversed ? free[m].size() - 1 - j : j];
+        for (size_t i = 0; want > 0 && i + chunk <= island.size(); i += chunk, --want) {
+          ranks.insert(ranks.end(), island.begin() + i, island.begin() + i + chunk);
+        }
+      }
+    }
+    return ranks;
+  };
   std::function<void(int, int)> rec = [&](int n, int left) {
     if (n == nodes) {
       if (left != 0) return;
-      std::vector<GpuId> ranks;
-      for (NodeId m = 0; m < nodes; ++m) {
-        int want = counts[m];
-        for (const auto& island : free[m]) {
-          for (size_t i = 0; want > 0 && i + chunk <= island.size(); i += chunk, --want) {
-            ranks.insert(ranks.end(), island.begin() + i, island.begin() + i + chunk);
-          }
+      std::vector<GpuId> first = ranks_of(false);
+      std::vector<std::vector<GpuId>> orders = {first};
+      if (chunk < r.tp) {  // split groups: the last islands first too, and regrouped
+        std::vector<GpuId> last = ranks_of(true);
+        if (last != first) orders.push_back(last);
+        for (size_t i = 0, n = orders.size(); i < n; ++i) {
+          std::vector<GpuId> grouped = GroupRanks(topo, orders[i], r.tp);
+          if (grouped != orders[i]) orders.push_back(std::move(grouped));
         }
       }
-      double cost = EstimateComm(topo, ranks, r, model).total();
-      if (best < 0 || cost < best) best = cost;
+      for (const std::vector<GpuId>& ranks : orders) {
+        double cost = EstimateComm(topo, ranks, r, model).total();
+        if (best < 0 || cost < best) best = cost;
+      }
       return;
     }
     for (int c = 0; c <= std::min(cap[n], left); ++c) {
@@ -228,9 +338,13 @@ TEST(EngineOracleTest, WithinFivePercentOfTheOptimum) {
       if (state.num_free() < 2) continue;
       RequestSpec rs;
       static const int kTp[] = {1, 2, 4, 8};
-      rs.tp = kTp[rng() % 4];
-      rs.dp = 1 + static_cast<int>(rng() % std::max(1, std::min(state.num_free(), 16) / rs.tp));
-      rs.gpus = rs.tp * rs.dp;
+      if (rng() % 3 == 0) {
+        rs = RandomNodesRequest(rng);  // nodes mode, up to 64 GPUs
+      } else {
+        rs.tp = kTp[rng() % 4];
+        rs.dp = 1 + static_cast<int>(rng() % std::max(1, std::min(state.num_free(), 16) / rs.tp));
+        rs.gpus = rs.tp * rs.dp;
+      }
       rs.nvl = rng() % 4 == 0 ? NvlMode::kOff : NvlMode::kStrict;
       auto r = ResolveRequest(rs, **topo);
       ASSERT_THAT(r, IsOk());
@@ -240,7 +354,7 @@ TEST(EngineOracleTest, WithinFivePercentOfTheOptimum) {
       if (!res.placed) continue;
       double cost = res.comm.total();
       double ratio = opt > 0 ? cost / opt : (cost == 0 ? 1.0 : 2.0);
-      if (ratio > 1.05 && worst_shown++ < 5) {
+      if ((ratio > 1.05 || ratio < 1 - 1e-9) && worst_shown++ < 5) {
         std::printf("off by %.2fx: %s on %s: %s\n", ratio, DescribeRequest(*r, **topo).c_str(),
                     (*topo)->name().c_str(), res.origin.c_str());
       }

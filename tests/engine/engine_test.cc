@@ -292,6 +292,131 @@ TEST(EngineTest, NodesModeNeverSplitsAStrictTpGroup) {
   EXPECT_EQ(Nodes(prefer, *topo).size(), 2u);
 }
 
+// configs/lab-islands.yaml: 16 nodes of two 4-GPU islands (0-3, 4-7). With GPUs 0-1 busy
+// everywhere, GPUs 4-7 of any node hold a TP group of 4: `-N2 --gpus-per-node=4 --nvl-tp=4`
+// takes them, under strict and prefer alike, and relaxes nothing.
+TEST(EngineTest, NodesModeKeepsTpGroupsInsideIslands) {
+  auto topo = LoadTopologyFile("configs/lab-islands.yaml");
+  ASSERT_THAT(topo, IsOk());
+  ClusterState state(*topo);
+  Busy(state, "node[00-15]:0-1\n");
+  Engine engine(*topo, Pol("topo"));
+  for (NvlMode nvl : {NvlMode::kStrict, NvlMode::kPrefer}) {
+    PlacementResult r =
+        engine.Place(state, Req(**topo, {.nodes = 2, .gpus_per_node = 4, .tp = 4, .nvl = nvl}));
+    ASSERT_TRUE(r.placed) << r.reason;
+    EXPECT_EQ(r.tp_groups_split, 0);
+    EXPECT_THAT(r.relaxations, ::testing::IsEmpty());
+    EXPECT_EQ(Nodes(r, **topo).size(), 2u);
+    for (GpuId g : r.ranks) EXPECT_GE((*topo)->gpus()[g].index, 4);
+  }
+  // Two TP groups of 2 per node: the best fit puts them in 2-3 and 4-5, never across.
+  PlacementResult two = engine.Place(state, Req(**topo, {.nodes = 2, .gpus_per_node = 4, .tp = 2}));
+  ASSERT_TRUE(two.placed) << two.reason;
+  EXPECT_EQ(two.tp_groups_split, 0);
+  std::multiset<int> indexes;
+  for (GpuId g : two.ranks) indexes.insert((*topo)->gpus()[g].index);
+  EXPECT_EQ(indexes, (std::multiset<int>{2, 2, 3, 3, 4, 4, 5, 5}));
+}
+
+// When no node holds its share as whole TP groups inside islands: strict says so in those
+// terms, prefer takes each node's share from as few islands as it can and names the
+// relaxation.
+TEST(EngineTest, NodesModeSaysWhenNoNodeHoldsWholeTpGroups) {
+  auto topo = LoadTopologyFile("configs/lab-islands.yaml");
+  ASSERT_THAT(topo, IsOk());
+  ClusterState state(*topo);
+  Busy(state, "node[00-15]:0-1,4\n");  // islands keep 2 and 3 free GPUs
+  Engine engine(*topo, Pol("topo"));
+  PlacementResult strict =
+      engine.Place(state, Req(**topo, {.nodes = 2, .gpus_per_node = 4, .tp = 4}));
+  EXPECT_FALSE(strict.placed);
+  EXPECT_EQ(strict.reason,
+            "needs 2 nodes with 4 free GPUs each as whole TP groups of 4 inside NVLink domains "
+            "on allowed nodes; only 0 such nodes");
+  PlacementResult prefer = engine.Place(
+      state, Req(**topo, {.nodes = 2, .gpus_per_node = 4, .tp = 4, .nvl = NvlMode::kPrefer}));
+  ASSERT_TRUE(prefer.placed) << prefer.reason;
+  ASSERT_FALSE(prefer.relaxations.empty());
+  EXPECT_THAT(prefer.relaxations[0],
+              HasSubstr("because only 0 of the 2 nodes needed hold 4 free GPUs as whole TP "
+                        "groups"));
+  EXPECT_EQ(prefer.tp_groups_split, 2);
+  // Each group: 3 GPUs of island 4-7 and one of 0-3 (2 islands, the fewest possible).
+  std::vector<int> indexes;
+  for (GpuId g : prefer.ranks) indexes.push_back((*topo)->gpus()[g].index);
+  EXPECT_EQ(std::count_if(indexes.begin(), indexes.end(), [](int i) { return i >= 4; }), 6);
+}
+
+// lab: node0 has 7 free GPUs, node1 and node4-7 two each, node2-3 none. A TP group of 8 must
+// split (prefer): over node0 and node1 it spans 2 NVLink domains, over node4-7 four. The
+// estimate prices the four-way split higher (more of the all-reduce on the fabric) and the
+// default policy takes two domains.
+TEST(EngineTest, SplitTpGroupSpansTheFewestDomains) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node0:0\nnode1:0-5\nnode[2-3]\nnode[4-7]:0-5\n");
+  Request req = Req(*topo, {.gpus = 8, .tp = 8, .nvl = NvlMode::kPrefer});
+  PlacementResult r = Engine(topo, Pol("topo")).Place(state, req);
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(Nodes(r, *topo), (std::set<std::string>{"node0", "node1"}));
+  // pack weighs only fragmentation and takes node4-7: its TP estimate is higher.
+  PlacementResult spread = Engine(topo, Pol("pack")).Place(state, req);
+  ASSERT_TRUE(spread.placed) << spread.reason;
+  ASSERT_EQ(Nodes(spread, *topo).size(), 4u);
+  EXPECT_GT(spread.comm.tp_s, 1.3 * r.comm.tp_s);
+}
+
+// GPUs taken one by one are regrouped so that TP groups fit domains where they can: node0
+// and node1 have 3 free GPUs each, node4 and node5 one (first fit takes node0, node1,
+// node4, node5 in that order). TP=4: each group is 3 GPUs of one node and one of another (2
+// domains), not node0 x3 + node1 x1 and node1 x2 + node4 + node5 (3 domains).
+TEST(EngineTest, SplitTpGroupsAreRegroupedOverFewDomains) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node[0-1]:0-4\nnode[2-3]\nnode[4-5]:0-6\nnode[6-7]\n");
+  Request req = Req(*topo, {.gpus = 8, .tp = 4, .nvl = NvlMode::kPrefer});
+  PlacementResult r = Engine(topo, Pol("firstfit")).Place(state, req);
+  ASSERT_TRUE(r.placed) << r.reason;
+  for (int g = 0; g < 2; ++g) {
+    std::set<DomainId> domains;
+    for (int t = 0; t < 4; ++t) domains.insert(topo->DomainOf(r.ranks[g * 4 + t]));
+    EXPECT_EQ(domains.size(), 2u) << "group " << g;
+  }
+}
+
+// The highest tier any DP group crosses, from the ranks alone: DP group (t, p) is the ranks
+// t + tp * (p + pp * d), d = 0..dp-1.
+int DpTierOf(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks) {
+  int tier = Topology::kSameNode;
+  for (int p = 0; p < r.pp && r.dp > 1; ++p) {
+    for (int t = 0; t < r.tp; ++t) {
+      std::vector<NodeId> nodes;
+      for (int d = 0; d < r.dp; ++d)
+        nodes.push_back(topo.gpus()[ranks[t + r.tp * (p + r.pp * d)]].node);
+      tier = std::max(tier, topo.CommonTier(nodes));
+    }
+  }
+  return tier;
+}
+
+// lab: node0 and node1 have GPUs 5-7 free, node4 and node5 GPU 7, the rest is busy. No
+// domain holds a TP group of 4, so prefer takes single GPUs and both groups split; first fit
+// puts rank 2 on node0 and rank 6 on node4 (or the like): some DP group crosses the spine
+// although the first one (ranks 0 and 4) stays under a leaf. The reported tier is every
+// group's, and the text says the same.
+TEST(EngineTest, DpTierCoversEveryDpGroup) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node[0-1]:0-4\nnode[2-3]\nnode[4-5]:0-6\nnode[6-7]\n");
+  Request req = Req(*topo, {.gpus = 8, .tp = 4, .nvl = NvlMode::kPrefer});
+  for (const char* policy : {"firstfit", "topo", "pack", "random"}) {
+    PlacementResult r = Engine(topo, Pol(policy)).Place(state, req);
+    ASSERT_TRUE(r.placed) << policy << ": " << r.reason;
+    EXPECT_EQ(r.dp_tier, DpTierOf(*topo, req, r.ranks)) << policy;
+  }
+}
+
 TEST(EngineTest, ExplainsTheDecision) {
   auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
