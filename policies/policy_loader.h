@@ -18,6 +18,7 @@ namespace nvlplace {
 // policy is built, so that no sum of weighted scores overflows).
 inline constexpr double kMaxWeight = 1e6;
 inline constexpr char kWeightRule[] = "a weight must be a positive number up to 1e6";
+static_assert(kMaxWeight == 1e6, "kWeightRule states kMaxWeight in words: change both");
 bool IsValidWeight(double weight);
 
 // Reads a policy:

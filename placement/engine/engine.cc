@@ -85,8 +85,7 @@ std::string TierName(const Topology& topo, int tier) {
 }
 
 // Why there is no room, in topology terms.
-std::string NoRoomReason(const Topology& topo, const Request& r, const ChunkRule& rule,
-                         const SearchState& s, int k) {
+std::string NoRoomReason(const Request& r, const ChunkRule& rule, const SearchState& s, int k) {
   if (rule.per_node) {
     std::string as_groups =
         rule.group > 1
@@ -112,7 +111,6 @@ std::string NoRoomReason(const Topology& topo, const Request& r, const ChunkRule
   }
   return absl::StrFormat("needs %d GPUs; only %d are free on the allowed nodes%s", k,
                          s.usable_free(), r.exclusive ? " that are wholly free" : "");
-  (void)topo;
 }
 
 // The scorers where `loser` lost to `winner` (scores in the policy's scorer order).
@@ -570,7 +568,7 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
 void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult* result) const {
   Chunking chunks = ChooseChunking(hierarchy_, state, r, &result->relaxations);
   if (chunks.search->total_capacity() < chunks.k) {
-    result->reason = NoRoomReason(*topo_, r, chunks.rule, *chunks.search, chunks.k);
+    result->reason = NoRoomReason(r, chunks.rule, *chunks.search, chunks.k);
     return;
   }
   uint64_t decision = DecisionKey(*topo_, state, r);
