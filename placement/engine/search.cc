@@ -2,6 +2,7 @@
 #include "placement/engine/search.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <numeric>
 
@@ -33,6 +34,9 @@ std::string SwitchLabel(const Topology& topo, NodeId n, int tier) {
   return absl::StrCat(topo.tiers()[tier], " above ", node.name);
 }
 
+// An index as an iterator offset (sizes here are GPUs of one job: far below PTRDIFF_MAX).
+std::ptrdiff_t Diff(size_t i) { return static_cast<std::ptrdiff_t>(i); }
+
 }  // namespace
 
 std::vector<GpuId> GroupRanks(const Topology& topo, const std::vector<GpuId>& gpus, int tp) {
@@ -51,9 +55,9 @@ std::vector<GpuId> GroupRanks(const Topology& topo, const std::vector<GpuId>& gp
   for (std::vector<int>& share : shares) {
     size_t whole = share.size() / size * size;
     for (size_t i = 0; i < whole; i += size) {
-      groups.emplace_back(share.begin() + i, share.begin() + i + size);
+      groups.emplace_back(share.begin() + Diff(i), share.begin() + Diff(i + size));
     }
-    share.erase(share.begin(), share.begin() + whole);
+    share.erase(share.begin(), share.begin() + Diff(whole));
   }
   // Split groups: the largest piece, then the smallest that completes the group, else the
   // largest again (ties: the first).
@@ -72,8 +76,8 @@ std::vector<GpuId> GroupRanks(const Topology& topo, const std::vector<GpuId>& gp
     while (group.size() < size) {
       std::vector<int>& piece = shares[pick(size - group.size())];
       size_t n = std::min(size - group.size(), piece.size());
-      group.insert(group.end(), piece.begin(), piece.begin() + n);
-      piece.erase(piece.begin(), piece.begin() + n);
+      group.insert(group.end(), piece.begin(), piece.begin() + Diff(n));
+      piece.erase(piece.begin(), piece.begin() + Diff(n));
     }
     std::sort(group.begin(), group.end());
     groups.push_back(std::move(group));
@@ -216,8 +220,8 @@ std::vector<GpuId> SearchState::NodePool(const std::vector<std::vector<GpuId>>& 
         }
       }
       if (best == islands.size()) return {};
-      out.insert(out.end(), islands[best].begin() + used[best],
-                 islands[best].begin() + used[best] + rule_.group);
+      out.insert(out.end(), islands[best].begin() + Diff(used[best]),
+                 islands[best].begin() + Diff(used[best] + rule_.group));
       used[best] += rule_.group;
     }
     return out;

@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "placement/formats/slurm_lexer.h"
 #include "placement/model/hostlist.h"
 
@@ -38,6 +39,12 @@ std::string Field(absl::string_view key, absl::string_view value) {
   bool plain = !value.empty() && std::none_of(value.begin(), value.end(),
                                               [](char c) { return absl::ascii_isspace(c); });
   return plain ? absl::StrCat(key, "=", value) : absl::StrCat(key, "=\"", value, "\"");
+}
+
+// A value on a Slurm line: '#' starts a comment there, so a name holding one is written
+// "\#" (Slurm's escape, read back by slurm_lexer); annotations keep the name as it is.
+std::string SlurmValue(absl::string_view value) {
+  return absl::StrReplaceAll(value, {{"#", "\\#"}});
 }
 
 void Note(absl::string_view kind, const std::vector<std::string>& fields, std::string* out) {
@@ -162,8 +169,8 @@ std::vector<std::string> WriteDomainSwitches(const Topology& topo,
     names.push_back(dom.name);
     Note("nvlink_domain", {Field("name", dom.name), Field("gpus", absl::StrCat(dom.gpus.size()))},
          out);
-    absl::StrAppend(out, "SwitchName=", dom.name,
-                    " Nodes=", CompressHostlist(NodeNames(topo, dom.nodes)), "\n");
+    absl::StrAppend(out, "SwitchName=", SlurmValue(dom.name),
+                    " Nodes=", SlurmValue(CompressHostlist(NodeNames(topo, dom.nodes))), "\n");
   }
   return names;
 }
@@ -194,13 +201,13 @@ void WriteSwitch(const Topology& topo, SwitchId id, const std::vector<bool>& vis
   }
   std::vector<std::string> domain_names = WriteDomainSwitches(topo, domains, out);
   Note("switch", note, out);
-  absl::StrAppend(out, "SwitchName=", sw.name);
+  absl::StrAppend(out, "SwitchName=", SlurmValue(sw.name));
   if (!domains.empty()) {
-    absl::StrAppend(out, " Switches=", CompressHostlist(domain_names));
+    absl::StrAppend(out, " Switches=", SlurmValue(CompressHostlist(domain_names)));
   } else if (!nodes.empty()) {
-    absl::StrAppend(out, " Nodes=", nodes);
+    absl::StrAppend(out, " Nodes=", SlurmValue(nodes));
   } else {
-    absl::StrAppend(out, " Switches=", CompressHostlist(shown));
+    absl::StrAppend(out, " Switches=", SlurmValue(CompressHostlist(shown)));
   }
   if (link_speed) absl::StrAppend(out, " LinkSpeed=", Num(sw.link_gbps));
   absl::StrAppend(out, "\n");
@@ -275,7 +282,8 @@ std::string GresHeader(const Topology& topo, const SlurmExportOptions& options) 
 
 // "NodeName=<hostlist> Name=gpu Type=<model> File=/dev/nvidia" before the index.
 std::string GresLinePrefix(const Topology& topo, const GresGroup& g) {
-  return absl::StrCat("NodeName=", g.hostlist, " Name=gpu Type=", topo.gpu_models()[g.model].name,
+  return absl::StrCat("NodeName=", SlurmValue(g.hostlist),
+                      " Name=gpu Type=", SlurmValue(topo.gpu_models()[g.model].name),
                       " File=/dev/nvidia");
 }
 

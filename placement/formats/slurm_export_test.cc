@@ -190,6 +190,28 @@ TEST(RoundTripTest, OddShapes) {
   }
 }
 
+// Names holding '#' (Slurm reads "\#" as one): a multi-node NVLink domain, a switch, a GPU
+// model and nodes. The fuzz finding slurm_import/crash-check-hash-in-name-round-trip-26e9548c
+// came back from its own export as a switch cut at the '#'.
+TEST(RoundTripTest, NamesWithAHash) {
+  std::shared_ptr<const Topology> m = FromYaml(R"(name: hashes
+tiers: [leaf]
+gpu_models: [{name: "H100#sxm", nvlink_gbps: 900, pcie_gbps: 128}]
+nodes:
+  - {names: "n#[0-3]", gpus: 4, model: "H100#sxm"}
+nvlink_domains:
+  - {name: "rack#1", nodes: "n#[0-1]"}
+  - {name: "rack#2", nodes: "n#[2-3]"}
+switches:
+  - {name: "leaf#0", tier: leaf, nodes: "n#[0-3]"}
+)");
+  ASSERT_NE(m, nullptr);
+  SlurmFiles files = ExportSlurm(*m);
+  EXPECT_THAT(files.topology_conf, HasSubstr("SwitchName=rack\\#1 Nodes=n\\#[0-1]\n"));
+  EXPECT_THAT(files.gres_conf, HasSubstr("NodeName=n\\#[0-3] Name=gpu Type=H100\\#sxm "));
+  ExpectRoundTrip(*m, m->name());
+}
+
 TEST(ExportSlurmTest, WritesLabClusterExactly) {
   absl::StatusOr<std::shared_ptr<const Topology>> m = LoadTopologyFile("configs/lab-h100.yaml");
   ASSERT_THAT(m, IsOk());
