@@ -44,7 +44,11 @@ class Sim {
     result_.policy = engine.policy().name;
     result_.jobs.resize(jobs.size());
     for (size_t i = 0; i < jobs.size(); ++i) result_.jobs[i].job = &jobs[i];
-    for (const Node& n : topo_.nodes()) free_by_model_[n.model] += static_cast<int>(n.gpus.size());
+    // From the state, not the node list: a CPU-only node has no model (-1), and the GPUs of
+    // a node kept from nvlplace (placed: false) start busy and never become free.
+    for (GpuId g = 0; g < topo_.num_gpus(); ++g) {
+      if (!state_.busy(g)) ++free_by_model_[ModelOfGpu(g)];
+    }
   }
 
   SimResult Run(const std::function<void(size_t, size_t)>& progress) {
