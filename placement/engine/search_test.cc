@@ -57,16 +57,19 @@ TEST(HierarchyTest, LabHasHostsLeavesAndARoot) {
   EXPECT_EQ(h.nodes()[h.at_level(1)[0]].children.size(), 4u);
 }
 
-TEST(SearchStateTest, CapacityCountsWholeChunksPerIsland) {
-  // n0: islands {0-3}, {4-7}; GPUs 0-1 and 4 busy: islands hold 2 and 3 free GPUs.
-  auto topo = Topo(R"(name: isl
+// Two nodes of 8 GPUs, each in two 4-GPU NVLink islands, under one leaf.
+constexpr char kTwoIslandNodes[] = R"(name: isl
 tiers: [leaf]
 gpu_models: [{name: H100, nvlink_gbps: 900}]
 nodes:
   - {names: "n[0-1]", gpus: 8, model: H100, islands: [[0, 1, 2, 3], [4, 5, 6, 7]]}
 switches:
   - {name: leaf0, tier: leaf, nodes: "n[0-1]"}
-)");
+)";
+
+TEST(SearchStateTest, CapacityCountsWholeChunksPerIsland) {
+  // n0: islands {0-3}, {4-7}; GPUs 0-1 and 4 busy: islands hold 2 and 3 free GPUs.
+  auto topo = Topo(kTwoIslandNodes);
   ClusterState state(topo);
   ASSERT_THAT(LoadBusyList("n0:0-1,4\n", "busy", &state), IsOk());
   Hierarchy h(*topo);
@@ -86,14 +89,7 @@ switches:
 
 TEST(SearchStateTest, NodesModeSharesAreWholeGroupsInsideIslands) {
   // n0: GPUs 0-1 and 4 busy (islands keep 2-3 and 5-7); n1: 0-1 busy (2-3 and 4-7).
-  auto topo = Topo(R"(name: isl
-tiers: [leaf]
-gpu_models: [{name: H100, nvlink_gbps: 900}]
-nodes:
-  - {names: "n[0-1]", gpus: 8, model: H100, islands: [[0, 1, 2, 3], [4, 5, 6, 7]]}
-switches:
-  - {name: leaf0, tier: leaf, nodes: "n[0-1]"}
-)");
+  auto topo = Topo(kTwoIslandNodes);
   ClusterState state(topo);
   ASSERT_THAT(LoadBusyList("n0:0-1,4\nn1:0-1\n", "busy", &state), IsOk());
   Hierarchy h(*topo);
