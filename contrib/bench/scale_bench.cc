@@ -1,0 +1,141 @@
+// Frontier-scale figures of one generated cluster file (contrib/tools/gen_fabric.py): reading
+// and parsing the YAML, building the model, and the decision time of the topo policy beside
+// firstfit (the baseline measured in the same run) at 50% and 85% occupancy, for TP=8 jobs of
+// 64 and 1,024 GPUs. Usage: scale_bench --config=FILE [Google Benchmark flags]
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "placement/engine/engine.h"
+#include "placement/formats/topology_yaml.h"
+#include "policies/policy_loader.h"
+
+namespace nvlplace {
+namespace {
+
+std::string g_config;
+std::string g_text;
+std::shared_ptr<const Topology> g_topo;
+
+void Die(const absl::Status& s) {
+  std::fprintf(stderr, "scale_bench: %s\n", std::string(s.message()).c_str());
+  std::exit(2);
+}
+
+// Occupancy as jobs leave it, seeded: 90% of it as wholly busy nodes, 10% as half-busy ones.
+void Occupy(double occupancy, ClusterState* state) {
+  const Topology& topo = state->topology();
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<GpuId> busy;
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    const std::vector<GpuId>& gpus = topo.nodes()[n].gpus;
+    double x = u(rng);
+    if (x < occupancy * 0.9) {
+      busy.insert(busy.end(), gpus.begin(), gpus.end());
+    } else if (x < occupancy * 1.1) {
+      busy.insert(busy.end(), gpus.begin(), gpus.begin() + gpus.size() / 2);
+    }
+  }
+  if (absl::Status s = state->Allocate(busy); !s.ok()) Die(s);
+}
+
+void BM_Parse(benchmark::State& st) {
+  for (auto _ : st) {
+    auto spec = ParseTopologyYaml(g_text, g_config);
+    if (!spec.ok()) Die(spec.status());
+    benchmark::DoNotOptimize(spec);
+  }
+}
+
+void BM_Build(benchmark::State& st) {
+  auto spec = ParseTopologyYaml(g_text, g_config);
+  if (!spec.ok()) Die(spec.status());
+  for (auto _ : st) {
+    auto topo = Topology::Create(*spec);
+    if (!topo.ok()) Die(topo.status());
+    benchmark::DoNotOptimize(topo);
+  }
+}
+
+void BM_Engine(benchmark::State& st) {
+  auto pol = LoadPolicy(NVLPLACE_SOURCE_DIR "/configs/policies/topo.yaml");
+  if (!pol.ok()) Die(pol.status());
+  for (auto _ : st) {
+    Engine engine(g_topo, *pol);
+    benchmark::DoNotOptimize(engine);
+  }
+}
+
+// Args: occupancy percent, job GPUs (TP=8); policy 0 topo, 1 firstfit.
+void BM_Place(benchmark::State& st, const char* policy) {
+  auto pol = LoadPolicy(std::string(NVLPLACE_SOURCE_DIR "/configs/policies/") + policy + ".yaml");
+  if (!pol.ok()) Die(pol.status());
+  ClusterState state(g_topo);
+  Occupy(static_cast<double>(st.range(0)) / 100.0, &state);
+  RequestSpec spec;
+  spec.tp = 8;
+  spec.gpus = static_cast<int>(st.range(1));
+  auto request = ResolveRequest(spec, *g_topo);
+  if (!request.ok()) Die(request.status());
+  Engine engine(g_topo, *pol);
+  int placed = 0;
+  for (auto _ : st) {
+    PlacementResult r = engine.Place(state, *request);
+    placed += r.placed;
+    benchmark::DoNotOptimize(r);
+  }
+  st.counters["placed"] = static_cast<double>(placed) / static_cast<double>(st.iterations());
+  st.counters["free_gpus"] = state.num_free();
+}
+
+double Median(const std::vector<double>& v) {
+  std::vector<double> c = v;
+  std::nth_element(c.begin(), c.begin() + c.size() / 2, c.end());
+  return c[c.size() / 2];
+}
+
+}  // namespace
+}  // namespace nvlplace
+
+int main(int argc, char** argv) {
+  using namespace nvlplace;  // NOLINT(google-build-using-namespace): a benchmark's main
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--config=", 9) == 0) {
+      g_config = argv[i] + 9;
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  if (g_config.empty()) {
+    std::fprintf(stderr, "usage: scale_bench --config=FILE [benchmark flags]\n");
+    return 2;
+  }
+  auto text = ReadFileToString(g_config, limits::kMaxConfigBytes);
+  if (!text.ok()) Die(text.status());
+  g_text = *text;
+  auto topo = LoadTopologyFile(g_config);
+  if (!topo.ok()) Die(topo.status());
+  g_topo = *topo;
+
+  benchmark::RegisterBenchmark("load/parse", BM_Parse)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("load/build", BM_Build)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("load/engine", BM_Engine)->Unit(benchmark::kMillisecond);
+  for (const char* policy : {"topo", "firstfit"}) {
+    benchmark::RegisterBenchmark((std::string("place/") + policy).c_str(), BM_Place, policy)
+        ->ArgsProduct({{50, 85}, {64, 1024}})
+        ->Unit(benchmark::kMicrosecond)
+        ->ComputeStatistics("median", Median);
+  }
+  int n = static_cast<int>(args.size());
+  benchmark::Initialize(&n, args.data());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
