@@ -11,6 +11,7 @@ namespace {
 class RandomGenerator : public Generator {
  public:
   absl::string_view Name() const override { return "random"; }
+  bool Seeded() const override { return true; }
   // One candidate: chunks from the hosts in an order shuffled by the seed drawn afresh for
   // this decision (DecisionSeed(ctx.seed, ctx.decision), mt19937_64).
   std::vector<Candidate> Generate(const SearchState& s, int k,

@@ -7,6 +7,7 @@ namespace {
 class RandomScorer : public Scorer {
  public:
   absl::string_view Name() const override { return "random"; }
+  bool Seeded() const override { return true; }
   // FNV-1a over the seed drawn for this decision (DecisionSeed of the policy's seed and
   // ctx.decision) and the GPU ids, mapped to [0, 100].
   double Score(const ScoringContext& ctx, const CandidateFacts& facts) const override {

@@ -313,11 +313,22 @@ uint64_t DecisionKey(const Topology& topo, const ClusterState& state, const Requ
     h *= 1099511628211ull;
   };
   for (int v : {r.gpus, r.tp, r.pp, r.dp, r.nodes, r.gpu_model}) add(static_cast<uint64_t>(v));
-  for (GpuId g = 0; g < topo.num_gpus(); ++g) {
-    NodeId n = topo.gpus()[g].node;
-    if (!state.busy(g) && (r.allowed_node.empty() || r.allowed_node[n])) add(g);
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    if (state.free_on_node(n) == 0 || !(r.allowed_node.empty() || r.allowed_node[n])) continue;
+    for (GpuId g : topo.nodes()[n].gpus) {
+      if (!state.busy(g)) add(g);
+    }
   }
   return h;
+}
+
+// Whether any generator or scorer of the policy draws per decision: only then is the
+// decision's key (a pass over every free GPU) computed.
+bool Seeded(const Policy& policy) {
+  return std::any_of(policy.generators.begin(), policy.generators.end(),
+                     [](const auto& g) { return g->Seeded(); }) ||
+         std::any_of(policy.scorers.begin(), policy.scorers.end(),
+                     [](const Policy::Weighted& w) { return w.scorer->Seeded(); });
 }
 
 // Why no candidate is left when the search had room.
@@ -571,7 +582,7 @@ void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult
     result->reason = NoRoomReason(r, chunks.rule, *chunks.search, chunks.k);
     return;
   }
-  uint64_t decision = DecisionKey(*topo_, state, r);
+  uint64_t decision = Seeded(*policy_) ? DecisionKey(*topo_, state, r) : 0;
   std::vector<Candidate> candidates = GenerateCandidates(*topo_, *policy_, chunks, r, decision);
   Scoring scoring =
       ScoreCandidates(*topo_, state, r, *policy_, model_, decision, std::move(candidates));

@@ -24,6 +24,8 @@ class Generator {
  public:
   virtual ~Generator() = default;
   virtual absl::string_view Name() const = 0;
+  // Whether Generate reads GenerateContext::decision (the engine computes it only then).
+  virtual bool Seeded() const { return false; }
   // Candidates of `k` chunks (the chunk rule of `s`) from the usable free GPUs of `s`, each
   // with an origin that names the generator and where it took from. None when `s` cannot
   // hold k chunks. A pure function of its arguments: generators hold no state.

@@ -40,6 +40,8 @@ class Scorer {
  public:
   virtual ~Scorer() = default;
   virtual absl::string_view Name() const = 0;
+  // Whether Score reads ScoringContext::decision (the engine computes it only then).
+  virtual bool Seeded() const { return false; }
   // A score in [0, 100], higher is better, on an absolute scale where one exists, so that
   // weights mean the same in every decision.
   virtual double Score(const ScoringContext& ctx, const CandidateFacts& facts) const = 0;

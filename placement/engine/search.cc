@@ -114,8 +114,16 @@ Hierarchy::Hierarchy(const Topology& topo) {
     nodes_.push_back(std::move(h));
   }
 
-  // Fabric levels: leaf groups joined when their common tier is at most t (cumulative, so
-  // the clusters nest), and the leaf groups of one host always together.
+  // Fabric levels: leaf groups joined when they are connected at tier t or lower
+  // (cumulative, so the clusters nest), and the leaf groups of one host always together.
+  // Linear in the fabric (no pair of leaf groups is compared): per tier, the switches of
+  // that tier or lower with nodes below them are joined to their children into components;
+  // leaf groups with as many leaves join when each leaf is in the same component as the
+  // other's leaf of the same index (rail by rail, as Topology::CommonTier compares them),
+  // and leaf groups with different numbers of leaves when any two of their leaves are (its
+  // best pair). Every leaf of a component reaches the others through switches of tier t or
+  // lower, each with nodes below it, so for one leaf per group (and rail-optimized groups
+  // that agree rail by rail) these are the clusters of CommonTier(a, b) <= t.
   int groups = topo.num_leaf_groups();
   std::vector<NodeId> rep(groups, -1);
   for (NodeId n = 0; n < topo.num_nodes(); ++n) {
@@ -126,13 +134,39 @@ Hierarchy::Hierarchy(const Topology& topo) {
     for (NodeId n : nodes_[h].nodes)
       uf.Union(topo.LeafGroup(n), topo.LeafGroup(nodes_[h].nodes[0]));
   }
+  UnionFind switches(topo.num_switches());
   std::vector<int> below = hosts_;  // HNode per host at the level below
   for (int t = 0; t < num_tiers; ++t) {
-    for (int a = 0; a < groups; ++a) {
-      for (int b = a + 1; b < groups; ++b) {
-        int tier = topo.CommonTier(rep[a], rep[b]);
-        if (tier >= 0 && tier <= t) uf.Union(a, b);
+    for (SwitchId s = 0; s < topo.num_switches(); ++s) {
+      const Switch& sw = topo.switches()[s];
+      if (sw.tier != t || sw.nodes_under.empty()) continue;
+      for (SwitchId c : sw.children) {
+        if (!topo.switches()[c].nodes_under.empty()) switches.Union(c, s);
       }
+    }
+    // Same number of leaves: the components rail by rail, as one key.
+    absl::flat_hash_map<std::vector<int>, int> by_key;
+    // Different numbers of leaves: per component, the leaf counts present and its groups.
+    absl::flat_hash_map<int, std::pair<std::vector<size_t>, std::vector<int>>> by_component;
+    std::vector<int> key;
+    for (int g = 0; g < groups; ++g) {
+      const std::vector<SwitchId>& leaves = topo.nodes()[rep[g]].leaves;
+      if (leaves.empty()) continue;
+      key.assign(1, static_cast<int>(leaves.size()));
+      for (SwitchId l : leaves) key.push_back(switches.Find(l));
+      auto [it, inserted] = by_key.emplace(key, g);
+      if (!inserted) uf.Union(g, it->second);
+      for (size_t i = 1; i < key.size(); ++i) {
+        auto& [counts, members] = by_component[key[i]];
+        if (std::find(counts.begin(), counts.end(), leaves.size()) == counts.end()) {
+          counts.push_back(leaves.size());
+        }
+        if (members.empty() || members.back() != g) members.push_back(g);
+      }
+    }
+    for (const auto& [component, entry] : by_component) {
+      if (entry.first.size() < 2) continue;
+      for (int g : entry.second) uf.Union(g, entry.second.front());
     }
     absl::flat_hash_map<int, int> cluster_node;
     std::vector<int> here(hosts_.size());
@@ -158,50 +192,85 @@ Hierarchy::Hierarchy(const Topology& topo) {
 
 SearchState::SearchState(const Hierarchy& h, const ClusterState& state, const Request& request,
                          ChunkRule rule)
-    : hierarchy_(h), rule_(rule) {
+    : hierarchy_(h), state_(state), request_(request), rule_(rule) {
+  // Counts only (ClusterState keeps free GPUs per node and per domain): the work is one
+  // step per node and island, with no list of GPUs; a host's GPUs are listed when a
+  // generator takes from it (Pools).
   const Topology& topo = state.topology();
   num_hosts_ = static_cast<int>(h.hosts().size());
-  std::vector<int> domain_usable(topo.num_domains(), 0);
-  gpus_.reserve(state.num_free());
-  host_pool_.reserve(num_hosts_ + 1);
-  spans_nodes_.reserve(num_hosts_);
+  cap_.assign(h.nodes().size(), 0);
+  std::vector<int> counts;                         // one host's pool sizes
   for (int host = 0; host < num_hosts_; ++host) {  // hosts are HNodes 0..num_hosts-1
-    host_pool_.push_back(static_cast<int>(pool_begin_.size()));
     const std::vector<NodeId>& nodes = h.nodes()[host].nodes;
-    spans_nodes_.push_back(nodes.size() > 1);
+    counts.clear();
+    int sum = 0, host_free = 0;
     for (NodeId n : nodes) {
-      bool usable = request.allowed_node[n] && (!request.exclusive || state.node_all_free(n));
+      if (!Usable(n)) {
+        if (rule.per_node) counts.push_back(0);
+        continue;
+      }
       const Node& node = topo.nodes()[n];
-      // The node's free usable GPUs per island, ascending.
-      std::vector<std::vector<GpuId>> islands(node.domains.size());
+      int on_node = 0, groups = 0;
+      for (DomainId d : node.domains) {
+        // A multi-node domain's node has that one domain: its share is the node's.
+        int free = node.domains.size() == 1 ? state.free_on_node(n) : state.free_in_domain(d);
+        on_node += free;
+        if (rule.group > 1) groups += free / rule.group;
+        if (!rule.per_node) counts.push_back(free);
+        if (nodes.size() == 1) largest_free_domain_ = std::max(largest_free_domain_, free);
+      }
+      usable_free_ += on_node;
+      host_free += on_node;
+      if (rule.per_node) {
+        // NodePool's size: whole groups inside islands (all or nothing), else every free GPU.
+        int needed = rule.size / rule.group;
+        counts.push_back(rule.group > 1 ? (groups >= needed ? needed * rule.group : 0) : on_node);
+      }
+    }
+    // A multi-node domain: its usable free GPUs are those of its usable nodes.
+    if (nodes.size() > 1) largest_free_domain_ = std::max(largest_free_domain_, host_free);
+    int cap = 0;
+    for (int n : counts) {
+      sum += n;
+      cap += rule.per_node ? (n >= rule.size ? 1 : 0) : n / rule.size;
+    }
+    // Inside a multi-node NVLink domain a chunk may span nodes.
+    if (!rule.per_node && nodes.size() > 1) cap = sum / rule.size;
+    cap_[host] = cap;
+  }
+  // Capacities bottom-up: HNodes are stored children first.
+  for (size_t id = num_hosts_; id < h.nodes().size(); ++id) {
+    for (int c : h.nodes()[id].children) cap_[id] += cap_[c];
+  }
+}
+
+bool SearchState::Usable(NodeId n) const {
+  return request_.allowed_node[n] && (!request_.exclusive || state_.node_all_free(n));
+}
+
+std::vector<std::vector<GpuId>> SearchState::Pools(int host) const {
+  const Topology& topo = state_.topology();
+  std::vector<std::vector<GpuId>> pools;
+  for (NodeId n : hierarchy_.nodes()[host].nodes) {
+    const Node& node = topo.nodes()[n];
+    // The node's free usable GPUs per island, ascending.
+    std::vector<std::vector<GpuId>> islands(node.domains.size());
+    if (Usable(n)) {
       for (GpuId g : node.gpus) {
-        if (!usable || state.busy(g)) continue;
+        if (state_.busy(g)) continue;
         DomainId d = topo.gpus()[g].domain;
         size_t i = std::find(node.domains.begin(), node.domains.end(), d) - node.domains.begin();
         islands[i].push_back(g);
-        ++domain_usable[d];
-        ++usable_free_;
-      }
-      // Pools: the node's islands, or in nodes mode the node.
-      if (rule.per_node) islands = {NodePool(islands)};
-      for (const std::vector<GpuId>& pool : islands) {
-        pool_begin_.push_back(static_cast<int>(gpus_.size()));
-        gpus_.insert(gpus_.end(), pool.begin(), pool.end());
       }
     }
-  }
-  host_pool_.push_back(static_cast<int>(pool_begin_.size()));
-  pool_begin_.push_back(static_cast<int>(gpus_.size()));
-  largest_free_domain_ = *std::max_element(domain_usable.begin(), domain_usable.end());
-  // Capacities bottom-up: HNodes are stored children first.
-  cap_.assign(h.nodes().size(), 0);
-  for (size_t id = 0; id < h.nodes().size(); ++id) {
-    if (static_cast<int>(id) < num_hosts_) {
-      cap_[id] = HostCapacity(static_cast<int>(id));
+    // Pools: the node's islands, or in nodes mode the node.
+    if (rule_.per_node) {
+      pools.push_back(NodePool(islands));
     } else {
-      for (int c : h.nodes()[id].children) cap_[id] += cap_[c];
+      for (std::vector<GpuId>& island : islands) pools.push_back(std::move(island));
     }
   }
+  return pools;
 }
 
 std::vector<GpuId> SearchState::NodePool(const std::vector<std::vector<GpuId>>& islands) const {
@@ -238,36 +307,20 @@ std::vector<GpuId> SearchState::NodePool(const std::vector<std::vector<GpuId>>& 
   return out;
 }
 
-int SearchState::HostCapacity(int host) const {
-  int cap = 0, sum = 0;
-  for (int p = host_pool_[host]; p < host_pool_[host + 1]; ++p) {
-    int n = pool_begin_[p + 1] - pool_begin_[p];
-    sum += n;
-    if (rule_.per_node) {
-      cap += n >= rule_.size ? 1 : 0;
-    } else {
-      cap += n / rule_.size;
-    }
-  }
-  // Inside a multi-node NVLink domain a chunk may span nodes.
-  if (!rule_.per_node && spans_nodes_[host]) cap = sum / rule_.size;
-  return cap;
-}
-
 void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
-  int first = host_pool_[host];
-  int pools = host_pool_[host + 1] - first;
-  std::vector<int> used(pools, 0);
-  auto left = [&](int p) { return pool_begin_[first + p + 1] - pool_begin_[first + p] - used[p]; };
+  std::vector<std::vector<GpuId>> pools = Pools(host);
+  int n_pools = static_cast<int>(pools.size());
+  std::vector<int> used(n_pools, 0);
+  auto left = [&](int p) { return static_cast<int>(pools[p].size()) - used[p]; };
   auto take = [&](int p, int n) {
-    const GpuId* g = gpus_.data() + pool_begin_[first + p] + used[p];
+    const GpuId* g = pools[p].data() + used[p];
     out->insert(out->end(), g, g + n);
     used[p] += n;
   };
   for (int chunk = 0; chunk < k; ++chunk) {
     // Best fit: the pool with the fewest free GPUs that still holds a whole chunk.
     int best = -1;
-    for (int p = 0; p < pools; ++p) {
+    for (int p = 0; p < n_pools; ++p) {
       if (left(p) >= rule_.size && (best < 0 || left(p) < left(best))) best = p;
     }
     if (best >= 0) {
@@ -279,10 +332,10 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
     int need = rule_.size;
     while (need > 0) {
       int most = 0;
-      for (int p = 1; p < pools; ++p) {
+      for (int p = 1; p < n_pools; ++p) {
         if (left(p) > left(most)) most = p;
       }
-      if (left(most) == 0) return;  // capacity said otherwise; never happens
+      if (n_pools == 0 || left(most) == 0) return;  // capacity said otherwise; never happens
       int n = std::min(need, left(most));
       take(most, n);
       need -= n;

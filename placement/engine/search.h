@@ -101,22 +101,23 @@ class SearchState {
   const Hierarchy& hierarchy() const { return hierarchy_; }
 
  private:
+  // Whether the request may use node n's free GPUs (its allowed nodes; exclusive: all free).
+  bool Usable(NodeId n) const;
+  // Host `host`'s pools, the GPUs chunks are taken from: the free usable GPUs of each island
+  // of its nodes, ascending, or in nodes mode one per node (NodePool). Listed per call.
+  std::vector<std::vector<GpuId>> Pools(int host) const;
   // Nodes mode: node n's pool, the GPUs its chunk is taken from in order (ChunkRule::group
   // and compact), given its free usable GPUs per island.
   std::vector<GpuId> NodePool(const std::vector<std::vector<GpuId>>& islands) const;
-  int HostCapacity(int host) const;
   void TakeFromHost(int host, int k, std::vector<GpuId>* out) const;
 
   const Hierarchy& hierarchy_;
+  const ClusterState& state_;
+  const Request& request_;
   ChunkRule rule_;
-  // Hosts are HNodes 0..num_hosts-1. Host h's pools (the free usable GPUs of one island,
-  // or of one node in nodes mode, ascending) are pools [host_pool_[h], host_pool_[h + 1]);
-  // pool p's GPUs are gpus_[pool_begin_[p] .. pool_begin_[p + 1]). Flat, one allocation each.
+  // Hosts are HNodes 0..num_hosts-1; capacities are computed from ClusterState's counts of
+  // free GPUs per node and per domain, one step per node and island (no GPU lists).
   int num_hosts_ = 0;
-  std::vector<GpuId> gpus_;
-  std::vector<int> pool_begin_;
-  std::vector<int> host_pool_;
-  std::vector<bool> spans_nodes_;  // per host: a multi-node NVLink domain (chunks may span)
   std::vector<int> cap_;
   int largest_free_domain_ = 0;
   int usable_free_ = 0;
