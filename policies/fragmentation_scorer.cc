@@ -19,12 +19,18 @@ class FragmentationScorer : public Scorer {
     long free_domains = 0;
     for (DomainId d : facts.domains) free_domains += ctx.state.free_in_domain(d);
     // Nodes under the leaf switches touched (rail leaves share their nodes: count once).
-    std::vector<NodeId> near;
+    // The distinct leaves first: a job's nodes share a few of them.
+    std::vector<SwitchId> leaves;
     for (NodeId n : facts.nodes) {
-      for (SwitchId s : ctx.topo.nodes()[n].leaves) {
-        const std::vector<NodeId>& under = ctx.topo.switches()[s].nodes;
-        near.insert(near.end(), under.begin(), under.end());
-      }
+      const std::vector<SwitchId>& mine = ctx.topo.nodes()[n].leaves;
+      leaves.insert(leaves.end(), mine.begin(), mine.end());
+    }
+    std::sort(leaves.begin(), leaves.end());
+    leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+    std::vector<NodeId> near;
+    for (SwitchId s : leaves) {
+      const std::vector<NodeId>& under = ctx.topo.switches()[s].nodes;
+      near.insert(near.end(), under.begin(), under.end());
     }
     std::sort(near.begin(), near.end());
     near.erase(std::unique(near.begin(), near.end()), near.end());

@@ -5,6 +5,7 @@
 #include <exception>
 #include <tuple>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -236,7 +237,10 @@ Chunking ChooseChunking(const Hierarchy& hierarchy, const ClusterState& state, c
 
 // Generate: every generator of the policy in its order, over the same search state; only
 // candidates of exactly the request's GPUs are kept. When TP groups may split (single GPUs
-// taken), each candidate's GPUs are regrouped into TP groups over the fewest domains.
+// taken), each candidate's GPUs are regrouped into TP groups over the fewest domains. A
+// candidate with the very ranks of an earlier one is dropped: it would score the same and
+// lose the tie to the first (on large fabrics several levels of the tree often give the
+// same best fit, and scoring is most of a decision's time).
 std::vector<Candidate> GenerateCandidates(const Topology& topo, const Policy& policy,
                                           const Chunking& chunks, const Request& r,
                                           uint64_t decision) {
@@ -246,10 +250,12 @@ std::vector<Candidate> GenerateCandidates(const Topology& topo, const Policy& po
   ctx.decision = decision;
   bool regroup = r.tp > 1 && !chunks.rule.per_node && chunks.rule.size == 1;
   std::vector<Candidate> out;
+  absl::flat_hash_set<std::vector<GpuId>> seen;
   for (const std::shared_ptr<const Generator>& gen : policy.generators) {
     for (Candidate& c : gen->Generate(*chunks.search, chunks.k, ctx)) {
       if (static_cast<int>(c.ranks.size()) != r.gpus) continue;
       if (regroup) c.ranks = GroupRanks(topo, c.ranks, r.tp);
+      if (!seen.insert(c.ranks).second) continue;
       out.push_back(std::move(c));
     }
   }
