@@ -429,6 +429,7 @@ Decider::Placement Decider::Place(const RequestSpec& given, const std::vector<Li
   // A node is allowed when the request allows it (its GPU model) and Slurm offers it.
   std::vector<bool> of_request = std::move(request->allowed_node);
   request->allowed_node.assign(topo.num_nodes(), false);
+  request->allowed_set = Request::kListed;
   for (size_t i = 0; i < nodes.size(); ++i) {
     NodeId n = topo.FindNode(nodes[i].name);
     if (n < 0 || to_caller[n] >= 0) continue;  // unknown, or named twice: the first counts
@@ -492,6 +493,7 @@ bool Decider::More(JobDecision* d) const {
   const Topology& topo = *config_->topology;
   while (!d->exhausted_ && d->num_candidates() < config_->config.candidates) {
     if (++d->rounds_ > 4 || !d->rest_ || !d->state_) break;
+    d->rest_->allowed_set = Request::kListed;
     for (const Candidate& c : d->candidates_) {
       for (int caller_index : c.layout.nodes) {
         for (NodeId n = 0; n < topo.num_nodes(); ++n) {

@@ -13,7 +13,7 @@ class FirstFitGenerator : public Generator {
     if (s.total_capacity() < k) return {};
     Candidate c;
     c.origin = "first fit";
-    s.TakeInOrder(s.hierarchy().hosts(), k, &c.ranks);
+    s.TakeFirstFit(k, &c.ranks);
     return {std::move(c)};
   }
 };

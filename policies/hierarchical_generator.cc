@@ -24,27 +24,13 @@ class HierarchicalGenerator : public Generator {
     while (s.best_capacity_at_level(lowest) < k) ++lowest;
     for (int level = lowest; level < std::min(lowest + 2, h.num_levels()); ++level) {
       int budget = level == lowest ? ctx.candidates : std::max(1, ctx.candidates / 4);
-      std::vector<int> fits = TightestFirst(s, level, k);
-      for (int i = 0; i < static_cast<int>(fits.size()) && i < budget; ++i) {
-        FromHNode(s, fits[i], k, &out);
-      }
+      // The tightest first, so that the big free blocks stay whole for big jobs.
+      for (int id : s.TightestAtLevel(level, k, budget)) FromHNode(s, id, k, &out);
     }
     return out;
   }
 
  private:
-  // The HNodes of `level` that hold k chunks, the tightest first, so that the big free
-  // blocks stay whole for big jobs.
-  static std::vector<int> TightestFirst(const SearchState& s, int level, int k) {
-    std::vector<int> fits;
-    for (int id : s.hierarchy().at_level(level)) {
-      if (s.capacity(id) >= k) fits.push_back(id);
-    }
-    std::stable_sort(fits.begin(), fits.end(),
-                     [&](int a, int b) { return s.capacity(a) < s.capacity(b); });
-    return fits;
-  }
-
   // Appends the best fit from `hnode` and, for a part of the fabric, its fewest-hosts take
   // when that uses two hosts or more and other GPUs.
   static void FromHNode(const SearchState& s, int hnode, int k, std::vector<Candidate>* out) {

@@ -480,6 +480,8 @@ Request OnlyModel(const Topology& topo, const Request& r, int model) {
   Request out = r;
   out.gpu_model = model;
   out.allowed_node.resize(topo.num_nodes(), true);
+  out.allowed_set =
+      r.allowed_set == Request::kEveryNode || r.allowed_set == model ? model : Request::kListed;
   for (NodeId n = 0; n < topo.num_nodes(); ++n) {
     if (topo.nodes()[n].model != model) out.allowed_node[n] = false;
   }

@@ -188,61 +188,269 @@ Hierarchy::Hierarchy(const Topology& topo) {
   nodes_.push_back(HNode{num_tiers + 1, {}, {}, "cluster"});
   by_level_[num_tiers + 1].push_back(root_);
   for (int id : by_level_[num_tiers]) nodes_[root_].children.push_back(id);
+
+  parent_.assign(nodes_.size(), -1);
+  for (size_t id = 0; id < nodes_.size(); ++id) {
+    for (int c : nodes_[id].children) parent_[c] = static_cast<int>(id);
+  }
+  host_of_.assign(topo.num_nodes(), -1);
+  for (int h : hosts_) {
+    for (NodeId n : nodes_[h].nodes) host_of_[n] = h;
+  }
+  // Depth-first from the root, children in order (an explicit stack, last child pushed first).
+  hosts_in_tree_order_ = true;
+  int next_host = 0;
+  std::vector<int> stack = {root_};
+  while (!stack.empty() && hosts_in_tree_order_) {
+    int id = stack.back();
+    stack.pop_back();
+    if (nodes_[id].level == 0) {
+      hosts_in_tree_order_ = id == hosts_[next_host++];
+      continue;
+    }
+    const std::vector<int>& kids = nodes_[id].children;
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
+  }
 }
+
+// ---------------------------------------------------------------------------------------
+// Capacity indexes.
+
+struct CapacityIndex {
+  // What it counts: the chunk rule, exclusive, and the set of allowed nodes
+  // (Request::allowed_set), for one hierarchy.
+  const Hierarchy* hierarchy = nullptr;
+  ChunkRule rule;
+  bool exclusive = false;
+  int allowed_set = Request::kListed;
+  uint64_t synced = 0;  // the state's journal position it reflects
+
+  int max_cap = 0;             // no host can give more chunks (histogram bins 0..max_cap)
+  std::vector<int> cap;        // per HNode: chunks it can give
+  std::vector<int> free;       // per HNode: usable free GPUs
+  std::vector<int> largest;    // per HNode: usable free GPUs of its largest free domain
+  std::vector<int> max_host;   // per HNode: the largest capacity of a host under it
+  std::vector<int> histogram;  // per internal HNode (id >= hosts): hosts under it per capacity
+
+  bool Matches(const Hierarchy& h, const ChunkRule& r, const Request& request) const {
+    return hierarchy == &h && rule.size == r.size && rule.per_node == r.per_node &&
+           rule.group == r.group && rule.compact == r.compact && exclusive == request.exclusive &&
+           allowed_set == request.allowed_set;
+  }
+  int* Bins(int id) {
+    size_t hosts = hierarchy->hosts().size();
+    return histogram.data() + (static_cast<size_t>(id) - hosts) * (max_cap + 1);
+  }
+  const int* Bins(int id) const { return const_cast<CapacityIndex*>(this)->Bins(id); }
+};
+
+namespace {
+
+// One host's part of an index.
+struct HostCount {
+  int cap = 0;
+  int free = 0;
+  int largest = 0;
+  bool operator==(const HostCount& o) const {
+    return cap == o.cap && free == o.free && largest == o.largest;
+  }
+};
+
+// Counts only (ClusterState keeps free GPUs per node and per domain): one step per node and
+// island, with no list of GPUs; a host's GPUs are listed when a generator takes from it.
+HostCount CountHost(const Hierarchy& h, const ClusterState& state, const Request& request,
+                    const ChunkRule& rule, int host, std::vector<int>* counts) {
+  const Topology& topo = state.topology();
+  const std::vector<NodeId>& nodes = h.nodes()[host].nodes;
+  HostCount out;
+  counts->clear();
+  int sum = 0;
+  for (NodeId n : nodes) {
+    bool usable = request.allowed_node[n] && (!request.exclusive || state.node_all_free(n));
+    if (!usable) {
+      if (rule.per_node) counts->push_back(0);
+      continue;
+    }
+    const Node& node = topo.nodes()[n];
+    int on_node = 0, groups = 0;
+    for (DomainId d : node.domains) {
+      // A multi-node domain's node has that one domain: its share is the node's.
+      int free = node.domains.size() == 1 ? state.free_on_node(n) : state.free_in_domain(d);
+      on_node += free;
+      if (rule.group > 1) groups += free / rule.group;
+      if (!rule.per_node) counts->push_back(free);
+      if (nodes.size() == 1) out.largest = std::max(out.largest, free);
+    }
+    out.free += on_node;
+    if (rule.per_node) {
+      // NodePool's size: whole groups inside islands (all or nothing), else every free GPU.
+      int needed = rule.size / rule.group;
+      counts->push_back(rule.group > 1 ? (groups >= needed ? needed * rule.group : 0) : on_node);
+    }
+  }
+  // A multi-node domain: its usable free GPUs are those of its usable nodes.
+  if (nodes.size() > 1) out.largest = out.free;
+  for (int n : *counts) {
+    sum += n;
+    out.cap += rule.per_node ? (n >= rule.size ? 1 : 0) : n / rule.size;
+  }
+  // Inside a multi-node NVLink domain a chunk may span nodes.
+  if (!rule.per_node && nodes.size() > 1) out.cap = sum / rule.size;
+  return out;
+}
+
+// The index of a whole state, in one pass over the hosts.
+std::shared_ptr<CapacityIndex> BuildIndex(const Hierarchy& h, const ClusterState& state,
+                                          const Request& request, const ChunkRule& rule) {
+  const Topology& topo = state.topology();
+  auto index = std::make_shared<CapacityIndex>();
+  index->hierarchy = &h;
+  index->rule = rule;
+  index->exclusive = request.exclusive;
+  index->allowed_set = request.allowed_set;
+  index->synced = state.journal_end();
+  size_t num = h.nodes().size();
+  size_t hosts = h.hosts().size();
+  // A host's capacity is at most its GPUs over the chunk size (one chunk per node in nodes
+  // mode).
+  for (size_t host = 0; host < hosts; ++host) {
+    const std::vector<NodeId>& nodes = h.nodes()[host].nodes;
+    int bound = 0;
+    if (rule.per_node) {
+      bound = static_cast<int>(nodes.size());
+    } else {
+      for (NodeId n : nodes) bound += static_cast<int>(topo.nodes()[n].gpus.size());
+      bound /= std::max(rule.size, 1);
+    }
+    index->max_cap = std::max(index->max_cap, bound);
+  }
+  index->cap.assign(num, 0);
+  index->free.assign(num, 0);
+  index->largest.assign(num, 0);
+  index->max_host.assign(num, 0);
+  index->histogram.assign((num - hosts) * (index->max_cap + 1), 0);
+  std::vector<int> counts;
+  for (size_t host = 0; host < hosts; ++host) {
+    HostCount c = CountHost(h, state, request, rule, static_cast<int>(host), &counts);
+    index->cap[host] = c.cap;
+    index->free[host] = c.free;
+    index->largest[host] = c.largest;
+    index->max_host[host] = c.cap;
+  }
+  // Bottom-up: HNodes are stored children first.
+  for (size_t id = hosts; id < num; ++id) {
+    int* bins = index->Bins(static_cast<int>(id));
+    for (int c : h.nodes()[id].children) {
+      index->cap[id] += index->cap[c];
+      index->free[id] += index->free[c];
+      index->largest[id] = std::max(index->largest[id], index->largest[c]);
+      index->max_host[id] = std::max(index->max_host[id], index->max_host[c]);
+      if (static_cast<size_t>(c) < hosts) {
+        ++bins[index->cap[c]];
+      } else {
+        const int* below = index->Bins(c);
+        for (int b = 0; b <= index->max_cap; ++b) bins[b] += below[b];
+      }
+    }
+  }
+  return index;
+}
+
+// Brings one host's counts up to date and carries the change to every HNode above it.
+void UpdateHost(const Hierarchy& h, const ClusterState& state, const Request& request, int host,
+                std::vector<int>* counts, CapacityIndex* index) {
+  HostCount now = CountHost(h, state, request, index->rule, host, counts);
+  HostCount was{index->cap[host], index->free[host], index->largest[host]};
+  if (now == was) return;
+  index->cap[host] = now.cap;
+  index->free[host] = now.free;
+  index->largest[host] = now.largest;
+  index->max_host[host] = now.cap;
+  // The changed child's largest free domain before and after, level by level.
+  int child_was = was.largest, child_now = now.largest;
+  for (int id = h.parent(host); id >= 0; id = h.parent(id)) {
+    index->cap[id] += now.cap - was.cap;
+    index->free[id] += now.free - was.free;
+    int* bins = index->Bins(id);
+    --bins[was.cap];
+    ++bins[now.cap];
+    int& top = index->max_host[id];
+    top = std::max(top, now.cap);
+    while (top > 0 && bins[top] == 0) --top;
+    // Grows at once; shrinks only when the changed child held it.
+    int& largest = index->largest[id];
+    int before = largest;
+    if (child_now > largest) {
+      largest = child_now;
+    } else if (child_now < child_was && child_was == largest) {
+      largest = 0;
+      for (int c : h.nodes()[id].children) largest = std::max(largest, index->largest[c]);
+    }
+    child_was = before;
+    child_now = largest;
+  }
+}
+
+// The index for `request` under `rule`: built afresh, or for a request whose allowed nodes
+// are a whole GPU model's (or every node) the one kept with the state, brought up to date.
+class IndexCache : public ClusterState::Derived {
+ public:
+  static constexpr size_t kMaxEntries = 16;
+  std::vector<std::shared_ptr<CapacityIndex>> entries;  // most recently used last
+};
+
+std::shared_ptr<const CapacityIndex> AcquireIndex(const Hierarchy& h, const ClusterState& state,
+                                                  const Request& request, const ChunkRule& rule) {
+  if (request.allowed_set == Request::kListed) return BuildIndex(h, state, request, rule);
+  std::lock_guard<std::mutex> lock(state.derived_mutex());
+  auto* cache = dynamic_cast<IndexCache*>(state.derived());
+  if (cache == nullptr) {
+    state.set_derived(std::make_unique<IndexCache>());
+    cache = static_cast<IndexCache*>(state.derived());
+  }
+  auto& entries = cache->entries;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!entries[i]->Matches(h, rule, request)) continue;
+    std::shared_ptr<CapacityIndex> index = entries[i];
+    entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
+    if (index->synced < state.journal_begin()) {
+      index = BuildIndex(h, state, request, rule);
+    } else if (index->synced < state.journal_end()) {
+      // Copy on write: a SearchState of another thread may still read it.
+      if (index.use_count() > 1) index = std::make_shared<CapacityIndex>(*index);
+      std::vector<int> touched;
+      for (uint64_t p = index->synced; p < state.journal_end(); ++p) {
+        touched.push_back(h.host_of(state.journal_at(p)));
+      }
+      std::sort(touched.begin(), touched.end());
+      touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+      std::vector<int> counts;
+      for (int host : touched) UpdateHost(h, state, request, host, &counts, index.get());
+      index->synced = state.journal_end();
+    }
+    entries.push_back(index);
+    return index;
+  }
+  std::shared_ptr<CapacityIndex> index = BuildIndex(h, state, request, rule);
+  if (entries.size() >= IndexCache::kMaxEntries) entries.erase(entries.begin());
+  entries.push_back(index);
+  return index;
+}
+
+}  // namespace
 
 SearchState::SearchState(const Hierarchy& h, const ClusterState& state, const Request& request,
                          ChunkRule rule)
-    : hierarchy_(h), state_(state), request_(request), rule_(rule) {
-  // Counts only (ClusterState keeps free GPUs per node and per domain): the work is one
-  // step per node and island, with no list of GPUs; a host's GPUs are listed when a
-  // generator takes from it (Pools).
-  const Topology& topo = state.topology();
-  num_hosts_ = static_cast<int>(h.hosts().size());
-  cap_.assign(h.nodes().size(), 0);
-  std::vector<int> counts;                         // one host's pool sizes
-  for (int host = 0; host < num_hosts_; ++host) {  // hosts are HNodes 0..num_hosts-1
-    const std::vector<NodeId>& nodes = h.nodes()[host].nodes;
-    counts.clear();
-    int sum = 0, host_free = 0;
-    for (NodeId n : nodes) {
-      if (!Usable(n)) {
-        if (rule.per_node) counts.push_back(0);
-        continue;
-      }
-      const Node& node = topo.nodes()[n];
-      int on_node = 0, groups = 0;
-      for (DomainId d : node.domains) {
-        // A multi-node domain's node has that one domain: its share is the node's.
-        int free = node.domains.size() == 1 ? state.free_on_node(n) : state.free_in_domain(d);
-        on_node += free;
-        if (rule.group > 1) groups += free / rule.group;
-        if (!rule.per_node) counts.push_back(free);
-        if (nodes.size() == 1) largest_free_domain_ = std::max(largest_free_domain_, free);
-      }
-      usable_free_ += on_node;
-      host_free += on_node;
-      if (rule.per_node) {
-        // NodePool's size: whole groups inside islands (all or nothing), else every free GPU.
-        int needed = rule.size / rule.group;
-        counts.push_back(rule.group > 1 ? (groups >= needed ? needed * rule.group : 0) : on_node);
-      }
-    }
-    // A multi-node domain: its usable free GPUs are those of its usable nodes.
-    if (nodes.size() > 1) largest_free_domain_ = std::max(largest_free_domain_, host_free);
-    int cap = 0;
-    for (int n : counts) {
-      sum += n;
-      cap += rule.per_node ? (n >= rule.size ? 1 : 0) : n / rule.size;
-    }
-    // Inside a multi-node NVLink domain a chunk may span nodes.
-    if (!rule.per_node && nodes.size() > 1) cap = sum / rule.size;
-    cap_[host] = cap;
-  }
-  // Capacities bottom-up: HNodes are stored children first.
-  for (size_t id = num_hosts_; id < h.nodes().size(); ++id) {
-    for (int c : h.nodes()[id].children) cap_[id] += cap_[c];
-  }
-}
+    : hierarchy_(h),
+      state_(state),
+      request_(request),
+      rule_(rule),
+      num_hosts_(static_cast<int>(h.hosts().size())),
+      index_(AcquireIndex(h, state, request, rule)) {}
+
+int SearchState::capacity(int hnode) const { return index_->cap[hnode]; }
+int SearchState::largest_free_domain() const { return index_->largest[hierarchy_.root()]; }
+int SearchState::usable_free() const { return index_->free[hierarchy_.root()]; }
 
 bool SearchState::Usable(NodeId n) const {
   return request_.allowed_node[n] && (!request_.exclusive || state_.node_all_free(n));
@@ -356,9 +564,11 @@ void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
     int fit = -1, fullest = -1;
     for (size_t i = 0; i < node.children.size(); ++i) {
       if (done[i]) continue;
-      int c = cap_[node.children[i]];
-      if (c >= remaining && (fit < 0 || c < cap_[node.children[fit]])) fit = static_cast<int>(i);
-      if (c > 0 && (fullest < 0 || c > cap_[node.children[fullest]])) fullest = static_cast<int>(i);
+      int c = index_->cap[node.children[i]];
+      if (c >= remaining && (fit < 0 || c < index_->cap[node.children[fit]]))
+        fit = static_cast<int>(i);
+      if (c > 0 && (fullest < 0 || c > index_->cap[node.children[fullest]]))
+        fullest = static_cast<int>(i);
     }
     if (fit >= 0) {
       TakeBestFit(node.children[fit], remaining, out);
@@ -366,7 +576,7 @@ void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
     }
     if (fullest < 0) return;  // capacity said otherwise; never happens
     done[fullest] = true;
-    int c = cap_[node.children[fullest]];
+    int c = index_->cap[node.children[fullest]];
     TakeBestFit(node.children[fullest], c, out);
     remaining -= c;
   }
@@ -379,7 +589,7 @@ int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
   while (!stack.empty()) {
     int id = stack.back();
     stack.pop_back();
-    if (cap_[id] <= 0) continue;
+    if (index_->cap[id] <= 0) continue;
     if (id < num_hosts_) {
       hosts.push_back(id);
     } else {
@@ -387,10 +597,11 @@ int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
     }
   }
   // The fewest hosts that hold k: the roomiest first (ties by index).
-  std::sort(hosts.begin(), hosts.end(),
-            [&](int a, int b) { return cap_[a] != cap_[b] ? cap_[a] > cap_[b] : a < b; });
+  std::sort(hosts.begin(), hosts.end(), [&](int a, int b) {
+    return index_->cap[a] != index_->cap[b] ? index_->cap[a] > index_->cap[b] : a < b;
+  });
   size_t m = 0;
-  for (int held = 0; m < hosts.size() && held < k; ++m) held += cap_[hosts[m]];
+  for (int held = 0; m < hosts.size() && held < k; ++m) held += index_->cap[hosts[m]];
   hosts.resize(m);
   // Water-fill, smallest room first: a host gives all it has while that is no more than an
   // even share of what is left; the rest share evenly (the first ones one more).
@@ -400,7 +611,7 @@ int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
   int left = k;
   for (size_t i = 0; i < by_room.size(); ++i) {
     int hosts_left = static_cast<int>(by_room.size() - i);
-    int room = cap_[by_room[i]];
+    int room = index_->cap[by_room[i]];
     if (static_cast<int64_t>(room) * hosts_left <= left) {
       count[by_room[i]] = room;
       left -= room;
@@ -420,24 +631,90 @@ void SearchState::TakeInOrder(const std::vector<int>& host_order, int k,
                               std::vector<GpuId>* out) const {
   for (int host : host_order) {
     if (k <= 0) break;
-    int take = std::min(k, cap_[host]);
+    int take = std::min(k, index_->cap[host]);
     TakeFromHost(host, take, out);
     k -= take;
   }
 }
 
 int SearchState::best_capacity_at_level(int level) const {
+  if (level == 0) return index_->max_host[hierarchy_.root()];
   int best = 0;
-  for (int id : hierarchy_.at_level(level)) best = std::max(best, cap_[id]);
+  for (int id : hierarchy_.at_level(level)) best = std::max(best, index_->cap[id]);
   return best;
 }
 
 std::string SearchState::label_of_best_at_level(int level) const {
-  int best = -1;
-  for (int id : hierarchy_.at_level(level)) {
-    if (best < 0 || cap_[id] > cap_[best]) best = id;
+  const std::vector<int>& all = hierarchy_.at_level(level);
+  if (all.empty()) return "";
+  if (level == 0 && hierarchy_.hosts_in_tree_order()) {
+    // The first host with the largest capacity: down the first child that holds one.
+    std::vector<int> found;
+    HostsWithCapacity(hierarchy_.root(), best_capacity_at_level(0), 1, &found);
+    if (!found.empty()) return hierarchy_.nodes()[found[0]].label;
   }
-  return best < 0 ? "" : hierarchy_.nodes()[best].label;
+  int best = -1;
+  for (int id : all) {
+    if (best < 0 || index_->cap[id] > index_->cap[best]) best = id;
+  }
+  return hierarchy_.nodes()[best].label;
+}
+
+void SearchState::HostsWithCapacity(int id, int cap, size_t limit, std::vector<int>* out) const {
+  if (out->size() >= limit) return;
+  if (id < num_hosts_) {
+    if (index_->cap[id] == cap) out->push_back(id);
+    return;
+  }
+  if (index_->Bins(id)[cap] == 0) return;
+  for (int c : hierarchy_.nodes()[id].children) {
+    HostsWithCapacity(c, cap, limit, out);
+    if (out->size() >= limit) return;
+  }
+}
+
+std::vector<int> SearchState::TightestAtLevel(int level, int k, int limit) const {
+  std::vector<int> fits;
+  if (limit <= 0) return fits;
+  if (level == 0 && hierarchy_.hosts_in_tree_order()) {
+    // Capacity by capacity from k up, each in index order: the histograms skip the parts
+    // of the fabric without such a host.
+    const int* root_bins = index_->Bins(hierarchy_.root());
+    for (int cap = std::max(k, 0); cap <= index_->max_cap; ++cap) {
+      if (root_bins[cap] > 0) HostsWithCapacity(hierarchy_.root(), cap, limit, &fits);
+      if (fits.size() >= static_cast<size_t>(limit)) break;
+    }
+    return fits;
+  }
+  for (int id : hierarchy_.at_level(level)) {
+    if (index_->cap[id] >= k) fits.push_back(id);
+  }
+  std::stable_sort(fits.begin(), fits.end(),
+                   [&](int a, int b) { return index_->cap[a] < index_->cap[b]; });
+  if (fits.size() > static_cast<size_t>(limit)) fits.resize(limit);
+  return fits;
+}
+
+void SearchState::FirstFitUnder(int id, int* k, std::vector<GpuId>* out) const {
+  if (*k <= 0 || index_->cap[id] <= 0) return;
+  if (id < num_hosts_) {
+    int take = std::min(*k, index_->cap[id]);
+    TakeFromHost(id, take, out);
+    *k -= take;
+    return;
+  }
+  for (int c : hierarchy_.nodes()[id].children) {
+    FirstFitUnder(c, k, out);
+    if (*k <= 0) return;
+  }
+}
+
+void SearchState::TakeFirstFit(int k, std::vector<GpuId>* out) const {
+  if (hierarchy_.hosts_in_tree_order()) {
+    FirstFitUnder(hierarchy_.root(), &k, out);
+  } else {
+    TakeInOrder(hierarchy_.hosts(), k, out);
+  }
 }
 
 }  // namespace nvlplace

@@ -3,6 +3,7 @@
 #ifndef NVLPLACE_PLACEMENT_ENGINE_SEARCH_H_
 #define NVLPLACE_PLACEMENT_ENGINE_SEARCH_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,14 +57,32 @@ class Hierarchy {
   int num_levels() const { return num_levels_; }            // host level .. root level
   const std::vector<int>& hosts() const { return hosts_; }  // HNode ids, in node order
   const std::vector<int>& at_level(int level) const { return by_level_[level]; }
+  // The HNode above `id` (-1 for the root).
+  int parent(int id) const { return parent_[id]; }
+  // The host of each node of the topology.
+  int host_of(NodeId n) const { return host_of_[n]; }
+  // Whether walking the tree depth-first, children in order, meets the hosts in index order
+  // (true when each part of the fabric holds consecutive nodes, as clusters are declared):
+  // then "the first hosts in index order that ..." is found by walking down the tree.
+  bool hosts_in_tree_order() const { return hosts_in_tree_order_; }
 
  private:
   std::vector<HNode> nodes_;
   std::vector<std::vector<int>> by_level_;
   std::vector<int> hosts_;
+  std::vector<int> parent_;
+  std::vector<int> host_of_;
   int root_ = -1;
   int num_levels_ = 0;
+  bool hosts_in_tree_order_ = false;
 };
+
+// The capacities of one chunk rule over one cluster state, per HNode (search.cc). A
+// SearchState builds one in a pass over the hosts; for a request whose allowed nodes are
+// every node or every node of a GPU model (Request::allowed_set), the one kept with the
+// cluster state is brought up to date through its journal instead, visiting only the hosts
+// whose free GPUs changed.
+struct CapacityIndex;
 
 // Per-decision view: free GPUs usable by this request (allowed nodes, exclusive nodes),
 // grouped into pools (NVLink islands, or nodes in nodes mode) under each host.
@@ -73,13 +92,17 @@ class SearchState {
               ChunkRule rule);
 
   // Chunks each HNode can still give.
-  int capacity(int hnode) const { return cap_[hnode]; }
-  int total_capacity() const { return cap_[hierarchy_.root()]; }
+  int capacity(int hnode) const;
+  int total_capacity() const { return capacity(hierarchy_.root()); }
   // Largest number of usable free GPUs in one NVLink domain; in one HNode of a level.
-  int largest_free_domain() const { return largest_free_domain_; }
-  int usable_free() const { return usable_free_; }
+  int largest_free_domain() const;
+  int usable_free() const;
   int best_capacity_at_level(int level) const;
   std::string label_of_best_at_level(int level) const;
+
+  // The HNodes of `level` that hold k chunks, the tightest first (ties in level order), at
+  // most `limit` of them.
+  std::vector<int> TightestAtLevel(int level, int k, int limit) const;
 
   // Hierarchical best fit from `hnode`: the child that fits `k` chunks with the least to
   // spare, else the fullest children first. Appends chunks (size GPUs each) to `out`.
@@ -97,6 +120,9 @@ class SearchState {
 
   // Chunks from hosts in the given order, as many as each gives.
   void TakeInOrder(const std::vector<int>& host_order, int k, std::vector<GpuId>* out) const;
+  // The same over every host in index order (first fit), without visiting full parts of the
+  // fabric when the hierarchy allows it.
+  void TakeFirstFit(int k, std::vector<GpuId>* out) const;
 
   const Hierarchy& hierarchy() const { return hierarchy_; }
 
@@ -110,17 +136,17 @@ class SearchState {
   // and compact), given its free usable GPUs per island.
   std::vector<GpuId> NodePool(const std::vector<std::vector<GpuId>>& islands) const;
   void TakeFromHost(int host, int k, std::vector<GpuId>* out) const;
+  // Appends to `out`, in index order, the hosts under `id` whose capacity is exactly `cap`,
+  // until `out` holds `limit`.
+  void HostsWithCapacity(int id, int cap, size_t limit, std::vector<int>* out) const;
+  void FirstFitUnder(int id, int* k, std::vector<GpuId>* out) const;
 
   const Hierarchy& hierarchy_;
   const ClusterState& state_;
   const Request& request_;
   ChunkRule rule_;
-  // Hosts are HNodes 0..num_hosts-1; capacities are computed from ClusterState's counts of
-  // free GPUs per node and per domain, one step per node and island (no GPU lists).
   int num_hosts_ = 0;
-  std::vector<int> cap_;
-  int largest_free_domain_ = 0;
-  int usable_free_ = 0;
+  std::shared_ptr<const CapacityIndex> index_;
 };
 
 }  // namespace nvlplace

@@ -3,7 +3,10 @@
 #include "placement/engine/search.h"
 
 #include <map>
+#include <random>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "placement/formats/busy_list.h"
@@ -228,6 +231,99 @@ TEST_F(LabSearchTest, TakeInOrderGivesEachHostAllItHasInTheOrderGiven) {
   // node2 all 8, node0 its 2, node1 the other 2: 8 + 2 + 2 = 12.
   EXPECT_THAT(PerNode(*topo_, out),
               ElementsAre(Pair("node2", 8), Pair("node0", 2), Pair("node1", 2)));
+}
+
+// Leaves that hold every other node: walking the tree does not meet the hosts in index order.
+constexpr char kInterleavedYaml[] = R"(name: interleaved
+tiers: [leaf, spine]
+gpu_models: [{name: H100, nvlink_gbps: 900}]
+nodes:
+  - {names: "n[0-5]", gpus: 4, model: H100}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "n[0,2,4]"}
+  - {name: leaf1, tier: leaf, nodes: "n[1,3,5]"}
+  - {name: spine0, tier: spine, switches: "leaf[0-1]"}
+)";
+
+TEST(HierarchyTest, KnowsWhetherTheTreeMeetsHostsInIndexOrder) {
+  EXPECT_TRUE(Hierarchy(*Topo(testing::kLabYaml)).hosts_in_tree_order());
+  EXPECT_FALSE(Hierarchy(*Topo(kInterleavedYaml)).hosts_in_tree_order());
+}
+
+// Everything a SearchState answers, as text, for comparing two of them.
+std::string Answers(const SearchState& s, int max_k) {
+  const Hierarchy& h = s.hierarchy();
+  std::string out = absl::StrCat("free ", s.usable_free(), " largest ", s.largest_free_domain());
+  for (size_t id = 0; id < h.nodes().size(); ++id) absl::StrAppend(&out, " ", s.capacity(id));
+  for (int level = 0; level < h.num_levels(); ++level) {
+    absl::StrAppend(&out, "\nlevel ", level, ": best ", s.best_capacity_at_level(level), " at ",
+                    s.label_of_best_at_level(level));
+    for (int k = 1; k <= max_k; k *= 2) {
+      absl::StrAppend(&out, "; k=", k, ":", absl::StrJoin(s.TightestAtLevel(level, k, 5), ","));
+    }
+  }
+  for (int k = 1; k <= std::min(max_k, s.total_capacity()); k *= 3) {
+    std::vector<GpuId> ranks;
+    s.TakeFirstFit(k, &ranks);
+    absl::StrAppend(&out, "\nfirst fit ", k, ": ", absl::StrJoin(ranks, ","));
+  }
+  return out;
+}
+
+// The index a request of a whole GPU model's nodes (or every node) shares with later
+// decisions through the cluster state's journal never drifts from one built afresh: after
+// every random allocation and release, on every bundled cluster and one whose tree does not
+// meet the hosts in index order, for chunk rules of every kind, exclusive or not.
+TEST(CapacityIndexTest, KeptUpToDateMatchesBuiltAfresh) {
+  std::vector<std::shared_ptr<const Topology>> topos = {
+      Topo(testing::kTwoModelYaml), Topo(kInterleavedYaml), Topo(kTwoIslandNodes)};
+  for (const std::string& file : testing::ConfigFiles()) {
+    auto topo = LoadTopologyFile(file);
+    ASSERT_THAT(topo, IsOk()) << file;
+    if ((*topo)->num_gpus() <= 2048) topos.push_back(*topo);
+  }
+  const std::vector<ChunkRule> rules = {{1, false},   {2, false},         {4, false},  {8, false},
+                                        {4, true, 2}, {4, true, 1, true}, {2, true, 1}};
+  int compared = 0;
+  for (const auto& topo : topos) {
+    Hierarchy h(*topo);
+    std::vector<Request> requests;
+    for (int m = -1; m < static_cast<int>(topo->gpu_models().size()); ++m) {
+      for (bool exclusive : {false, true}) {
+        RequestSpec spec{.gpus = 1, .exclusive = exclusive};
+        if (m >= 0) spec.gpu_model = topo->gpu_models()[m].name;
+        requests.push_back(Req(*topo, spec));
+      }
+    }
+    // One state per request and rule, so that its one index is kept (not evicted by others).
+    for (const Request& kept : requests) {
+      Request listed = kept;
+      listed.allowed_set = Request::kListed;  // built afresh
+      for (const ChunkRule& rule : rules) {
+        ClusterState state(topo);
+        std::mt19937 rng(7);
+        for (int step = 0; step < 40; ++step) {
+          // A random node gains or loses a random number of GPUs; half the time one of the
+          // first three, so that a node often changes again right after an index read it.
+          int among = rng() % 2 ? std::min(3, topo->num_nodes()) : topo->num_nodes();
+          NodeId n = static_cast<NodeId>(rng() % among);
+          std::vector<GpuId> to_take, to_free;
+          for (GpuId g : topo->nodes()[n].gpus) (state.busy(g) ? to_free : to_take).push_back(g);
+          bool release = rng() % 3 == 0;
+          std::vector<GpuId>& pick = release ? to_free : to_take;
+          std::shuffle(pick.begin(), pick.end(), rng);
+          pick.resize(pick.empty() ? 0 : rng() % (pick.size() + 1));
+          ASSERT_THAT(release ? state.Release(pick) : state.Allocate(pick), IsOk());
+          SearchState cached(h, state, kept, rule);
+          SearchState fresh(h, state, listed, rule);
+          ASSERT_EQ(Answers(cached, 16), Answers(fresh, 16))
+              << topo->name() << " step " << step << " rule size " << rule.size;
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000);
 }
 
 }  // namespace

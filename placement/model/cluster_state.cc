@@ -27,12 +27,43 @@ ClusterState::ClusterState(std::shared_ptr<const Topology> topo) : topo_(std::mo
   }
 }
 
+ClusterState::ClusterState(const ClusterState& other)
+    : topo_(other.topo_),
+      busy_(other.busy_),
+      node_free_(other.node_free_),
+      domain_free_(other.domain_free_),
+      num_free_(other.num_free_) {}
+
+ClusterState& ClusterState::operator=(const ClusterState& other) {
+  if (this == &other) return *this;
+  topo_ = other.topo_;
+  busy_ = other.busy_;
+  node_free_ = other.node_free_;
+  domain_free_ = other.domain_free_;
+  num_free_ = other.num_free_;
+  // The derived index followed the old contents: it must not follow these.
+  journal_begin_ += journal_.size() + 1;
+  journal_.clear();
+  std::lock_guard<std::mutex> lock(derived_mutex_);
+  derived_.reset();
+  return *this;
+}
+
 bool ClusterState::Held(GpuId g) const { return !topo_->nodes()[topo_->gpus()[g].node].placed; }
 
 void ClusterState::Set(GpuId g, bool busy) {
   int delta = busy ? -1 : 1;
   busy_[g] = busy;
-  node_free_[topo_->gpus()[g].node] += delta;
+  NodeId n = topo_->gpus()[g].node;
+  node_free_[n] += delta;
+  // The journal holds at most about one entry per node: past that, an index rebuilds from
+  // the counts as cheaply as it would catch up. (Every change is kept, a node's repeated ones
+  // too: an index may have read the journal between two of them.)
+  if (journal_.size() >= static_cast<size_t>(topo_->num_nodes()) + 64) {
+    journal_begin_ += journal_.size();
+    journal_.clear();
+  }
+  journal_.push_back(n);
   domain_free_[topo_->gpus()[g].domain] += delta;
   num_free_ += delta;
 }

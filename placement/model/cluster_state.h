@@ -2,7 +2,9 @@
 #ifndef NVLPLACE_PLACEMENT_MODEL_CLUSTER_STATE_H_
 #define NVLPLACE_PLACEMENT_MODEL_CLUSTER_STATE_H_
 
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,9 @@ namespace nvlplace {
 class ClusterState {
  public:
   explicit ClusterState(std::shared_ptr<const Topology> topo);
+  // A copy has the same free and busy GPUs, an empty journal and no derived index.
+  ClusterState(const ClusterState& other);
+  ClusterState& operator=(const ClusterState& other);
 
   const Topology& topology() const { return *topo_; }
   bool busy(GpuId g) const { return busy_[g]; }
@@ -34,6 +39,26 @@ class ClusterState {
   // already free (or listed twice).
   absl::Status Release(const std::vector<GpuId>& gpus);
 
+  // The journal: every node whose free GPUs changed, in order of the change, so that an index
+  // derived from this state (the engine's capacity indexes, search.h) catches up by visiting
+  // those nodes instead of the whole cluster. Positions count from the state's creation;
+  // journal_begin() is the oldest position still held (older entries are dropped once the
+  // journal outgrows the cluster: an index behind it rebuilds).
+  uint64_t journal_end() const { return journal_begin_ + journal_.size(); }
+  uint64_t journal_begin() const { return journal_begin_; }
+  NodeId journal_at(uint64_t position) const { return journal_[position - journal_begin_]; }
+
+  // One slot for an index derived from this state and kept up to date through the journal
+  // by its owner (engine/search.h). Not copied. Access it under derived_mutex(): several
+  // threads may place on one state.
+  class Derived {
+   public:
+    virtual ~Derived() = default;
+  };
+  std::mutex& derived_mutex() const { return derived_mutex_; }
+  Derived* derived() const { return derived_.get(); }
+  void set_derived(std::unique_ptr<Derived> d) const { derived_ = std::move(d); }
+
  private:
   absl::Status CheckIds(const std::vector<GpuId>& gpus) const;
   bool Held(GpuId g) const;  // on a node that is not placed: busy for good
@@ -44,6 +69,10 @@ class ClusterState {
   std::vector<int> node_free_;
   std::vector<int> domain_free_;
   int num_free_ = 0;
+  std::vector<NodeId> journal_;
+  uint64_t journal_begin_ = 0;
+  mutable std::mutex derived_mutex_;
+  mutable std::unique_ptr<Derived> derived_;
 };
 
 }  // namespace nvlplace

@@ -197,6 +197,7 @@ absl::StatusOr<Request> RestrictToModel(absl::string_view name, const Topology& 
                             "; its models are ", absl::StrJoin(names, ", ")));
   }
   r.gpu_model = static_cast<int>(it - models.begin());
+  if (r.allowed_set == Request::kEveryNode) r.allowed_set = r.gpu_model;
   int64_t of_model = 0;
   for (NodeId n = 0; n < topo.num_nodes(); ++n) {
     const Node& node = topo.nodes()[n];
@@ -253,6 +254,8 @@ absl::StatusOr<Request> ResolveRequest(const RequestSpec& spec, const Topology& 
     absl::Status s = MarkNodes(spec.exclude, topo, "exclude", false, &r.allowed_node);
     if (!s.ok()) return s;
   }
+  r.allowed_set =
+      spec.include.empty() && spec.exclude.empty() ? Request::kEveryNode : Request::kListed;
   if (!spec.gpu_model.empty()) return RestrictToModel(spec.gpu_model, topo, std::move(r));
   return r;
 }

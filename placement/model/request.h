@@ -48,6 +48,13 @@ struct Request {
   bool exclusive = false;
   int gpu_model = -1;              // -1: any; else an index into Topology::gpu_models()
   std::vector<bool> allowed_node;  // per node of the topology (false for other models)
+  // What allowed_node holds when it is no more than a GPU model's nodes, so that the engine
+  // may reuse what it derived from a cluster state for requests of the same set of nodes:
+  // kEveryNode (every node), a model index m >= 0 (every node of model m), or kListed (any
+  // other set, e.g. include/exclude). Whoever edits allowed_node sets kListed.
+  static constexpr int kEveryNode = -1;
+  static constexpr int kListed = -2;
+  int allowed_set = kListed;
 
   int num_groups() const { return pp * dp; }  // TP groups
 };
