@@ -44,10 +44,8 @@ class HierarchicalGenerator : public Generator {
     Candidate even;
     even.origin = absl::StrCat("fewest hosts under ", h.nodes()[hnode].label);
     if (s.TakeBalanced(hnode, k, &even.ranks) < 2) return;
-    std::vector<GpuId> a = even.ranks;
-    std::sort(a.begin(), a.end());
-    std::sort(fit.begin(), fit.end());
-    if (a != fit) out->push_back(std::move(even));
+    bool same = SetFingerprint(even.ranks) == SetFingerprint(fit) && SameGpus(even.ranks, fit);
+    if (!same) out->push_back(std::move(even));
   }
 };
 

@@ -50,6 +50,13 @@ Link LinkBetween(const Topology& topo, GpuId a, GpuId b) {
 double RingAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus, double bytes) {
   int n = static_cast<int>(gpus.size());
   if (n <= 1) return 0;
+  DomainId first = topo.gpus()[gpus[0]].domain;
+  if (std::all_of(gpus.begin(), gpus.end(),
+                  [&](GpuId g) { return topo.gpus()[g].domain == first; })) {
+    // One NVLink domain: every hop is what LinkBetween gives inside it.
+    Link l = LinkBetween(topo, gpus[0], gpus[1]);
+    return RingSeconds(n, bytes, l.bytes_per_s, l.alpha_s);
+  }
   double bw = 0, alpha = 0;
   for (int i = 0; i < n; ++i) {
     Link l = LinkBetween(topo, gpus[i], gpus[(i + 1) % n]);
@@ -113,13 +120,28 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
       }
     }
   }
-  // DP groups: one ring per (t, p), all at once; the slowest decides.
+  // DP groups: one ring per (t, p), all at once; the slowest decides. A ring whose every hop
+  // crosses nodes costs what its sequence of nodes costs (LinkBetween between nodes depends on
+  // the nodes alone): the same sequence as the ring before is not priced again.
   if (r.dp > 1) {
+    std::vector<NodeId> nodes, last_nodes;
+    bool last_crosses = false;
     for (int p = 0; p < r.pp; ++p) {
       for (int t = 0; t < r.tp; ++t) {
         group.clear();
-        for (int d = 0; d < r.dp; ++d) group.push_back(rank(t, p, d));
+        nodes.clear();
+        for (int d = 0; d < r.dp; ++d) {
+          group.push_back(rank(t, p, d));
+          nodes.push_back(topo.gpus()[group.back()].node);
+        }
+        bool crosses = true;
+        for (size_t i = 0; i < nodes.size() && crosses; ++i) {
+          crosses = nodes[i] != nodes[(i + 1) % nodes.size()];
+        }
+        if (crosses && last_crosses && nodes == last_nodes) continue;
         e.dp_s = std::max(e.dp_s, RingAllReduceSeconds(topo, group, v.dp_bytes));
+        std::swap(nodes, last_nodes);
+        last_crosses = crosses;
       }
     }
   }

@@ -26,13 +26,14 @@ struct Scored {
 
 // The highest tier any DP group crosses: the group of (t, p) is ranks t + tp * (p + pp * d).
 // Every (t, p) counts: when TP groups span nodes, rank t of one group and rank t of another
-// can sit on different switches while their first ranks share a node.
-int DpTier(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks) {
+// can sit on different switches while their first ranks share a node. No group crosses more
+// than the whole job (`job_tier`): the first that does ends the search.
+int DpTier(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks, int job_tier) {
   int tier = Topology::kSameNode;
   if (r.dp <= 1) return tier;
   std::vector<NodeId> group;
   for (int p = 0; p < r.pp; ++p) {
-    for (int t = 0; t < r.tp; ++t) {
+    for (int t = 0; t < r.tp && tier < job_tier; ++t) {
       group.clear();
       for (int d = 0; d < r.dp; ++d) {
         group.push_back(topo.gpus()[ranks[t + size_t{1} * r.tp * (p + r.pp * d)]].node);
@@ -49,23 +50,28 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
                             const std::vector<GpuId>& ranks) {
   CandidateFacts f;
   f.ranks = ranks;
-  std::vector<DomainId> doms;
+  // Runs of one node and of one domain first (candidates take GPUs host by host), then the
+  // runs sorted: the same distinct lists and counts as sorting every rank, for less.
+  std::vector<std::pair<DomainId, int>> runs;
   for (GpuId g : ranks) {
-    f.nodes.push_back(topo.gpus()[g].node);
-    doms.push_back(topo.gpus()[g].domain);
+    const Gpu& gpu = topo.gpus()[g];
+    if (f.nodes.empty() || f.nodes.back() != gpu.node) f.nodes.push_back(gpu.node);
+    if (runs.empty() || runs.back().first != gpu.domain) runs.push_back({gpu.domain, 0});
+    ++runs.back().second;
   }
   std::sort(f.nodes.begin(), f.nodes.end());
   f.nodes.erase(std::unique(f.nodes.begin(), f.nodes.end()), f.nodes.end());
-  std::sort(doms.begin(), doms.end());
-  for (size_t i = 0; i < doms.size();) {
-    size_t j = i;
-    while (j < doms.size() && doms[j] == doms[i]) ++j;
-    f.domains.push_back(doms[i]);
-    f.used_per_domain.push_back(static_cast<int>(j - i));
-    i = j;
+  std::sort(runs.begin(), runs.end());
+  for (const auto& [domain, used] : runs) {
+    if (!f.domains.empty() && f.domains.back() == domain) {
+      f.used_per_domain.back() += used;
+    } else {
+      f.domains.push_back(domain);
+      f.used_per_domain.push_back(used);
+    }
   }
   f.job_tier = topo.CommonTier(f.nodes);
-  f.dp_tier = DpTier(topo, r, ranks);
+  f.dp_tier = DpTier(topo, r, ranks, f.job_tier);
   for (int g = 0; g < r.num_groups(); ++g) {
     DomainId d = topo.gpus()[ranks[size_t{1} * g * r.tp]].domain;
     for (int t = 1; t < r.tp; ++t) {
@@ -415,14 +421,14 @@ std::optional<Alternative> BestRejected(const Topology& topo, const Policy& poli
                                         const Request& r, const std::vector<Scored>& scored,
                                         int best, bool any_tier_ok) {
   const Scored& win = scored[best];
-  std::vector<GpuId> mine = win.candidate.ranks;
-  std::sort(mine.begin(), mine.end());
+  uint64_t mine = SetFingerprint(win.candidate.ranks);
   int second = -1;
   for (size_t i = 0; i < scored.size(); ++i) {
     if (static_cast<int>(i) == best) continue;
-    std::vector<GpuId> theirs = scored[i].candidate.ranks;
-    std::sort(theirs.begin(), theirs.end());
-    if (theirs == mine) continue;
+    if (SetFingerprint(scored[i].candidate.ranks) == mine &&
+        SameGpus(scored[i].candidate.ranks, win.candidate.ranks)) {
+      continue;
+    }
     if (second < 0 || scored[i].total > scored[second].total) second = static_cast<int>(i);
   }
   if (second < 0) return std::nullopt;
@@ -458,21 +464,6 @@ void Explain(const Topology& topo, const Policy& policy, const Request& r,
   }
   result->locality_traded = LocalityTraded(topo, policy, scored, best, any_tier_ok);
   result->best_rejected = BestRejected(topo, policy, r, scored, best, any_tier_ok);
-}
-
-// The GPU models of the request's allowed nodes that have GPUs, ascending.
-std::vector<int> ModelsOfAllowedNodes(const Topology& topo, const Request& r) {
-  std::vector<bool> seen(topo.gpu_models().size(), false);
-  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-    const Node& node = topo.nodes()[n];
-    bool allowed = r.allowed_node.empty() || r.allowed_node[n];
-    if (allowed && !node.gpus.empty() && node.model >= 0) seen[node.model] = true;
-  }
-  std::vector<int> out;
-  for (size_t m = 0; m < seen.size(); ++m) {
-    if (seen[m]) out.push_back(static_cast<int>(m));
-  }
-  return out;
 }
 
 // The request on the nodes of one GPU model only.
@@ -560,7 +551,33 @@ std::string GpuModelText(const std::vector<GpuId>& gpus, const Topology& topo) {
 
 Engine::Engine(std::shared_ptr<const Topology> topo, std::shared_ptr<const Policy> policy,
                ModelProfile model)
-    : topo_(std::move(topo)), policy_(std::move(policy)), model_(model), hierarchy_(*topo_) {}
+    : topo_(std::move(topo)), policy_(std::move(policy)), model_(model), hierarchy_(*topo_) {
+  std::vector<bool> seen(topo_->gpu_models().size(), false);
+  for (const Node& node : topo_->nodes()) {
+    node_model_.push_back(node.gpus.empty() ? -1 : node.model);
+    if (node_model_.back() >= 0) seen[node.model] = true;
+  }
+  for (size_t m = 0; m < seen.size(); ++m) {
+    if (seen[m]) models_of_every_node_.push_back(static_cast<int>(m));
+  }
+}
+
+// The GPU models of the request's allowed nodes that have GPUs, ascending: every model for a
+// request of every node, else a pass over the nodes.
+std::vector<int> Engine::ModelsOf(const Request& r) const {
+  if (r.allowed_set == Request::kEveryNode) return models_of_every_node_;
+  std::vector<bool> seen(topo_->gpu_models().size(), false);
+  for (size_t n = 0; n < node_model_.size(); ++n) {
+    if (node_model_[n] >= 0 && (r.allowed_node.empty() || r.allowed_node[n])) {
+      seen[node_model_[n]] = true;
+    }
+  }
+  std::vector<int> out;
+  for (size_t m = 0; m < seen.size(); ++m) {
+    if (seen[m]) out.push_back(static_cast<int>(m));
+  }
+  return out;
+}
 
 // The decision: on a cluster of one GPU model (or a typed request) the stages in Decide;
 // else one model at a time (OneModelAtATime).
@@ -568,7 +585,7 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
   PlacementResult result;
   result.request = DescribeRequest(r, *topo_);
   result.policy = policy_->name;
-  std::vector<int> models = ModelsOfAllowedNodes(*topo_, r);
+  std::vector<int> models = ModelsOf(r);
   if (r.gpu_model >= 0 || models.size() <= 1) {
     Decide(state, r, &result);
   } else {

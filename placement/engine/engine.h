@@ -77,6 +77,7 @@ class Engine {
   const Policy& policy() const { return *policy_; }
 
  private:
+  std::vector<int> ModelsOf(const Request& r) const;
   // The stages of one decision on the request's allowed nodes, into `result`.
   void Decide(const ClusterState& state, const Request& r, PlacementResult* result) const;
   // A request without a model on allowed nodes of several models (`models`, ascending).
@@ -87,6 +88,8 @@ class Engine {
   std::shared_ptr<const Policy> policy_;
   ModelProfile model_;
   Hierarchy hierarchy_;
+  std::vector<int> models_of_every_node_;  // the GPU models of nodes with GPUs, ascending
+  std::vector<int> node_model_;            // per node: its GPU model, -1 without GPUs
 };
 
 }  // namespace nvlplace

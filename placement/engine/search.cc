@@ -39,6 +39,25 @@ std::ptrdiff_t Diff(size_t i) { return static_cast<std::ptrdiff_t>(i); }
 
 }  // namespace
 
+uint64_t SetFingerprint(const std::vector<GpuId>& gpus) {
+  uint64_t sum = gpus.size();
+  for (GpuId g : gpus) {
+    uint64_t x = static_cast<uint64_t>(g) + 0x9e3779b97f4a7c15ull;  // splitmix64's finalizer
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    sum += x ^ (x >> 31);
+  }
+  return sum;
+}
+
+bool SameGpus(const std::vector<GpuId>& a, const std::vector<GpuId>& b) {
+  if (a.size() != b.size()) return false;
+  std::vector<GpuId> x = a, y = b;
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  return x == y;
+}
+
 std::vector<GpuId> GroupRanks(const Topology& topo, const std::vector<GpuId>& gpus, int tp) {
   size_t size = static_cast<size_t>(tp);
   if (tp <= 1 || gpus.size() % size != 0) return gpus;
@@ -194,8 +213,19 @@ Hierarchy::Hierarchy(const Topology& topo) {
     for (int c : nodes_[id].children) parent_[c] = static_cast<int>(id);
   }
   host_of_.assign(topo.num_nodes(), -1);
+  single_node_.assign(hosts_.size(), -1);
+  host_gpus_.assign(hosts_.size(), 0);
   for (int h : hosts_) {
-    for (NodeId n : nodes_[h].nodes) host_of_[n] = h;
+    for (NodeId n : nodes_[h].nodes) {
+      host_of_[n] = h;
+      host_gpus_[h] += static_cast<int>(topo.nodes()[n].gpus.size());
+    }
+    max_host_gpus_ = std::max(max_host_gpus_, host_gpus_[h]);
+    max_host_nodes_ = std::max(max_host_nodes_, static_cast<int>(nodes_[h].nodes.size()));
+    NodeId first = nodes_[h].nodes[0];
+    if (nodes_[h].nodes.size() == 1 && topo.nodes()[first].domains.size() == 1) {
+      single_node_[h] = first;
+    }
   }
   // Depth-first from the root, children in order (an explicit stack, last child pushed first).
   hosts_in_tree_order_ = true;
@@ -258,8 +288,26 @@ struct HostCount {
 
 // Counts only (ClusterState keeps free GPUs per node and per domain): one step per node and
 // island, with no list of GPUs; a host's GPUs are listed when a generator takes from it.
-HostCount CountHost(const Hierarchy& h, const ClusterState& state, const Request& request,
-                    const ChunkRule& rule, int host, std::vector<int>* counts) {
+inline HostCount CountHost(const Hierarchy& h, const ClusterState& state, const Request& request,
+                           const ChunkRule& rule, int host, std::vector<int>* counts) {
+  if (NodeId n = h.single_node(host); n >= 0) {
+    // One node, one island (most hosts): what the general count below gives for it.
+    HostCount out;
+    if (!request.allowed_node[n] || (request.exclusive && !state.node_all_free(n))) return out;
+    int free = state.free_on_node(n);
+    out.free = free;
+    out.largest = free;
+    if (rule.per_node) {
+      int size = rule.group > 1 ? (free / rule.group >= rule.size / rule.group
+                                       ? rule.size / rule.group * rule.group
+                                       : 0)
+                                : free;
+      out.cap = size >= rule.size ? 1 : 0;
+    } else {
+      out.cap = free / rule.size;
+    }
+    return out;
+  }
   const Topology& topo = state.topology();
   const std::vector<NodeId>& nodes = h.nodes()[host].nodes;
   HostCount out;
@@ -302,7 +350,6 @@ HostCount CountHost(const Hierarchy& h, const ClusterState& state, const Request
 // The index of a whole state, in one pass over the hosts.
 std::shared_ptr<CapacityIndex> BuildIndex(const Hierarchy& h, const ClusterState& state,
                                           const Request& request, const ChunkRule& rule) {
-  const Topology& topo = state.topology();
   auto index = std::make_shared<CapacityIndex>();
   index->hierarchy = &h;
   index->rule = rule;
@@ -313,17 +360,7 @@ std::shared_ptr<CapacityIndex> BuildIndex(const Hierarchy& h, const ClusterState
   size_t hosts = h.hosts().size();
   // A host's capacity is at most its GPUs over the chunk size (one chunk per node in nodes
   // mode).
-  for (size_t host = 0; host < hosts; ++host) {
-    const std::vector<NodeId>& nodes = h.nodes()[host].nodes;
-    int bound = 0;
-    if (rule.per_node) {
-      bound = static_cast<int>(nodes.size());
-    } else {
-      for (NodeId n : nodes) bound += static_cast<int>(topo.nodes()[n].gpus.size());
-      bound /= std::max(rule.size, 1);
-    }
-    index->max_cap = std::max(index->max_cap, bound);
-  }
+  index->max_cap = rule.per_node ? h.max_host_nodes() : h.max_host_gpus() / std::max(rule.size, 1);
   index->cap.assign(num, 0);
   index->free.assign(num, 0);
   index->largest.assign(num, 0);
@@ -516,6 +553,20 @@ std::vector<GpuId> SearchState::NodePool(const std::vector<std::vector<GpuId>>& 
 }
 
 void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
+  if (k <= 0) return;
+  const std::vector<NodeId>& nodes = hierarchy_.nodes()[host].nodes;
+  const Topology& topo = state_.topology();
+  if (!rule_.per_node && nodes.size() == 1 && topo.nodes()[nodes[0]].domains.size() == 1) {
+    // One node, one island: its one pool gives its free GPUs in index order (what the pools
+    // below give for it, without listing them).
+    if (!Usable(nodes[0])) return;
+    size_t want = out->size() + static_cast<size_t>(k) * rule_.size;
+    for (GpuId g : topo.nodes()[nodes[0]].gpus) {
+      if (out->size() >= want) break;
+      if (!state_.busy(g)) out->push_back(g);
+    }
+    return;
+  }
   std::vector<std::vector<GpuId>> pools = Pools(host);
   int n_pools = static_cast<int>(pools.size());
   std::vector<int> used(n_pools, 0);
@@ -582,48 +633,82 @@ void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
   }
 }
 
+void SearchState::RoomiestUnder(int id, int threshold, int* at_threshold,
+                                std::vector<int>* out) const {
+  int top = index_->max_host[id];
+  if (top < threshold || (top == threshold && *at_threshold == 0)) return;
+  if (id < num_hosts_) {
+    if (index_->cap[id] > threshold) {
+      out->push_back(id);
+    } else {  // == threshold, and some still wanted
+      out->push_back(id);
+      --*at_threshold;
+    }
+    return;
+  }
+  for (int c : hierarchy_.nodes()[id].children) RoomiestUnder(c, threshold, at_threshold, out);
+}
+
 int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
   if (k <= 0) return 0;
-  // The hosts under hnode with room (children are visited by an explicit stack).
-  std::vector<int> hosts, stack = {hnode};
-  while (!stack.empty()) {
-    int id = stack.back();
-    stack.pop_back();
-    if (index_->cap[id] <= 0) continue;
-    if (id < num_hosts_) {
-      hosts.push_back(id);
-    } else {
-      for (int c : hierarchy_.nodes()[id].children) stack.push_back(c);
-    }
-  }
   // The fewest hosts that hold k: the roomiest first (ties by index).
-  std::sort(hosts.begin(), hosts.end(), [&](int a, int b) {
-    return index_->cap[a] != index_->cap[b] ? index_->cap[a] > index_->cap[b] : a < b;
-  });
-  size_t m = 0;
-  for (int held = 0; m < hosts.size() && held < k; ++m) held += index_->cap[hosts[m]];
-  hosts.resize(m);
+  std::vector<int> hosts;
+  if (hnode >= num_hosts_ && hierarchy_.hosts_in_tree_order()) {
+    // From the histogram: every host with more room than a threshold, and the first ones
+    // (in index order) with just that room, as many as complete k.
+    const int* bins = index_->Bins(hnode);
+    int threshold = std::max(index_->max_cap, 1);
+    int64_t held = 0;
+    for (; threshold > 1; --threshold) {
+      if (held + int64_t{bins[threshold]} * threshold >= k) break;
+      held += int64_t{bins[threshold]} * threshold;
+    }
+    int at_threshold = static_cast<int>((k - held + threshold - 1) / threshold);
+    RoomiestUnder(hnode, threshold, &at_threshold, &hosts);
+    std::sort(hosts.begin(), hosts.end(), [&](int a, int b) {
+      return index_->cap[a] != index_->cap[b] ? index_->cap[a] > index_->cap[b] : a < b;
+    });
+  } else {
+    // The hosts under hnode with room (children are visited by an explicit stack).
+    std::vector<int> stack = {hnode};
+    while (!stack.empty()) {
+      int id = stack.back();
+      stack.pop_back();
+      if (index_->cap[id] <= 0) continue;
+      if (id < num_hosts_) {
+        hosts.push_back(id);
+      } else {
+        for (int c : hierarchy_.nodes()[id].children) stack.push_back(c);
+      }
+    }
+    std::sort(hosts.begin(), hosts.end(), [&](int a, int b) {
+      return index_->cap[a] != index_->cap[b] ? index_->cap[a] > index_->cap[b] : a < b;
+    });
+    size_t m = 0;
+    for (int held = 0; m < hosts.size() && held < k; ++m) held += index_->cap[hosts[m]];
+    hosts.resize(m);
+  }
   // Water-fill, smallest room first: a host gives all it has while that is no more than an
   // even share of what is left; the rest share evenly (the first ones one more).
-  std::vector<int> by_room = hosts;
-  std::reverse(by_room.begin(), by_room.end());
-  absl::flat_hash_map<int, int> count;
+  std::vector<std::pair<int, int>> count;  // (host, chunks)
   int left = k;
-  for (size_t i = 0; i < by_room.size(); ++i) {
-    int hosts_left = static_cast<int>(by_room.size() - i);
-    int room = index_->cap[by_room[i]];
+  for (size_t i = hosts.size(); i-- > 0;) {
+    int hosts_left = static_cast<int>(i + 1);
+    int room = index_->cap[hosts[i]];
     if (static_cast<int64_t>(room) * hosts_left <= left) {
-      count[by_room[i]] = room;
+      count.push_back({hosts[i], room});
       left -= room;
       continue;
     }
-    for (size_t j = i; j < by_room.size(); ++j) {
-      count[by_room[j]] = left / hosts_left + (static_cast<int>(j - i) < left % hosts_left ? 1 : 0);
+    for (size_t j = i + 1; j-- > 0;) {
+      int nth = static_cast<int>(i - j);  // position among the hosts left, smallest room first
+      count.push_back({hosts[j], left / hosts_left + (nth < left % hosts_left ? 1 : 0)});
     }
     break;  // the rest of the job is spread over the remaining hosts
   }
-  std::sort(hosts.begin(), hosts.end());
-  for (int host : hosts) TakeFromHost(host, count[host], out);
+  std::sort(count.begin(), count.end());
+  out->reserve(out->size() + static_cast<size_t>(k) * rule_.size);
+  for (const auto& [host, n] : count) TakeFromHost(host, n, out);
   return static_cast<int>(hosts.size());
 }
 
@@ -710,6 +795,7 @@ void SearchState::FirstFitUnder(int id, int* k, std::vector<GpuId>* out) const {
 }
 
 void SearchState::TakeFirstFit(int k, std::vector<GpuId>* out) const {
+  out->reserve(out->size() + static_cast<size_t>(std::max(k, 0)) * rule_.size);
   if (hierarchy_.hosts_in_tree_order()) {
     FirstFitUnder(hierarchy_.root(), &k, out);
   } else {

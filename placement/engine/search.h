@@ -3,6 +3,7 @@
 #ifndef NVLPLACE_PLACEMENT_ENGINE_SEARCH_H_
 #define NVLPLACE_PLACEMENT_ENGINE_SEARCH_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,12 @@ struct ChunkRule {
   int group = 1;
   bool compact = false;
 };
+
+// An order-free fingerprint of a set of GPUs: equal for the same GPUs in any order, so that
+// only candidates with equal fingerprints need SameGpus.
+uint64_t SetFingerprint(const std::vector<GpuId>& gpus);
+// Whether two candidates take the same GPUs, in any order.
+bool SameGpus(const std::vector<GpuId>& a, const std::vector<GpuId>& b);
 
 // Rank order for TP groups of `tp` that may split (GPUs taken one by one): the same GPUs
 // regrouped so that as many groups as possible sit inside one NVLink domain, and a group that
@@ -65,6 +72,14 @@ class Hierarchy {
   // (true when each part of the fabric holds consecutive nodes, as clusters are declared):
   // then "the first hosts in index order that ..." is found by walking down the tree.
   bool hosts_in_tree_order() const { return hosts_in_tree_order_; }
+  // A host that is one node with one NVLink island: that node (its capacity is its free GPUs
+  // over the chunk size); -1 for other hosts.
+  NodeId single_node(int host) const { return single_node_[host]; }
+  // The GPUs of a host.
+  int host_gpus(int host) const { return host_gpus_[host]; }
+  // The most GPUs and nodes of one host.
+  int max_host_gpus() const { return max_host_gpus_; }
+  int max_host_nodes() const { return max_host_nodes_; }
 
  private:
   std::vector<HNode> nodes_;
@@ -72,6 +87,10 @@ class Hierarchy {
   std::vector<int> hosts_;
   std::vector<int> parent_;
   std::vector<int> host_of_;
+  std::vector<NodeId> single_node_;
+  std::vector<int> host_gpus_;
+  int max_host_gpus_ = 0;
+  int max_host_nodes_ = 0;
   int root_ = -1;
   int num_levels_ = 0;
   bool hosts_in_tree_order_ = false;
@@ -140,6 +159,9 @@ class SearchState {
   // until `out` holds `limit`.
   void HostsWithCapacity(int id, int cap, size_t limit, std::vector<int>* out) const;
   void FirstFitUnder(int id, int* k, std::vector<GpuId>* out) const;
+  // Appends to `out`, in index order, the hosts under `id` with more than `threshold` chunks
+  // and the first `*at_threshold` with exactly that many (counted down).
+  void RoomiestUnder(int id, int threshold, int* at_threshold, std::vector<int>* out) const;
 
   const Hierarchy& hierarchy_;
   const ClusterState& state_;
