@@ -1,6 +1,7 @@
 // hierarchical: best fit from each part of the fabric that holds the job, tightest first, and
 // beside each the fewest hosts under the same part.
 #include <algorithm>
+#include <cstdint>
 
 #include "absl/strings/str_cat.h"
 #include "policies/generators.h"
@@ -12,8 +13,9 @@ class HierarchicalGenerator : public Generator {
  public:
   absl::string_view Name() const override { return "hierarchical"; }
   // Best fit from each HNode of the lowest level that can hold k chunks (the tightest first,
-  // up to ctx.candidates), and from a quarter as many of the level above. Beside each best
-  // fit from a fabric level, the fewest-hosts take from the same HNode
+  // up to ctx.candidates), and from a quarter as many of the level above; for a job of more
+  // than ctx.candidate_gpus / 16 GPUs, max(2, ctx.candidate_gpus / its GPUs) per level. Beside each
+  // best fit from a fabric level, the fewest-hosts take from the same HNode
   // (SearchState::TakeBalanced) when it spans several hosts and differs.
   std::vector<Candidate> Generate(const SearchState& s, int k,
                                   const GenerateContext& ctx) const override {
@@ -24,6 +26,10 @@ class HierarchicalGenerator : public Generator {
     while (s.best_capacity_at_level(lowest) < k) ++lowest;
     for (int level = lowest; level < std::min(lowest + 2, h.num_levels()); ++level) {
       int budget = level == lowest ? ctx.candidates : std::max(1, ctx.candidates / 4);
+      // A large job: fewer, so that a decision scores a bounded number of GPUs.
+      int64_t job_gpus = std::max<int64_t>(int64_t{k} * s.chunk_size(), 1);
+      budget = static_cast<int>(
+          std::min<int64_t>(budget, std::max<int64_t>(2, ctx.candidate_gpus / job_gpus)));
       // The tightest first, so that the big free blocks stay whole for big jobs.
       for (int id : s.TightestAtLevel(level, k, budget)) FromHNode(s, id, k, &out);
     }

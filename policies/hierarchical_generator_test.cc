@@ -62,6 +62,31 @@ TEST(HierarchicalGeneratorTest, TheCandidateLimitBoundsEachLevel) {
   }
 }
 
+TEST(HierarchicalGeneratorTest, LargeJobsGetFewerCandidatesPerLevel) {
+  // Three GPUs fit on four nodes (node5 3 free, node1 5, node3 and node4 6) and both leaves.
+  testing::GeneratorWorld w({.gpus = 3}, kBusy);
+  std::vector<LimitCase> cases = {
+      // candidate_gpus 12: 12 / 3 = 4 per level, as many as there are: unchanged.
+      {12,
+       {"best fit under node5", "best fit under node1", "best fit under node3",
+        "best fit under node4", "best fit under leaf1", "best fit under leaf0"}},
+      // 9: 9 / 3 = 3 hosts; the leaf level keeps max(1, 16 / 4) = 4 > 3: both leaves.
+      {9,
+       {"best fit under node5", "best fit under node1", "best fit under node3",
+        "best fit under leaf1", "best fit under leaf0"}},
+      // 1: 1 / 3 = 0, but never fewer than 2 per level.
+      {1,
+       {"best fit under node5", "best fit under node1", "best fit under leaf1",
+        "best fit under leaf0"}},
+  };
+  for (const LimitCase& c : cases) {
+    GenerateContext ctx;
+    ctx.candidate_gpus = c.candidates;
+    EXPECT_EQ(Origins(MakeHierarchicalGenerator()->Generate(*w.search, 3, ctx)), c.origins)
+        << "candidate_gpus " << c.candidates;
+  }
+}
+
 TEST(HierarchicalGeneratorTest, OneHostGivesOnlyItsBestFit) {
   // Three GPUs fit on one node: node5 (3 free), node1 (5), node3 and node4 (6 each). Hosts
   // are the lowest level, tightest first, best fit only (one host has nothing to even out).

@@ -42,7 +42,7 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
   Where top{&file, root, "#"};
   NVL_ASSIGN_OR_RETURN(MapReader m,
                        MapReader::Make(top, {"name", "description", "generators", "weights", "seed",
-                                             "candidates", "mix_models"}));
+                                             "candidates", "candidate_gpus", "mix_models"}));
   auto policy = std::make_shared<Policy>();
   NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("name"));
   NVL_ASSIGN_OR_RETURN(policy->name, yaml::ReadString(*name));
@@ -58,6 +58,12 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
     NVL_ASSIGN_OR_RETURN(policy->candidates, yaml::ReadInt(*c));
     if (policy->candidates < 1 || policy->candidates > 1024) {
       return c->Error("candidates must be between 1 and 1024");
+    }
+  }
+  if (const Where* c = m.Find("candidate_gpus")) {
+    NVL_ASSIGN_OR_RETURN(policy->candidate_gpus, yaml::ReadInt(*c));
+    if (policy->candidate_gpus < 1 || policy->candidate_gpus > limits::kMaxJobGpus) {
+      return c->Error(absl::StrCat("candidate_gpus must be between 1 and ", limits::kMaxJobGpus));
     }
   }
   if (const Where* x = m.Find("mix_models")) {

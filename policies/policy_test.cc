@@ -78,6 +78,16 @@ TEST(PolicyTest, MixModelsIsOffUnlessSaid) {
   EXPECT_TRUE((*on)->mix_models);
 }
 
+TEST(PolicyTest, CandidateGpusIs4096UnlessSaid) {
+  auto p = ParsePolicyYaml("name: p\ngenerators: [hierarchical]\nweights: {tier: 1}\n", "p");
+  ASSERT_THAT(p, IsOk());
+  EXPECT_EQ((*p)->candidate_gpus, 4096);
+  auto q = ParsePolicyYaml(
+      "name: p\ngenerators: [hierarchical]\nweights: {tier: 1}\ncandidate_gpus: 64\n", "p");
+  ASSERT_THAT(q, IsOk());
+  EXPECT_EQ((*q)->candidate_gpus, 64);
+}
+
 TEST(PolicyTest, GeneratorsInTheOrderWritten) {
   auto p = ParsePolicyYaml(
       "name: g\ngenerators: [random, firstfit, hierarchical]\nweights: {tier: 1}\n", "g.yaml");
@@ -126,6 +136,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadPolicy{"BadCandidates",
                   "name: p\ngenerators: [firstfit]\nweights: {nvlink: 1}\ncandidates: 0\n",
                   "p.yaml:4:13: #/candidates: candidates must be between 1 and 1024"},
+        BadPolicy{"BadCandidateGpus",
+                  "name: p\ngenerators: [firstfit]\nweights: {nvlink: 1}\ncandidate_gpus: 0\n",
+                  "p.yaml:4:17: #/candidate_gpus: candidate_gpus must be between 1 and 16777216"},
         BadPolicy{"MixModelsNotABool",
                   "name: p\ngenerators: [firstfit]\nweights: {nvlink: 1}\nmix_models: yes\n",
                   "p.yaml:4:13: #/mix_models: expected true or false, not 'yes'"},

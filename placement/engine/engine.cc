@@ -252,6 +252,7 @@ std::vector<Candidate> GenerateCandidates(const Topology& topo, const Policy& po
                                           uint64_t decision) {
   GenerateContext ctx;
   ctx.candidates = policy.candidates;
+  ctx.candidate_gpus = policy.candidate_gpus;
   ctx.seed = policy.seed;
   ctx.decision = decision;
   bool regroup = r.tp > 1 && !chunks.rule.per_node && chunks.rule.size == 1;

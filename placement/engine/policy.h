@@ -26,6 +26,9 @@ struct Policy {
   std::vector<Weighted> scorers;                             // in the order of the registry
   uint64_t seed = 1;    // of seeded scorers and generators (ScoringContext, GenerateContext)
   int candidates = 16;  // hierarchical candidates per level per decision
+  // For large jobs, fewer: a job of g GPUs gets max(2, candidate_gpus / g) per level (when
+  // fewer than `candidates`), so that a decision scores a bounded number of GPUs.
+  int candidate_gpus = 4096;
   // Whether one placement may span GPU models. Off: a request without a model is placed on
   // one model at a time and the best kept; on: when no single model can hold the job, it
   // may take GPUs of several, and the relaxation names them.

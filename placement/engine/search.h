@@ -144,6 +144,8 @@ class SearchState {
   void TakeFirstFit(int k, std::vector<GpuId>* out) const;
 
   const Hierarchy& hierarchy() const { return hierarchy_; }
+  // GPUs per chunk.
+  int chunk_size() const { return rule_.size; }
 
  private:
   // Whether the request may use node n's free GPUs (its allowed nodes; exclusive: all free).
