@@ -18,21 +18,32 @@ class FragmentationScorer : public Scorer {
     if (taken == 0) return 100;
     long free_domains = 0;
     for (DomainId d : facts.domains) free_domains += ctx.state.free_in_domain(d);
-    // Nodes under the leaf switches touched, each counted once (rail leaves share their
-    // nodes): marks instead of sorting, the same sum.
-    std::vector<bool> leaf_seen(ctx.topo.num_switches(), false);
-    std::vector<bool> node_seen(ctx.topo.num_nodes(), false);
-    long free_leaves = 0;
+    // Nodes under the leaf switches touched, each counted once: the distinct leaves, then
+    // their distinct lists of nodes (a rail-optimized node's leaves all hold the same nodes),
+    // then the nodes of those lists.
+    std::vector<SwitchId> leaves;
     for (NodeId n : facts.nodes) {
-      for (SwitchId s : ctx.topo.nodes()[n].leaves) {
-        if (leaf_seen[s]) continue;
-        leaf_seen[s] = true;
-        for (NodeId m : ctx.topo.switches()[s].nodes) {
-          if (node_seen[m]) continue;
-          node_seen[m] = true;
-          free_leaves += ctx.state.free_on_node(m);
-        }
-      }
+      const std::vector<SwitchId>& mine = ctx.topo.nodes()[n].leaves;
+      leaves.insert(leaves.end(), mine.begin(), mine.end());
+    }
+    std::sort(leaves.begin(), leaves.end());
+    leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+    std::vector<const std::vector<NodeId>*> lists;
+    for (SwitchId s : leaves) {
+      const std::vector<NodeId>& under = ctx.topo.switches()[s].nodes;
+      bool seen = std::any_of(lists.begin(), lists.end(),
+                              [&](const std::vector<NodeId>* l) { return *l == under; });
+      if (!seen) lists.push_back(&under);
+    }
+    long free_leaves = 0;
+    if (lists.size() == 1) {
+      for (NodeId m : *lists[0]) free_leaves += ctx.state.free_on_node(m);
+    } else {
+      std::vector<NodeId> near;
+      for (const std::vector<NodeId>* l : lists) near.insert(near.end(), l->begin(), l->end());
+      std::sort(near.begin(), near.end());
+      near.erase(std::unique(near.begin(), near.end()), near.end());
+      for (NodeId m : near) free_leaves += ctx.state.free_on_node(m);
     }
     double d = free_domains > 0 ? std::min(1.0, static_cast<double>(taken) / free_domains) : 1;
     double l = free_leaves > 0 ? std::min(1.0, static_cast<double>(taken) / free_leaves) : 1;

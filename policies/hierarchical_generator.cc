@@ -43,15 +43,15 @@ class HierarchicalGenerator : public Generator {
     const Hierarchy& h = s.hierarchy();
     Candidate c;
     c.origin = absl::StrCat("best fit under ", h.nodes()[hnode].label);
+    c.ranks.reserve(static_cast<size_t>(k) * s.chunk_size());
     s.TakeBestFit(hnode, k, &c.ranks);
-    std::vector<GpuId> fit = c.ranks;
+    uint64_t fit = SetFingerprint(c.ranks);
     out->push_back(std::move(c));
     if (hnode < static_cast<int>(h.hosts().size())) return;  // one host: nothing to even
     Candidate even;
     even.origin = absl::StrCat("fewest hosts under ", h.nodes()[hnode].label);
     if (s.TakeBalanced(hnode, k, &even.ranks) < 2) return;
-    bool same = SetFingerprint(even.ranks) == SetFingerprint(fit) && SameGpus(even.ranks, fit);
-    if (!same) out->push_back(std::move(even));
+    if (SetFingerprint(even.ranks) != fit) out->push_back(std::move(even));
   }
 };
 

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Writes a synthetic native trace of multi-node training jobs (deterministic for a seed).
 
-Usage: gen_synthetic_trace.py JOBS [SEED] > trace.csv. JOBS is 1 to 1,000,000 (the trace then
-spans about 1.8e8 s, within replay's 1e9 s), SEED 0 to 2^64 - 1. Sizes follow a heavy-tailed
-mix: many 8-64 GPU jobs, some 128-1024 GPU jobs, TP in {4, 8}, PP in {1, 2, 4}; arrivals are
-Poisson with a mean gap of 180 s, about 90% of a 16,384-GPU cluster; run times are log-uniform
-from 10 minutes to 2 days. Bad arguments: a message on stderr and exit 2.
+Usage: gen_synthetic_trace.py JOBS [SEED [CLUSTER_GPUS]] > trace.csv. JOBS is 1 to 1,000,000
+(the trace then spans about 1.8e8 s, within replay's 1e9 s), SEED 0 to 2^64 - 1, CLUSTER_GPUS
+1,024 to 16,777,216 (default 16,384). Sizes follow a heavy-tailed mix: many 8-64 GPU jobs, some
+128-1024 GPU jobs, TP in {4, 8}, PP in {1, 2, 4}; arrivals are Poisson with a mean gap of
+180 s x 16,384 / CLUSTER_GPUS (180 s: about 90% of a 16,384-GPU cluster); run times are
+log-uniform from 10 minutes to 2 days. Bad arguments: a message on stderr and exit 2.
 """
 import math
 import random
@@ -19,7 +20,7 @@ MAX_SEED = 2**64 - 1
 def fail(message):
     """Prints the message and the usage on stderr; exit 2 (bad input)."""
     print(f"gen_synthetic_trace.py: {message}\n"
-          "usage: gen_synthetic_trace.py JOBS [SEED] > trace.csv", file=sys.stderr)
+          "usage: gen_synthetic_trace.py JOBS [SEED [CLUSTER_GPUS]] > trace.csv", file=sys.stderr)
     sys.exit(2)
 
 
@@ -31,17 +32,19 @@ def whole_number(text, name, lo, hi):
 
 
 def main():
-    if not 2 <= len(sys.argv) <= 3:
-        fail("give JOBS, and optionally SEED")
+    if not 2 <= len(sys.argv) <= 4:
+        fail("give JOBS, and optionally SEED and CLUSTER_GPUS")
     jobs = whole_number(sys.argv[1], "JOBS", 1, MAX_JOBS)
     seed = whole_number(sys.argv[2], "SEED", 0, MAX_SEED) if len(sys.argv) > 2 else 7
+    cluster = whole_number(sys.argv[3], "CLUSTER_GPUS", 1024, 2**24) if len(sys.argv) > 3 else 16384
+    gap = 180.0 * 16384 / cluster
     rng = random.Random(seed)
     sizes = [8, 16, 32, 64, 128, 256, 512, 1024]
     weights = [30, 20, 15, 12, 10, 7, 4, 2]
     print("id,submit,duration,gpus,tp,pp,dp,nvl")
     t = 0.0
     for i in range(jobs):
-        t += rng.expovariate(1 / 180.0)
+        t += rng.expovariate(1 / gap)
         gpus = rng.choices(sizes, weights)[0]
         tp = rng.choice([4, 8])
         pp = rng.choice([1, 1, 2, 4]) if gpus >= 64 else 1

@@ -291,6 +291,7 @@ Scoring ScoreCandidates(const Topology& topo, const ClusterState& state, const R
       continue;
     }
     sc.tier_ok = r.max_tier < 0 || sc.facts.job_tier <= r.max_tier;
+    sc.scores.reserve(policy.scorers.size());
     for (const Policy::Weighted& w : policy.scorers) {
       sc.scores.push_back(std::clamp(w.scorer->Score(ctx, sc.facts), 0.0, 100.0));
     }
@@ -426,10 +427,7 @@ std::optional<Alternative> BestRejected(const Topology& topo, const Policy& poli
   int second = -1;
   for (size_t i = 0; i < scored.size(); ++i) {
     if (static_cast<int>(i) == best) continue;
-    if (SetFingerprint(scored[i].candidate.ranks) == mine &&
-        SameGpus(scored[i].candidate.ranks, win.candidate.ranks)) {
-      continue;
-    }
+    if (SetFingerprint(scored[i].candidate.ranks) == mine) continue;  // the same GPUs
     if (second < 0 || scored[i].total > scored[second].total) second = static_cast<int>(i);
   }
   if (second < 0) return std::nullopt;

@@ -50,14 +50,6 @@ uint64_t SetFingerprint(const std::vector<GpuId>& gpus) {
   return sum;
 }
 
-bool SameGpus(const std::vector<GpuId>& a, const std::vector<GpuId>& b) {
-  if (a.size() != b.size()) return false;
-  std::vector<GpuId> x = a, y = b;
-  std::sort(x.begin(), x.end());
-  std::sort(y.begin(), y.end());
-  return x == y;
-}
-
 std::vector<GpuId> GroupRanks(const Topology& topo, const std::vector<GpuId>& gpus, int tp) {
   size_t size = static_cast<size_t>(tp);
   if (tp <= 1 || gpus.size() % size != 0) return gpus;

@@ -31,11 +31,11 @@ struct ChunkRule {
   bool compact = false;
 };
 
-// An order-free fingerprint of a set of GPUs: equal for the same GPUs in any order, so that
-// only candidates with equal fingerprints need SameGpus.
+// An order-free 64-bit fingerprint of a set of GPUs (a sum of mixed ids and the count): the
+// same for the same GPUs in any order. Two candidates with equal fingerprints are taken to
+// hold the same GPUs; two different sets collide with odds of about 2^-64, and then one
+// candidate fewer is scored (deterministically), nothing worse.
 uint64_t SetFingerprint(const std::vector<GpuId>& gpus);
-// Whether two candidates take the same GPUs, in any order.
-bool SameGpus(const std::vector<GpuId>& a, const std::vector<GpuId>& b);
 
 // Rank order for TP groups of `tp` that may split (GPUs taken one by one): the same GPUs
 // regrouped so that as many groups as possible sit inside one NVLink domain, and a group that
