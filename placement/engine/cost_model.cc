@@ -99,9 +99,25 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
   Volumes v = VolumesFor(r, m);
   auto rank = [&](int t, int p, int d) { return ranks[t + r.tp * (p + r.pp * d)]; };
   std::vector<GpuId> group;
-  // TP groups: one ring per (p, d); tp_count all-reduces run one after another.
+  // TP groups: one ring per (p, d); tp_count all-reduces run one after another. A group
+  // inside one NVLink domain is a ring at that domain's bandwidth (priced once per bandwidth).
+  double priced_gbps = -1;
   for (int d = 0; d < r.dp; ++d) {
     for (int p = 0; p < r.pp; ++p) {
+      DomainId first = topo.gpus()[rank(0, p, d)].domain;
+      bool one_domain = true;
+      for (int t = 1; t < r.tp && one_domain; ++t) {
+        one_domain = topo.gpus()[rank(t, p, d)].domain == first;
+      }
+      if (one_domain && r.tp > 1) {
+        double gbps = topo.domains()[first].nvlink_gbps;
+        if (gbps == priced_gbps) continue;
+        priced_gbps = gbps;
+        Link l = LinkBetween(topo, rank(0, p, d), rank(1, p, d));
+        e.tp_s =
+            std::max(e.tp_s, v.tp_count * RingSeconds(r.tp, v.tp_bytes, l.bytes_per_s, l.alpha_s));
+        continue;
+      }
       group.clear();
       for (int t = 0; t < r.tp; ++t) group.push_back(rank(t, p, d));
       e.tp_s = std::max(e.tp_s, v.tp_count * TpAllReduceSeconds(topo, group, v.tp_bytes));

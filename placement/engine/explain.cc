@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -46,14 +47,20 @@ std::string IndexList(const std::vector<int>& idx) {
 std::vector<std::pair<std::string, std::vector<int>>> GpusByNode(const std::vector<GpuId>& ranks,
                                                                  const Topology& topo) {
   std::vector<std::pair<std::string, std::vector<int>>> out;
-  std::vector<int> slot(topo.num_nodes(), -1);
+  // The slot of each node met so far (a map the size of the job, not of the cluster: a
+  // replay calls this for every job).
+  absl::flat_hash_map<NodeId, int> slot;
+  NodeId last = -1;
+  int last_slot = -1;
   for (GpuId g : ranks) {
     NodeId n = topo.gpus()[g].node;
-    if (slot[n] < 0) {
-      slot[n] = static_cast<int>(out.size());
-      out.push_back({topo.nodes()[n].name, {}});
+    if (n != last) {
+      auto [it, inserted] = slot.emplace(n, static_cast<int>(out.size()));
+      if (inserted) out.push_back({topo.nodes()[n].name, {}});
+      last = n;
+      last_slot = it->second;
     }
-    out[slot[n]].second.push_back(topo.gpus()[g].index);
+    out[last_slot].second.push_back(topo.gpus()[g].index);
   }
   return out;
 }

@@ -601,12 +601,12 @@ void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
     TakeFromHost(hnode, k, out);
     return;
   }
-  std::vector<bool> done(node.children.size(), false);
+  std::vector<bool> done;  // children taken whole; listed once one is
   int remaining = k;
   while (remaining > 0) {
     int fit = -1, fullest = -1;
     for (size_t i = 0; i < node.children.size(); ++i) {
-      if (done[i]) continue;
+      if (!done.empty() && done[i]) continue;
       int c = index_->cap[node.children[i]];
       if (c >= remaining && (fit < 0 || c < index_->cap[node.children[fit]]))
         fit = static_cast<int>(i);
@@ -618,6 +618,7 @@ void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
       return;
     }
     if (fullest < 0) return;  // capacity said otherwise; never happens
+    if (done.empty()) done.assign(node.children.size(), false);
     done[fullest] = true;
     int c = index_->cap[node.children[fullest]];
     TakeBestFit(node.children[fullest], c, out);

@@ -9,7 +9,7 @@
 namespace nvlplace {
 
 ClusterState::ClusterState(std::shared_ptr<const Topology> topo) : topo_(std::move(topo)) {
-  busy_.assign(topo_->num_gpus(), false);
+  busy_.assign(topo_->num_gpus(), 0);
   node_free_.resize(topo_->num_nodes());
   for (NodeId n = 0; n < topo_->num_nodes(); ++n) {
     node_free_[n] = static_cast<int>(topo_->nodes()[n].gpus.size());

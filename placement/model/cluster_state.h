@@ -65,7 +65,7 @@ class ClusterState {
   void Set(GpuId g, bool busy);
 
   std::shared_ptr<const Topology> topo_;
-  std::vector<bool> busy_;
+  std::vector<uint8_t> busy_;  // per GPU (bytes: read in every decision's inner loops)
   std::vector<int> node_free_;
   std::vector<int> domain_free_;
   int num_free_ = 0;
