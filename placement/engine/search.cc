@@ -601,28 +601,39 @@ void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
     TakeFromHost(hnode, k, out);
     return;
   }
-  std::vector<bool> done;  // children taken whole; listed once one is
+  // The child that holds what is left with the least to spare (the first of equals); while
+  // none holds it, the fullest (the first of equals) gives all it has. With the children in
+  // order of room, most first (ties by position), the fullest are taken from the front and
+  // the best fit is the first of the smallest room that still holds the rest.
+  const std::vector<int>& kids = node.children;
+  auto room = [&](int i) { return index_->cap[kids[i]]; };
   int remaining = k;
-  while (remaining > 0) {
-    int fit = -1, fullest = -1;
-    for (size_t i = 0; i < node.children.size(); ++i) {
-      if (!done.empty() && done[i]) continue;
-      int c = index_->cap[node.children[i]];
-      if (c >= remaining && (fit < 0 || c < index_->cap[node.children[fit]]))
-        fit = static_cast<int>(i);
-      if (c > 0 && (fullest < 0 || c > index_->cap[node.children[fullest]]))
-        fullest = static_cast<int>(i);
-    }
-    if (fit >= 0) {
-      TakeBestFit(node.children[fit], remaining, out);
+  int tightest = -1;
+  for (size_t i = 0; i < kids.size(); ++i) {
+    int c = room(static_cast<int>(i));
+    if (c >= remaining && (tightest < 0 || c < room(tightest))) tightest = static_cast<int>(i);
+  }
+  if (tightest >= 0) {  // one child holds the job (the usual case): no order needed
+    TakeBestFit(kids[tightest], remaining, out);
+    return;
+  }
+  std::vector<int> order(kids.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return room(a) > room(b); });
+  for (size_t p = 0; p < order.size() && remaining > 0; ++p) {
+    int fullest = room(order[p]);
+    if (fullest <= 0) return;  // capacity said otherwise; never happens
+    if (fullest >= remaining) {
+      // The tightest fit: the first child whose room is the smallest still >= remaining.
+      size_t q = p;
+      while (q + 1 < order.size() && room(order[q + 1]) >= remaining) ++q;
+      int smallest = room(order[q]);
+      while (q > p && room(order[q - 1]) == smallest) --q;
+      TakeBestFit(kids[order[q]], remaining, out);
       return;
     }
-    if (fullest < 0) return;  // capacity said otherwise; never happens
-    if (done.empty()) done.assign(node.children.size(), false);
-    done[fullest] = true;
-    int c = index_->cap[node.children[fullest]];
-    TakeBestFit(node.children[fullest], c, out);
-    remaining -= c;
+    TakeBestFit(kids[order[p]], fullest, out);
+    remaining -= fullest;
   }
 }
 
