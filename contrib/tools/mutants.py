@@ -77,6 +77,16 @@ MUTANTS = [
      "    if (false) {\n      return Bad(absl::StrCat(\"nodes x gpus-per-node",
      ["request_test"] + ENGINE_TESTS,
      "nodes x gpus-per-node is bounded before it is used"),
+    ("journal-keeps-repeats", "placement/model/cluster_state.cc",
+     "  journal_.push_back(n);",
+     "  if (journal_.empty() || journal_.back() != n) journal_.push_back(n);",
+     ["cluster_state_test"] + ENGINE_TESTS,
+     "an index kept with the state sees every change, a node's repeated ones too"),
+    ("index-ancestor-largest", "placement/engine/search.cc",
+     "    } else if (child_now < child_was && child_was == largest) {",
+     "    } else if (false) {",
+     ENGINE_TESTS,
+     "the largest free domain under a switch shrinks when the child that held it does"),
 ]
 
 

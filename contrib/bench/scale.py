@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Frontier-scale figures (issue 12), one command: generated fabrics of 131,072 to 1,048,576
+GPUs (contrib/tools/gen_fabric.py; written under the build tree, never committed), and for
+each: reading and building the model (scale_bench), `nvlplace validate` (wall time and peak
+memory), the peak memory of one `nvlplace place` (the model, the engine and its index), and
+the decision time of the topo policy beside firstfit measured in the same run, at 50% and 85%
+occupancy, for TP=8 jobs of 64 and 1,024 GPUs, with the index kept with the state (a replay)
+and built per decision (the plugin). Prints Markdown tables; exits 1 when a target is missed:
+build under 100 ms at 131,072 GPUs, peak under 1 GiB at 1,048,576, decision median under
+1 ms at 131,072 and 10 ms at 1,048,576 GPUs (kept index).
+
+Usage: contrib/bench/scale.py [--kinds h100-rail,gb200-nvl72] [--gpus 131072,262144,1048576]
+                              [--repetitions 5]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("NVLPLACE_BUILD_DIR", os.path.join(ROOT, "build"))
+
+
+def run_timed(cmd):
+    """(wall seconds, peak RSS in MiB) of a command, which must succeed."""
+    with tempfile.NamedTemporaryFile(mode="r") as t:
+        subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name] + cmd, check=True,
+                       stdout=subprocess.DEVNULL)
+        secs, kb = t.read().split()[-2:]
+    return float(secs), int(kb) / 1024
+
+
+def bench(config, repetitions):
+    """scale_bench's medians: {name: microseconds} and {name: counters}."""
+    out = subprocess.run(
+        [os.path.join(BUILD, "contrib", "scale_bench"), f"--config={config}",
+         "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
+         "--benchmark_report_aggregates_only=true", "--benchmark_min_time=0.05"],
+        check=True, capture_output=True, text=True).stdout
+    times, counters = {}, {}
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("aggregate_name") != "median":
+            continue
+        name = b["run_name"]
+        scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
+        times[name] = b["real_time"] * scale
+        counters[name] = b
+    return times, counters
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--kinds", default="h100-rail,gb200-nvl72")
+    p.add_argument("--gpus", default="131072,262144,1048576")
+    p.add_argument("--repetitions", type=int, default=5)
+    a = p.parse_args()
+    subprocess.run([os.path.join(ROOT, "contrib", "build.sh"), "--target", "nvlplace",
+                    "scale_bench"], check=True, stdout=subprocess.DEVNULL)
+    work = os.path.join(BUILD, "scale-bench")
+    os.makedirs(work, exist_ok=True)
+    nvl = os.path.join(BUILD, "contrib", "nvlplace")
+    missed = []
+    load_rows, place_rows = [], []
+    for kind in a.kinds.split(","):
+        for gpus in [int(g) for g in a.gpus.split(",")]:
+            config = os.path.join(work, f"{kind}-{gpus}.yaml")
+            subprocess.run([sys.executable, os.path.join(ROOT, "contrib", "tools", "gen_fabric.py"),
+                            kind, str(gpus), "--out", config], check=True)
+            size_mb = os.path.getsize(config) / 2**20
+            validate_s, validate_mb = run_timed([nvl, "validate", config])
+            _, place_mb = run_timed([nvl, "place", "--topology", config, "--gpus", "64",
+                                     "--tp", "8"])
+            started = time.time()
+            times, counters = bench(config, a.repetitions)
+            parse, build = times["load/parse"] / 1e3, times["load/build"] / 1e3
+            engine = times["load/engine"] / 1e3
+            load_rows.append(f"| {kind} | {gpus:,} | {size_mb:.1f} MB | {parse:.0f} ms | "
+                             f"{build:.0f} ms | {engine:.1f} ms | {validate_s:.2f} s | "
+                             f"{validate_mb:.0f} MB | {place_mb:.0f} MB |")
+            if gpus <= 131072 and parse + build >= 100:
+                missed.append(f"{kind} {gpus}: parse + build {parse + build:.0f} ms >= 100 ms")
+            if gpus >= 1048576 and place_mb >= 1024:
+                missed.append(f"{kind} {gpus}: peak {place_mb:.0f} MB >= 1 GiB")
+            limit_us = 1000 if gpus <= 131072 else 10000
+            for busy in (50, 85):
+                for job in (64, 1024):
+                    cells = []
+                    for kept in (1, 0):
+                        args = f"busy%:{busy}/gpus:{job}/kept:{kept}"
+                        topo, ff = times[f"place/topo/{args}"], times[f"place/firstfit/{args}"]
+                        cand = counters[f"place/topo/{args}"].get("candidates", 0)
+                        cells += [f"{topo:,.0f} us", f"{ff:,.0f} us", f"{topo / ff:.1f}",
+                                  f"{cand:.0f}"]
+                        if kept and topo >= limit_us:
+                            missed.append(f"{kind} {gpus} {args}: topo {topo:.0f} us >= "
+                                          f"{limit_us} us")
+                    place_rows.append(f"| {kind} | {gpus:,} | {busy}% | {job} | " +
+                                      " | ".join(cells) + " |")
+            print(f"scale: {kind} {gpus:,} GPUs done in {time.time() - started:.0f} s",
+                  file=sys.stderr)
+    print("| fabric | GPUs | YAML | parse | build | engine set-up | validate | validate peak | "
+          "place peak |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(load_rows))
+    print()
+    print("| fabric | GPUs | busy | job GPUs (TP=8) | topo, index kept | firstfit | ratio | "
+          "candidates | topo, index per decision | firstfit | ratio | candidates |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(place_rows))
+    for m in missed:
+        print(f"MISSED: {m}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
