@@ -205,10 +205,11 @@ std::string JobsCsv(const ReplayRun& run) {
     for (const JobRecord& j : r.jobs) {
       const TraceJob& t = *j.job;
       std::string status = j.rejected ? "rejected" : (j.start < 0 ? "pending" : "started");
-      std::vector<std::string> names, by_node;
-      for (const auto& [node, gpus] : GpusByNode(j.ranks, *run.topo)) {
-        names.push_back(node);
-        by_node.push_back(absl::StrCat(node, ":", absl::StrJoin(gpus, " ")));
+      std::vector<std::string> names;
+      std::string by_node;
+      for (auto& [node, gpus] : GpusByNode(j.ranks, *run.topo)) {
+        absl::StrAppend(&by_node, by_node.empty() ? "" : ";", node, ":", absl::StrJoin(gpus, " "));
+        names.push_back(std::move(node));
       }
       double submit = t.submit / run.options.load_scale;
       std::string reason = j.reason;
@@ -217,8 +218,8 @@ std::string JobsCsv(const ReplayRun& run) {
           &out, "%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%s,%s,%s,%s,%d,%d,%.6f,%.4f,%s\n",
           r.policy, t.id, t.line, submit, j.start, j.end, j.start >= 0 ? j.start - submit : -1.0,
           t.gpus, t.tp, t.pp, t.dp, NvlModeName(t.nvl), status,
-          "\"" + CompressHostlist(names) + "\"", absl::StrJoin(by_node, ";"), j.job_tier,
-          j.tp_in_domain ? 1 : 0, j.comm_s, j.stretch, reason);
+          "\"" + CompressHostlist(names) + "\"", by_node, j.job_tier, j.tp_in_domain ? 1 : 0,
+          j.comm_s, j.stretch, reason);
     }
   }
   return out;

@@ -54,18 +54,26 @@ bool ClusterState::Held(GpuId g) const { return !topo_->nodes()[topo_->gpus()[g]
 void ClusterState::Set(GpuId g, bool busy) {
   int delta = busy ? -1 : 1;
   busy_[g] = busy;
-  NodeId n = topo_->gpus()[g].node;
-  node_free_[n] += delta;
+  node_free_[topo_->gpus()[g].node] += delta;
+  domain_free_[topo_->gpus()[g].domain] += delta;
+  num_free_ += delta;
+}
+
+void ClusterState::Journal(const std::vector<GpuId>& gpus) {
   // The journal holds at most about one entry per node: past that, an index rebuilds from
-  // the counts as cheaply as it would catch up. (Every change is kept, a node's repeated ones
-  // too: an index may have read the journal between two of them.)
-  if (journal_.size() >= static_cast<size_t>(topo_->num_nodes()) + 64) {
+  // the counts as cheaply as it would catch up. A call's nodes are kept once per run of
+  // GPUs on one node; every call's are kept, a node's repeated ones too (an index may have
+  // read the journal between two calls).
+  if (journal_.size() + gpus.size() > static_cast<size_t>(topo_->num_nodes()) + 64) {
     journal_begin_ += journal_.size();
     journal_.clear();
   }
-  journal_.push_back(n);
-  domain_free_[topo_->gpus()[g].domain] += delta;
-  num_free_ += delta;
+  NodeId last = -1;
+  for (GpuId g : gpus) {
+    NodeId n = topo_->gpus()[g].node;
+    if (n != last) journal_.push_back(n);
+    last = n;
+  }
 }
 
 absl::Status ClusterState::CheckIds(const std::vector<GpuId>& gpus) const {
@@ -90,6 +98,7 @@ absl::Status ClusterState::Allocate(const std::vector<GpuId>& gpus) {
     }
     Set(g, true);
   }
+  Journal(gpus);
   return absl::OkStatus();
 }
 
@@ -108,6 +117,7 @@ absl::Status ClusterState::Release(const std::vector<GpuId>& gpus) {
     }
     Set(g, false);
   }
+  Journal(gpus);
   return absl::OkStatus();
 }
 

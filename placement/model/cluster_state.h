@@ -63,6 +63,7 @@ class ClusterState {
   absl::Status CheckIds(const std::vector<GpuId>& gpus) const;
   bool Held(GpuId g) const;  // on a node that is not placed: busy for good
   void Set(GpuId g, bool busy);
+  void Journal(const std::vector<GpuId>& gpus);  // the nodes of a change that took effect
 
   std::shared_ptr<const Topology> topo_;
   std::vector<uint8_t> busy_;  // per GPU (bytes: read in every decision's inner loops)
