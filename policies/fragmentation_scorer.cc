@@ -22,9 +22,12 @@ class FragmentationScorer : public Scorer {
     // their distinct lists of nodes (a rail-optimized node's leaves all hold the same nodes),
     // then the nodes of those lists.
     std::vector<SwitchId> leaves;
+    const std::vector<SwitchId>* previous = nullptr;
     for (NodeId n : facts.nodes) {
       const std::vector<SwitchId>& mine = ctx.topo.nodes()[n].leaves;
+      if (previous != nullptr && *previous == mine) continue;  // neighbours share leaves
       leaves.insert(leaves.end(), mine.begin(), mine.end());
+      previous = &mine;
     }
     std::sort(leaves.begin(), leaves.end());
     leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());

@@ -39,6 +39,7 @@ class Sim {
         options_(options),
         state_(engine.topology_ptr()),
         empty_(engine.topology_ptr()),
+        shape_of_(jobs.size(), nullptr),
         job_model_(jobs.size(), -1),
         free_by_model_(topo_.gpu_models().size(), 0) {
     result_.policy = engine.policy().name;
@@ -145,6 +146,7 @@ class Sim {
 
   void Arrive(int idx, size_t* finished) {
     const Shape& shape = ShapeOf(jobs_[idx]);
+    shape_of_[idx] = &shape;
     if (!shape.never.empty()) {
       result_.jobs[idx].rejected = true;
       result_.jobs[idx].reason = shape.never;
@@ -159,7 +161,7 @@ class Sim {
   bool TryStart(int idx, double t) {
     const TraceJob& j = jobs_[idx];
     if (j.gpus > FreeFor(idx)) return false;  // cheap: no engine call
-    const Shape& shape = ShapeOf(j);
+    const Shape& shape = *shape_of_[idx];     // set when the job arrived
     PlacementResult r = engine_.Place(state_, *shape.request);
     ++result_.decisions;
     if (!r.placed) return false;
@@ -261,9 +263,10 @@ class Sim {
   std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>,
                       std::greater<std::pair<double, int>>>
       running_;
-  std::map<std::string, Shape> shapes_;
-  std::vector<int> job_model_;      // per job: its request's GPU model, -1 for any
-  std::vector<int> free_by_model_;  // free GPUs of each GPU model
+  std::map<std::string, Shape> shapes_;  // node-based: the addresses below stay valid
+  std::vector<const Shape*> shape_of_;   // per job, once it arrived
+  std::vector<int> job_model_;           // per job: its request's GPU model, -1 for any
+  std::vector<int> free_by_model_;       // free GPUs of each GPU model
 };
 
 }  // namespace

@@ -20,6 +20,7 @@ struct Scored {
   Candidate candidate;
   CandidateFacts facts;
   std::vector<double> scores;
+  uint64_t gpus_fingerprint = 0;  // SetFingerprint of its GPUs
   double total = 0;
   bool tier_ok = true;
 };
@@ -285,6 +286,7 @@ Scoring ScoreCandidates(const Topology& topo, const ClusterState& state, const R
   for (Candidate& c : candidates) {
     Scored sc;
     sc.facts = ComputeFacts(topo, r, model, c.ranks);
+    sc.gpus_fingerprint = SetFingerprint(c.ranks);
     sc.candidate = std::move(c);
     if (r.nvl == NvlMode::kStrict && sc.facts.tp_groups_split > 0) {
       out.strict_split = true;
@@ -423,11 +425,11 @@ std::optional<Alternative> BestRejected(const Topology& topo, const Policy& poli
                                         const Request& r, const std::vector<Scored>& scored,
                                         int best, bool any_tier_ok) {
   const Scored& win = scored[best];
-  uint64_t mine = SetFingerprint(win.candidate.ranks);
+  uint64_t mine = win.gpus_fingerprint;
   int second = -1;
   for (size_t i = 0; i < scored.size(); ++i) {
     if (static_cast<int>(i) == best) continue;
-    if (SetFingerprint(scored[i].candidate.ranks) == mine) continue;  // the same GPUs
+    if (scored[i].gpus_fingerprint == mine) continue;  // the same GPUs
     if (second < 0 || scored[i].total > scored[second].total) second = static_cast<int>(i);
   }
   if (second < 0) return std::nullopt;
