@@ -738,26 +738,40 @@ absl::Status TopologyBuilder::CheckRails(
 // ---- lists over the fabric ----------------------------------------------------------------
 
 absl::Status TopologyBuilder::ComputeNodesUnder() {
-  int64_t pairs = 0;  // merged so far, with repeats
-  for (SwitchId id : by_tier_) NVL_RETURN_IF_ERROR(CollectNodesUnder(id, pairs));
+  int64_t pairs = 0;                                   // merged so far, with repeats
+  std::vector<SwitchId> seen_by(t_->num_nodes(), -1);  // see CollectNodesUnder
+  for (SwitchId id : by_tier_) NVL_RETURN_IF_ERROR(CollectNodesUnder(id, pairs, seen_by));
   return absl::OkStatus();
 }
 
-// The switch's nodes and its children's nodes_under (computed before: they are lower).
-absl::Status TopologyBuilder::CollectNodesUnder(SwitchId id, int64_t& pairs) {
+// The switch's nodes and its children's nodes_under (computed before: they are lower), each
+// node once (`seen_by[n]` is the last switch that took node n). The children's lists are
+// sorted, and in a fabric as usually declared they follow one another in ascending ranges or
+// repeat one another (a multi-rooted tree): the list is sorted only when they do not.
+absl::Status TopologyBuilder::CollectNodesUnder(SwitchId id, int64_t& pairs,
+                                                std::vector<SwitchId>& seen_by) {
   Switch& sw = t_->switches_[id];
-  std::vector<NodeId> under = sw.nodes;
-  pairs += static_cast<int64_t>(under.size());
+  std::vector<NodeId> under;
+  bool sorted = true;
+  auto take = [&](const std::vector<NodeId>& nodes) {
+    for (NodeId n : nodes) {
+      if (seen_by[n] == id) continue;
+      seen_by[n] = id;
+      if (!under.empty() && n < under.back()) sorted = false;
+      under.push_back(n);
+    }
+  };
+  pairs += static_cast<int64_t>(sw.nodes.size());
+  take(sw.nodes);
   for (SwitchId c : sw.children) {
     const std::vector<NodeId>& below = t_->switches_[c].nodes_under;
     pairs += static_cast<int64_t>(below.size());
     if (pairs > bounds_.max_switch_node_pairs) {
       return TooDense(id, "nodes under", bounds_.max_switch_node_pairs);
     }
-    under.insert(under.end(), below.begin(), below.end());
+    take(below);
   }
-  std::sort(under.begin(), under.end());
-  under.erase(std::unique(under.begin(), under.end()), under.end());
+  if (!sorted) std::sort(under.begin(), under.end());
   sw.nodes_under = std::move(under);
   return absl::OkStatus();
 }

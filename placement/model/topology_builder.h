@@ -119,7 +119,7 @@ class TopologyBuilder {
   absl::Status CheckChildTiers(SwitchId id) const;
   absl::Status AssignNodeLeaves(NodeId n);
   absl::Status CheckRails(NodeId n, const std::vector<std::pair<int, SwitchId>>& attach) const;
-  absl::Status CollectNodesUnder(SwitchId id, int64_t& pairs);
+  absl::Status CollectNodesUnder(SwitchId id, int64_t& pairs, std::vector<SwitchId>& seen_by);
   absl::Status MergeAncestors(SwitchId id, int64_t& pairs, std::vector<int>& slot);
   absl::Status TooDense(SwitchId id, absl::string_view listing, int64_t limit) const;
   bool GroupTablesFit() const;

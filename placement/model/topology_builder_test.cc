@@ -667,7 +667,7 @@ TEST(TopologyBuilderTest, ComputeNodesUnderListsEachNodeOnce) {
   ASSERT_THAT(RunThrough(b, &TopologyBuilder::ComputeNodesUnder), IsOk());
   const std::vector<Switch>& sw = b.model().switches();
   EXPECT_THAT(sw[0].nodes_under, ElementsAre(0));
-  EXPECT_THAT(sw[3].nodes_under, ElementsAre(0, 1));
+  EXPECT_THAT(sw[3].nodes_under, ElementsAre(0, 1));  // leaf1's node came first: sorted
   EXPECT_THAT(sw[4].nodes_under, ElementsAre(0, 1));  // reached through both spines
 }
 
