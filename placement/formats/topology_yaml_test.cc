@@ -335,7 +335,7 @@ TEST(LimitTest, TwentyThousandLeavesNeedNoQuadraticTables) {
   });
   ASSERT_THAT(topo, IsOk());
   const Topology& t = **topo;
-  EXPECT_FALSE(t.has_group_tables());
+  EXPECT_TRUE(t.has_tier_components());
   EXPECT_EQ(t.num_leaf_groups(), 20000);
   EXPECT_EQ(t.CommonTier(t.FindNode("n3"), t.FindNode("n3")), Topology::kSameNode);
   EXPECT_EQ(t.CommonTier(t.FindNode("n3"), t.FindNode("n9999")), 1);  // both under s0
