@@ -8,7 +8,6 @@
 #include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "placement/model/gpu_models.h"
@@ -599,25 +598,30 @@ absl::Status TopologyBuilder::IndexSwitch(const SwitchSpec& s) {
 
 absl::Status TopologyBuilder::AttachNodesAndChildren() {
   attach_.resize(t_->num_nodes());
+  // Per node and per switch: the last switch that listed it (a name listed twice by one switch
+  // is refused).
+  std::vector<SwitchId> node_listed_by(t_->num_nodes(), -1);
+  std::vector<SwitchId> switch_listed_by(t_->num_switches(), -1);
   for (SwitchId id = 0; id < t_->num_switches(); ++id) {
-    NVL_RETURN_IF_ERROR(AttachNodes(id));
-    NVL_RETURN_IF_ERROR(AttachChildren(id));
+    NVL_RETURN_IF_ERROR(AttachNodes(id, node_listed_by));
+    NVL_RETURN_IF_ERROR(AttachChildren(id, switch_listed_by));
   }
   return absl::OkStatus();
 }
 
-absl::Status TopologyBuilder::AttachNodes(SwitchId id) {
+absl::Status TopologyBuilder::AttachNodes(SwitchId id, std::vector<SwitchId>& listed_by) {
   const SwitchSpec& s = spec_.switches[id];
-  absl::flat_hash_set<NodeId> listed;
+  t_->switches_[id].nodes.reserve(s.nodes.size());
   for (const std::string& name : s.nodes) {
     NodeId n = t_->FindNode(name);
     if (n < 0) {
       return ErrorAt(Sub(s.loc, "nodes"),
                      absl::StrCat("node '", Printable(name), "' is not declared under nodes"));
     }
-    if (!listed.insert(n).second) {
+    if (listed_by[n] == id) {
       return ErrorAt(Sub(s.loc, "nodes"), absl::StrCat("node '", name, "' is listed twice"));
     }
+    listed_by[n] = id;
     if (s.rail >= GroupOf(n).gpus) {
       return ErrorAt(Sub(s.loc, "rail"),
                      absl::StrCat("rail ", s.rail, " does not exist on node '", name,
@@ -629,18 +633,18 @@ absl::Status TopologyBuilder::AttachNodes(SwitchId id) {
   return absl::OkStatus();
 }
 
-absl::Status TopologyBuilder::AttachChildren(SwitchId id) {
+absl::Status TopologyBuilder::AttachChildren(SwitchId id, std::vector<SwitchId>& listed_by) {
   const SwitchSpec& s = spec_.switches[id];
-  absl::flat_hash_set<SwitchId> listed;
   for (const std::string& name : s.switches) {
     SwitchId c = t_->FindSwitch(name);
     if (c < 0) {
       return ErrorAt(Sub(s.loc, "switches"),
                      absl::StrCat("switch '", Printable(name), "' is not declared"));
     }
-    if (!listed.insert(c).second) {
+    if (listed_by[c] == id) {
       return ErrorAt(Sub(s.loc, "switches"), absl::StrCat("switch '", name, "' is listed twice"));
     }
+    listed_by[c] = id;
     t_->switches_[id].children.push_back(c);
     t_->switches_[c].parents.push_back(id);
   }
@@ -786,13 +790,16 @@ absl::Status TopologyBuilder::CollectNodesUnder(SwitchId id, int64_t& pairs,
   };
   pairs += static_cast<int64_t>(sw.nodes.size());
   take(sw.nodes);
+  const std::vector<NodeId>* last = nullptr;  // the last child's list
   for (SwitchId c : sw.children) {
     const std::vector<NodeId>& below = t_->switches_[c].nodes_under;
     pairs += static_cast<int64_t>(below.size());
     if (pairs > bounds_.max_switch_node_pairs) {
       return TooDense(id, "nodes under", bounds_.max_switch_node_pairs);
     }
-    take(below);
+    // Spines of one pod, say, have the same nodes under them: taken once.
+    if (last == nullptr || below != *last) take(below);
+    last = &below;
   }
   if (!sorted) std::sort(under.begin(), under.end());
   sw.nodes_under = std::move(under);

@@ -113,8 +113,8 @@ class TopologyBuilder {
   absl::Status AddDomainToModel(NvlDomain dom, const SourceLoc& loc);
   absl::Status AddSwitch(const SwitchSpec& s);
   absl::Status IndexSwitch(const SwitchSpec& s);
-  absl::Status AttachNodes(SwitchId id);
-  absl::Status AttachChildren(SwitchId id);
+  absl::Status AttachNodes(SwitchId id, std::vector<SwitchId>& listed_by);
+  absl::Status AttachChildren(SwitchId id, std::vector<SwitchId>& listed_by);
   absl::Status SearchForCycle(SwitchId root, std::vector<int>& colour) const;
   absl::Status CycleError(const std::vector<SwitchId>& path, SwitchId child) const;
   absl::Status CheckChildTiers(SwitchId id) const;
