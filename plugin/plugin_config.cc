@@ -33,9 +33,9 @@ absl::StatusOr<PluginConfig> ParsePluginConfig(absl::string_view text,
                                                const std::string& file) try {
   PluginConfig c;
   c.file = file;
-  NVL_ASSIGN_OR_RETURN(YAML::Node root, yaml::LoadYaml(text, file));
-  Where top{&file, root, "#"};
-  if (root.IsNull()) return top.Error("empty file; at least 'topology:' is needed");
+  NVL_ASSIGN_OR_RETURN(yaml::Document doc, yaml::LoadYaml(text, file));
+  Where top{&file, doc.root(), "#"};
+  if (top.node.IsNull()) return top.Error("empty file; at least 'topology:' is needed");
   NVL_ASSIGN_OR_RETURN(
       MapReader m, MapReader::Make(top, {"topology", "policy", "weights", "log_level", "candidates",
                                          "default_nvl", "compare_cons_tres"}));

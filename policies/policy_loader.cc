@@ -38,8 +38,8 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
                                                               const std::string& file) {
   using yaml::MapReader;
   using yaml::Where;
-  NVL_ASSIGN_OR_RETURN(YAML::Node root, yaml::LoadYaml(text, file));
-  Where top{&file, root, "#"};
+  NVL_ASSIGN_OR_RETURN(yaml::Document doc, yaml::LoadYaml(text, file));
+  Where top{&file, doc.root(), "#"};
   NVL_ASSIGN_OR_RETURN(MapReader m,
                        MapReader::Make(top, {"name", "description", "generators", "weights", "seed",
                                              "candidates", "candidate_gpus", "mix_models"}));

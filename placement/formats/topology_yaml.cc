@@ -226,9 +226,9 @@ absl::Status ReadSwitch(const Where& w, TopologySpec& spec, Reading& r) {
 }
 
 absl::StatusOr<TopologySpec> Parse(absl::string_view text, const std::string& file, Reading& r) {
-  NVL_ASSIGN_OR_RETURN(YAML::Node root, LoadYaml(text, file));
-  Where top{&file, root, "#", &r.budget};
-  if (root.IsNull()) {
+  NVL_ASSIGN_OR_RETURN(yaml::Document doc, LoadYaml(text, file));
+  Where top{&file, doc.root(), "#", &r.budget};
+  if (top.node.IsNull()) {
     return absl::InvalidArgumentError(
         FormatAt(SourceLoc{file, 1, 1, "#"},
                  "the file is empty; a cluster needs name, gpu_models, nodes and switches"));

@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <istream>
 #include <new>
-#include <streambuf>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,73 +13,16 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "placement/formats/yaml_document.h"
 #include "placement/model/hostlist.h"
 #include "placement/model/limits.h"
 #include "placement/model/status_macros.h"
 #include "placement/model/topology.h"
-#include "yaml-cpp/eventhandler.h"
 #include "yaml-cpp/yaml.h"
 
 namespace nvlplace::yaml {
 
 namespace internal {
-
-// An istream over text that is not copied.
-class ViewBuf : public std::streambuf {
- public:
-  explicit ViewBuf(absl::string_view text) {
-    char* p = const_cast<char*>(text.data());
-    setg(p, p, p + text.size());
-  }
-};
-
-// Thrown by the counting pass to stop at the first node past a limit.
-struct TooBig {
-  YAML::Mark mark;
-  std::string message;
-};
-
-// Counts the nodes of the first document (scalars, nulls, lists, mappings and alias uses)
-// and their nesting, without building them, and stops past the limits.
-class Counter : public YAML::EventHandler {
- public:
-  void OnDocumentStart(const YAML::Mark&) override {}
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { Count(mark); }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { Count(mark); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
-                const std::string&) override {
-    Count(mark);
-  }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {
-    Open(mark);
-  }
-  void OnSequenceEnd() override { --depth_; }
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {
-    Open(mark);
-  }
-  void OnMapEnd() override { --depth_; }
-
- private:
-  void Count(const YAML::Mark& mark) {
-    if (++nodes_ > limits::kMaxYamlNodes) {
-      throw TooBig{mark, absl::StrCat("the document holds more than ", limits::kMaxYamlNodes,
-                                      " YAML values, lists and mappings; is this the right "
-                                      "file?")};
-    }
-  }
-  void Open(const YAML::Mark& mark) {
-    Count(mark);
-    if (++depth_ > limits::kMaxYamlDepth) {
-      throw TooBig{mark, absl::StrCat("lists and mappings nest more than ", limits::kMaxYamlDepth,
-                                      " levels deep here")};
-    }
-  }
-  size_t nodes_ = 0;
-  int depth_ = 0;
-};
 
 inline SourceLoc MarkLoc(const std::string& file, const YAML::Mark& mark) {
   SourceLoc loc;
@@ -95,23 +36,15 @@ inline SourceLoc MarkLoc(const std::string& file, const YAML::Mark& mark) {
 
 }  // namespace internal
 
-// Parses a document; a syntax error reads "file:line:col: bad YAML: ...". The document is
-// first counted without being built: more than limits::kMaxYamlNodes nodes or nesting past
-// limits::kMaxYamlDepth is refused at the node that crosses the limit (yaml-cpp holds about
-// 500 bytes per node). Any exception (std::bad_alloc too) becomes a Status.
-inline absl::StatusOr<YAML::Node> LoadYaml(absl::string_view text, const std::string& file) {
+// Parses the first document in one pass (ReadDocument); a syntax error reads
+// "file:line:col: bad YAML: ...". More than limits::kMaxYamlNodes nodes or nesting past
+// limits::kMaxYamlDepth is refused at the node that crosses the limit, before the rest is
+// read (16 bytes a node and the text of the scalars). Any exception (std::bad_alloc too)
+// becomes a Status.
+inline absl::StatusOr<Document> LoadYaml(absl::string_view text, const std::string& file) {
   try {
-    {
-      internal::ViewBuf buf(text);
-      std::istream in(&buf);
-      YAML::Parser parser(in);
-      internal::Counter counter;
-      parser.HandleNextDocument(counter);
-    }
-    internal::ViewBuf buf(text);
-    std::istream in(&buf);
-    return YAML::Load(in);
-  } catch (const internal::TooBig& e) {
+    return ReadDocument(text);
+  } catch (const TooBig& e) {
     return absl::InvalidArgumentError(FormatAt(internal::MarkLoc(file, e.mark), e.message));
   } catch (const YAML::Exception& e) {
     // yaml-cpp may quote the offending character: escaped like every byte from a file.
@@ -136,7 +69,7 @@ struct Budget {
 // A position in the document: the file, the YAML node and its path.
 struct Where {
   const std::string* file;
-  YAML::Node node;
+  Node node;
   std::string path;
   Budget* budget = nullptr;  // optional: counts the nodes visited below
 
@@ -148,8 +81,8 @@ struct Where {
   absl::Status Error(absl::string_view message) const {
     return absl::InvalidArgumentError(FormatAt(Loc(), message));
   }
-  Where Child(YAML::Node child, absl::string_view key) const {
-    return Where{file, std::move(child), absl::StrCat(path, "/", key), budget};
+  Where Child(Node child, absl::string_view key) const {
+    return Where{file, child, absl::StrCat(path, "/", key), budget};
   }
   // Counts one more node visited; an error once the budget is spent (aliases that repeat a
   // large part of the document).
@@ -173,38 +106,42 @@ inline absl::Status ExceptionAt(const Where& w, const std::exception& e) {
   return w.Error(absl::StrCat("cannot read this value: ", Printable(e.what(), 200)));
 }
 
-// The keys of one mapping, checked for unknown and duplicated keys up front. Each value is
-// read at most once through Take, so lookups never go through yaml-cpp's throwing operator[].
+// The keys of one mapping, checked for unknown and duplicated keys up front.
 class MapReader {
  public:
   static absl::StatusOr<MapReader> Make(const Where& where,
                                         std::vector<absl::string_view> allowed) {
-    MapReader r;
-    r.where_ = where;
+    MapReader r(where);
     try {
       if (!where.node.IsMap()) {
         return where.Error(
             absl::StrCat("expected a mapping with keys ", absl::StrJoin(allowed, ", ")));
       }
-      for (auto it = where.node.begin(); it != where.node.end(); ++it) {
-        Where key_where{where.file, it->first, where.path, where.budget};
+      for (size_t i = 0; i < where.node.size(); ++i) {
+        Node key_node = where.node.Key(i);
+        Node value = where.node.ValueAt(i);
+        Where key_where{where.file, key_node, where.path, where.budget};
         NVL_RETURN_IF_ERROR(key_where.Visit());
-        if (!it->first.IsScalar()) return key_where.Error("a key must be a plain name");
-        const std::string& key = it->first.Scalar();
-        key_where.path = absl::StrCat(where.path, "/", Printable(key));
+        if (!key_node.IsScalar()) return key_where.Error("a key must be a plain name");
+        absl::string_view key = key_node.Scalar();
+        // An error about the key is at its own path.
+        auto key_error = [&](absl::string_view message) {
+          key_where.path = absl::StrCat(where.path, "/", Printable(key));
+          return key_where.Error(message);
+        };
         if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-          return key_where.Error(absl::StrCat("unknown key '", Printable(key),
-                                              "'; allowed here: ", absl::StrJoin(allowed, ", ")));
+          return key_error(absl::StrCat("unknown key '", Printable(key),
+                                        "'; allowed here: ", absl::StrJoin(allowed, ", ")));
         }
         for (const auto& [k, v] : r.entries_) {
           if (k == key) {
-            return key_where.Error(absl::StrCat("duplicate key '", key, "' (first on line ",
-                                                v.node.Mark().line + 1, ")"));
+            return key_error(absl::StrCat("duplicate key '", key, "' (first on line ",
+                                          v.node.Mark().line + 1, ")"));
           }
         }
-        r.entries_.emplace_back(key, where.Child(it->second, key));
+        r.entries_.emplace_back(key, where.Child(value, key));
         // Mark values of null type at their key, where a reader would look.
-        if (it->second.IsNull()) r.entries_.back().second.node = it->first;
+        if (value.IsNull()) r.entries_.back().second.node = key_node;
       }
     } catch (const std::exception& e) {
       return ExceptionAt(where, e);
@@ -229,25 +166,57 @@ class MapReader {
   }
 
  private:
+  explicit MapReader(const Where& where) : where_(where) {}
+
   Where where_;
-  std::vector<std::pair<std::string, Where>> entries_;
+  std::vector<std::pair<absl::string_view, Where>> entries_;  // keys in the Document
 };
 
 inline absl::StatusOr<std::string> ReadString(const Where& w) {
   try {
     if (!w.node.IsScalar()) return w.Error("expected a string");
-    return w.node.Scalar();
+    return std::string(w.node.Scalar());
   } catch (const std::exception& e) {
     return ExceptionAt(w, e);
   }
 }
+
+namespace internal {
+
+// A scalar converted as yaml-cpp's Node::as<T>() converts it (octal and hex integers, ".inf",
+// ".nan"); throws YAML::Exception when it does not read as a T.
+template <typename T>
+T ScalarAs(absl::string_view scalar) {
+  return YAML::Node(std::string(scalar)).as<T>();
+}
+
+// Whether `scalar` is a plain decimal of at most 9 digits ("0", "8", "-12"; no sign "+", no
+// leading zero, which yaml-cpp reads as octal), and its value: what ScalarAs<int> gives for
+// it, without building a YAML::Node.
+inline bool PlainDecimal(absl::string_view scalar, int* value) {
+  absl::string_view digits = scalar;
+  bool negative = !digits.empty() && digits[0] == '-';
+  if (negative) digits.remove_prefix(1);
+  if (digits.empty() || digits.size() > 9 || (digits[0] == '0' && digits.size() > 1)) {
+    return false;
+  }
+  int v = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *value = negative ? -v : v;
+  return true;
+}
+
+}  // namespace internal
 
 // A number as yaml-cpp reads it: ".nan" and ".inf" included (see ReadNumberIn).
 inline absl::StatusOr<double> ReadNumber(const Where& w) {
   try {
     if (!w.node.IsScalar()) return w.Error("expected a number");
     try {
-      return w.node.as<double>();
+      return internal::ScalarAs<double>(w.node.Scalar());
     } catch (const YAML::Exception&) {
       return w.Error(absl::StrCat("expected a number, not '", Printable(w.node.Scalar()), "'"));
     }
@@ -271,8 +240,10 @@ inline absl::StatusOr<double> ReadNumberIn(const Where& w, double min, bool min_
 inline absl::StatusOr<int> ReadInt(const Where& w) {
   try {
     if (!w.node.IsScalar()) return w.Error("expected an integer");
+    int plain;
+    if (internal::PlainDecimal(w.node.Scalar(), &plain)) return plain;
     try {
-      return w.node.as<int>();
+      return internal::ScalarAs<int>(w.node.Scalar());
     } catch (const YAML::Exception&) {
       return w.Error(absl::StrCat("expected an integer, not '", Printable(w.node.Scalar()), "'"));
     }
@@ -285,7 +256,7 @@ inline absl::StatusOr<int> ReadInt(const Where& w) {
 inline absl::StatusOr<bool> ReadBool(const Where& w) {
   try {
     if (!w.node.IsScalar()) return w.Error("expected true or false");
-    const std::string& v = w.node.Scalar();
+    absl::string_view v = w.node.Scalar();
     if (v == "true") return true;
     if (v == "false") return false;
     return w.Error(absl::StrCat("expected true or false, not '", Printable(v), "'"));
@@ -299,9 +270,8 @@ template <typename F>
 absl::Status ForEach(const Where& w, F f) {
   try {
     if (!w.node.IsSequence()) return w.Error("expected a list");
-    size_t i = 0;
-    for (auto it = w.node.begin(); it != w.node.end(); ++it, ++i) {
-      Where item = w.Child(*it, absl::StrCat(i));
+    for (size_t i = 0; i < w.node.size(); ++i) {
+      Where item = w.Child(w.node.Item(i), absl::StrCat(i));
       NVL_RETURN_IF_ERROR(item.Visit());
       NVL_RETURN_IF_ERROR(f(item));
     }
@@ -312,7 +282,7 @@ absl::Status ForEach(const Where& w, F f) {
 }
 
 inline absl::StatusOr<std::vector<std::string>> ReadStringList(const Where& w) {
-  if (w.node.Type() != YAML::NodeType::Sequence) {
+  if (!w.node.IsSequence()) {
     return w.Error("expected a list such as [leaf, spine, core]");
   }
   std::vector<std::string> out;

@@ -16,10 +16,10 @@ inline constexpr size_t kMaxConfigBytes = size_t{64} << 20;  // 64 MiB
 // Largest job trace read by replay.
 inline constexpr size_t kMaxTraceBytes = size_t{512} << 20;  // 512 MiB
 
-// YAML nodes (values, lists, mappings, alias uses) in one YAML document, counted before the
-// document is built (yaml-cpp holds about 500 bytes per node: 1,048,576 nodes take ~500 MB and
-// ~5 s); the same bound applies to the nodes a reader visits, where a node reached through
-// an alias (*name) counts each time.
+// YAML nodes (values, lists, mappings, alias uses) in one YAML document, counted as the parser
+// reports them, so that the rest is not read (yaml::Document keeps 16 bytes per node, yaml-cpp's
+// own tree about 500); the same bound applies to the nodes a reader visits, where a node
+// reached through an alias (*name) counts each time.
 inline constexpr size_t kMaxYamlNodes = size_t{1} << 20;  // 1,048,576
 // Nesting of YAML lists and mappings (a cluster file needs 4; yaml-cpp itself stops at 500
 // with "bad file").

@@ -36,12 +36,9 @@ std::string FormatAt(const SourceLoc& loc, absl::string_view message) {
   return out;
 }
 
-absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologySpec& spec,
-                                                                 int max_table_leaf_groups) {
-  TopologyBuilder::Bounds bounds;
-  bounds.max_table_leaf_groups = max_table_leaf_groups;
+absl::StatusOr<std::shared_ptr<const Topology>> Topology::Create(const TopologySpec& spec) {
   try {
-    return TopologyBuilder(spec, bounds).Build();
+    return TopologyBuilder(spec).Build();
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
         FormatAt(spec.loc, "out of memory while building the model of the cluster"));
@@ -73,7 +70,33 @@ std::pair<int, double> Topology::SwitchPath(SwitchId x, SwitchId y) const {
   return {best_tier, best_gbps};
 }
 
-std::pair<int, double> Topology::ComputeGroupPath(int a, int b) const {
+std::pair<int, double> Topology::LeafPath(SwitchId x, SwitchId y) const {
+  if (leaf_component_.empty()) return SwitchPath(x, y);
+  const size_t tiers = tiers_.size();
+  const size_t rx = leaf_row_[x] * tiers, ry = leaf_row_[y] * tiers;
+  for (size_t t = 0; t < tiers; ++t) {
+    int c = leaf_component_[rx + t];
+    if (c < 0 || c != leaf_component_[ry + t]) continue;
+    if (component_flags_[c] != (kTierExact | kGbpsExact)) return SwitchPath(x, y);
+    return {static_cast<int>(t), std::min(leaf_gbps_[rx + t], leaf_gbps_[ry + t])};
+  }
+  return {kDisconnected, 0};  // apart even at the top tier
+}
+
+int Topology::LeafTier(SwitchId x, SwitchId y) const {
+  if (leaf_component_.empty()) return SwitchPath(x, y).first;
+  const size_t tiers = tiers_.size();
+  const size_t rx = leaf_row_[x] * tiers, ry = leaf_row_[y] * tiers;
+  for (size_t t = 0; t < tiers; ++t) {
+    int c = leaf_component_[rx + t];
+    if (c < 0 || c != leaf_component_[ry + t]) continue;
+    if (!(component_flags_[c] & kTierExact)) return SwitchPath(x, y).first;
+    return static_cast<int>(t);
+  }
+  return kDisconnected;
+}
+
+std::pair<int, double> Topology::GroupPath(int a, int b) const {
   const auto& la = group_leaves_[a];
   const auto& lb = group_leaves_[b];
   int tier;
@@ -83,7 +106,7 @@ std::pair<int, double> Topology::ComputeGroupPath(int a, int b) const {
     tier = -1;
     gbps = kInf;
     for (size_t r = 0; r < la.size(); ++r) {
-      auto [rt, rg] = SwitchPath(la[r], lb[r]);
+      auto [rt, rg] = LeafPath(la[r], lb[r]);
       tier = std::max(tier, rt);
       gbps = std::min(gbps, rg);
     }
@@ -93,7 +116,7 @@ std::pair<int, double> Topology::ComputeGroupPath(int a, int b) const {
     gbps = 0;
     for (SwitchId x : la) {
       for (SwitchId y : lb) {
-        auto [rt, rg] = SwitchPath(x, y);
+        auto [rt, rg] = LeafPath(x, y);
         if (rt < tier || (rt == tier && rg > gbps)) {
           tier = rt;
           gbps = rg;
@@ -106,8 +129,53 @@ std::pair<int, double> Topology::ComputeGroupPath(int a, int b) const {
 }
 
 int Topology::GroupTier(int a, int b) const {
-  if (group_tier_.empty()) return ComputeGroupPath(a, b).first;
-  return group_tier_[static_cast<size_t>(a) * num_leaf_groups_ + b];
+  const auto& la = group_leaves_[a];
+  const auto& lb = group_leaves_[b];
+  if (la.size() != lb.size()) {
+    int tier = kDisconnected;
+    for (SwitchId x : la) {
+      for (SwitchId y : lb) tier = std::min(tier, LeafTier(x, y));
+    }
+    return tier;
+  }
+  if (!group_component_.empty()) {
+    // The first tier where every rail meets, when each rail's component there is exact.
+    const size_t tiers = tiers_.size();
+    const size_t ra = a * tiers, rb = b * tiers;
+    for (size_t t = 0; t < tiers; ++t) {
+      int c = group_component_[ra + t];
+      if (c < 0 || c != group_component_[rb + t]) continue;
+      if (group_component_exact_[c]) return static_cast<int>(t);
+      break;
+    }
+    // A rail apart at the top tier is disconnected (different components are always right).
+    if (group_component_[ra + tiers - 1] != group_component_[rb + tiers - 1]) {
+      return kDisconnected;
+    }
+  }
+  int tier = -1;
+  for (size_t r = 0; r < la.size(); ++r) tier = std::max(tier, LeafTier(la[r], lb[r]));
+  return tier;
+}
+
+int Topology::GroupsTier(const std::vector<int>& groups) const {
+  constexpr int kCannotTell = -2;
+  if (group_component_.empty()) return kCannotTell;
+  const size_t tiers = tiers_.size();
+  const size_t leaves = group_leaves_[groups[0]].size();
+  for (int g : groups) {
+    if (group_leaves_[g].size() != leaves) return kCannotTell;
+  }
+  for (size_t t = 0; t < tiers; ++t) {
+    int c = group_component_[groups[0] * tiers + t];
+    if (c < 0) continue;
+    bool one = std::all_of(groups.begin(), groups.end(),
+                           [&](int g) { return group_component_[g * tiers + t] == c; });
+    if (!one) continue;
+    return group_component_exact_[c] ? static_cast<int>(t) : kCannotTell;
+  }
+  // Two of them are apart at the top tier: that pair has no common switch.
+  return kDisconnected;
 }
 
 NodeId Topology::FindNode(absl::string_view name) const {
@@ -154,6 +222,12 @@ int Topology::CommonTier(const std::vector<NodeId>& nodes) const {
     }
   }
   groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  if (groups.size() > 1) {
+    // Where the groups' components tell, the pairs inside a group need no look: their
+    // leaves are present at any tier where the group's components are.
+    int all = GroupsTier(groups);
+    if (all != -2) return all;
+  }
   for (size_t i = 0; i < groups.size(); ++i) {
     for (size_t j = i + 1; j < groups.size(); ++j) {
       tier = std::max(tier, GroupTier(groups[i], groups[j]));
@@ -171,9 +245,7 @@ int Topology::Hops(NodeId a, NodeId b) const {
 
 double Topology::PathGbps(NodeId a, NodeId b) const {
   if (a == b) return 0;
-  int ga = leaf_group_[a], gb = leaf_group_[b];
-  if (group_gbps_.empty()) return ComputeGroupPath(ga, gb).second;
-  return group_gbps_[static_cast<size_t>(ga) * num_leaf_groups_ + gb];
+  return GroupPath(leaf_group_[a], leaf_group_[b]).second;
 }
 
 std::vector<GpuId> Topology::GpusUnder(SwitchId sw) const {

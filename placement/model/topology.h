@@ -145,13 +145,6 @@ class Topology {
   // Common "tier" of a node with itself.
   static constexpr int kSameNode = -1;
 
-  // Leaf groups up to which CommonTier and PathGbps are answered from tables built once
-  // (2,048^2 x 12 bytes = 48 MiB), and the most steps building them may take (each entry
-  // merges two lists of ancestors); past either they are computed on demand from each
-  // switch's ancestors, with the same results.
-  static constexpr int kMaxTableLeafGroups = 2048;
-  static constexpr int64_t kMaxTableWork = int64_t{1} << 28;
-
   // Validates the spec and builds the model. Errors are InvalidArgument with the message
   // "file:line:col: path: message" of the offending element: unknown tier or GPU model, a
   // model that is neither in the table of known models (gpu_models.h) nor given its
@@ -163,12 +156,7 @@ class Topology {
   // its lists of nodes under each switch or ancestors of each switch would pass
   // limits::kMaxSwitchNodePairs or limits::kMaxSwitchAncestorPairs. Work and memory are linear in
   // the spec and those lists.
-  static absl::StatusOr<std::shared_ptr<const Topology>> Create(const TopologySpec& spec) {
-    return Create(spec, kMaxTableLeafGroups);
-  }
-  // The same, with tables only up to `max_table_leaf_groups` leaf groups (tests compare both).
-  static absl::StatusOr<std::shared_ptr<const Topology>> Create(const TopologySpec& spec,
-                                                                int max_table_leaf_groups);
+  static absl::StatusOr<std::shared_ptr<const Topology>> Create(const TopologySpec& spec);
 
   const std::string& name() const { return name_; }
   const std::vector<std::string>& tiers() const { return tiers_; }
@@ -203,8 +191,9 @@ class Topology {
   // Lowest tier index holding a switch above both nodes: kSameNode for a == b, 0 when they
   // share a leaf, kDisconnected when no switch is common. Rail-optimized nodes are compared
   // rail by rail (NCCL keeps traffic on matching rails) and the highest tier needed wins.
-  // O(1) from a table over groups of nodes with the same leaves (up to kMaxTableLeafGroups
-  // groups); above it, from the two leaves' ancestor lists (a merge of two sorted lists).
+  // O(tiers) from the components of the switch tree per tier (see tier components below),
+  // O(tiers x rails) when the nodes' rails meet at different tiers; where a component cannot
+  // answer exactly, from the two leaves' ancestor lists (a merge of two sorted lists).
   int CommonTier(NodeId a, NodeId b) const;
 
   // Switch hops on the path between two nodes: 0 for the same node, 2 through one leaf,
@@ -213,6 +202,9 @@ class Topology {
 
   // The highest tier that any two of the nodes must cross to talk (kSameNode for one node
   // or none; kDisconnected if any two share no switch). Exact for multi-rooted trees.
+  // Linear in the nodes' distinct leaf groups (the lowest tier where all their components
+  // are one) when they have as many leaves each and that component answers exactly; else
+  // over every pair of leaf groups.
   int CommonTier(const std::vector<NodeId>& nodes) const;
 
   // Every GPU under a switch, ascending.
@@ -220,14 +212,24 @@ class Topology {
 
   // The slowest per-port bandwidth, Gb/s, divided by oversubscription, on the path between
   // two different nodes through their common tier (the bottleneck a ring crossing it sees).
-  // 0 when disconnected.
+  // 0 when disconnected. O(tiers x rails), as CommonTier(a, b).
   double PathGbps(NodeId a, NodeId b) const;
 
-  // The nodes' leaf-group id: nodes with identical leaves share one; used to index tables.
+  // The nodes' leaf-group id: nodes with identical leaves share one.
   int LeafGroup(NodeId n) const { return leaf_group_[n]; }
   int num_leaf_groups() const { return num_leaf_groups_; }
-  // Whether CommonTier and PathGbps read tables (false: computed on demand).
-  bool has_group_tables() const { return !group_tier_.empty(); }
+
+  // Tier components: per tier t, the switches of tier t or lower joined to their children
+  // make components, and two leaves share a switch of tier t or lower only if they are in
+  // one component at t. A component answers exactly when it is also enough: a switch of
+  // tier t or lower is above all its leaves (so the first tier where two leaves' components
+  // are one is their common tier; true of fat trees and rail-optimized fabrics), and, for
+  // bandwidths, the same switches of tier t are above each of its leaves, each leaf reaching
+  // all of them at one speed. Other answers merge ancestor lists.
+  // Whether they were built (false only for a model built without them, to compare).
+  bool has_tier_components() const { return !leaf_component_.empty(); }
+  // Components that cannot answer bandwidths exactly (some answers merge ancestor lists).
+  int num_inexact_components() const { return num_inexact_components_; }
 
   // The spec that reproduces this model (canonical: node groups merged by shape, names in
   // hostlist order). Create(ToSpec()) yields an equal model.
@@ -244,12 +246,24 @@ class Topology {
   // Create's work, in named steps (topology_builder.h) that fill the fields below.
   friend class TopologyBuilder;
 
+  // Bits of component_flags_: what a component answers exactly.
+  static constexpr uint8_t kTierExact = 1;
+  static constexpr uint8_t kGbpsExact = 2;
+
   Topology() = default;
-  // Lowest common ancestor tier of two switches and the bottleneck Gb/s through it.
+  // Lowest common ancestor tier of two switches and the bottleneck Gb/s through it, from
+  // their ancestor lists.
   std::pair<int, double> SwitchPath(SwitchId x, SwitchId y) const;
-  // The same for two leaf groups (rail by rail when they have as many leaves), computed.
-  std::pair<int, double> ComputeGroupPath(int a, int b) const;
+  // The same for two leaves, from their tier components where they answer exactly.
+  std::pair<int, double> LeafPath(SwitchId x, SwitchId y) const;
+  int LeafTier(SwitchId x, SwitchId y) const;
+  // The same for two leaf groups: rail by rail when they have as many leaves (the worst rail
+  // decides), else their best pair of leaves.
+  std::pair<int, double> GroupPath(int a, int b) const;
   int GroupTier(int a, int b) const;
+  // The common tier of distinct leaf groups from their components, or -2 when they cannot
+  // tell.
+  int GroupsTier(const std::vector<int>& groups) const;
 
   std::string name_;
   std::vector<std::string> tiers_;
@@ -270,8 +284,17 @@ class Topology {
   int num_leaf_groups_ = 0;
   std::vector<std::vector<SwitchId>> group_leaves_;  // per leaf group: its nodes' leaves
   std::vector<std::vector<Ancestor>> ancestors_;     // per switch, sorted by id
-  std::vector<int> group_tier_;                      // num_leaf_groups_^2 common tiers, or empty
-  std::vector<double> group_gbps_;  // num_leaf_groups_^2 bottleneck bandwidths, or empty
+
+  // Tier components (TopologyBuilder::ComputeTierComponents); row r = leaf row x tiers + t.
+  std::vector<int> leaf_row_;        // per switch: its leaf row, or -1 for a switch of switches
+  std::vector<int> leaf_component_;  // per row: the leaf's component at t, -1 below its own tier
+  std::vector<double> leaf_gbps_;    // per row: the bottleneck to the component's switches of
+                                     // tier t and through them (kGbpsExact components)
+  std::vector<uint8_t> component_flags_;  // per component (ids unique over all tiers)
+  std::vector<int> group_component_;      // [group x tiers + t]: its leaves' components at t as
+                                          // one id (equal for groups equal rail by rail), or -1
+  std::vector<uint8_t> group_component_exact_;  // per such id: each component is kTierExact
+  int num_inexact_components_ = 0;
 };
 
 // Structural equality of two models (same names, tiers, nodes, GPUs, domains, switches,

@@ -8,7 +8,6 @@
 #include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "placement/model/gpu_models.h"
@@ -183,6 +182,29 @@ void MergeParent(const std::vector<Ancestor>& parent, double up, std::vector<Anc
   }
 }
 
+// Union-find over switches: the root of s's set (halving the path on the way).
+SwitchId Root(std::vector<SwitchId>& parent, SwitchId s) {
+  while (parent[s] != s) {
+    parent[s] = parent[parent[s]];
+    s = parent[s];
+  }
+  return s;
+}
+
+void Join(std::vector<SwitchId>& parent, SwitchId a, SwitchId b) {
+  parent[Root(parent, b)] = Root(parent, a);
+}
+
+// Keeps in `common` (ids, ascending) only the switches among `ancestors` (sorted by id).
+void KeepCommon(const std::vector<Ancestor>& ancestors, std::vector<SwitchId>& common) {
+  size_t kept = 0, j = 0;
+  for (SwitchId s : common) {
+    while (j < ancestors.size() && ancestors[j].id < s) ++j;
+    if (j < ancestors.size() && ancestors[j].id == s) common[kept++] = s;
+  }
+  common.resize(kept);
+}
+
 // The model with the figures the spec leaves out taken from the table of known models
 // (gpu_models.h); a model the table does not know must give its nvlink_gbps, and gets
 // kDefaultPcieGbps when it gives no pcie_gbps.
@@ -225,7 +247,7 @@ absl::StatusOr<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
   NVL_RETURN_IF_ERROR(ComputeNodesUnder());
   NVL_RETURN_IF_ERROR(ComputeAncestors());
   NVL_RETURN_IF_ERROR(GroupLeaves());
-  NVL_RETURN_IF_ERROR(BuildGroupTables());
+  NVL_RETURN_IF_ERROR(ComputeTierComponents());
   return std::shared_ptr<const Topology>(std::move(t_));
 }
 
@@ -576,25 +598,30 @@ absl::Status TopologyBuilder::IndexSwitch(const SwitchSpec& s) {
 
 absl::Status TopologyBuilder::AttachNodesAndChildren() {
   attach_.resize(t_->num_nodes());
+  // Per node and per switch: the last switch that listed it (a name listed twice by one switch
+  // is refused).
+  std::vector<SwitchId> node_listed_by(t_->num_nodes(), -1);
+  std::vector<SwitchId> switch_listed_by(t_->num_switches(), -1);
   for (SwitchId id = 0; id < t_->num_switches(); ++id) {
-    NVL_RETURN_IF_ERROR(AttachNodes(id));
-    NVL_RETURN_IF_ERROR(AttachChildren(id));
+    NVL_RETURN_IF_ERROR(AttachNodes(id, node_listed_by));
+    NVL_RETURN_IF_ERROR(AttachChildren(id, switch_listed_by));
   }
   return absl::OkStatus();
 }
 
-absl::Status TopologyBuilder::AttachNodes(SwitchId id) {
+absl::Status TopologyBuilder::AttachNodes(SwitchId id, std::vector<SwitchId>& listed_by) {
   const SwitchSpec& s = spec_.switches[id];
-  absl::flat_hash_set<NodeId> listed;
+  t_->switches_[id].nodes.reserve(s.nodes.size());
   for (const std::string& name : s.nodes) {
     NodeId n = t_->FindNode(name);
     if (n < 0) {
       return ErrorAt(Sub(s.loc, "nodes"),
                      absl::StrCat("node '", Printable(name), "' is not declared under nodes"));
     }
-    if (!listed.insert(n).second) {
+    if (listed_by[n] == id) {
       return ErrorAt(Sub(s.loc, "nodes"), absl::StrCat("node '", name, "' is listed twice"));
     }
+    listed_by[n] = id;
     if (s.rail >= GroupOf(n).gpus) {
       return ErrorAt(Sub(s.loc, "rail"),
                      absl::StrCat("rail ", s.rail, " does not exist on node '", name,
@@ -606,18 +633,18 @@ absl::Status TopologyBuilder::AttachNodes(SwitchId id) {
   return absl::OkStatus();
 }
 
-absl::Status TopologyBuilder::AttachChildren(SwitchId id) {
+absl::Status TopologyBuilder::AttachChildren(SwitchId id, std::vector<SwitchId>& listed_by) {
   const SwitchSpec& s = spec_.switches[id];
-  absl::flat_hash_set<SwitchId> listed;
   for (const std::string& name : s.switches) {
     SwitchId c = t_->FindSwitch(name);
     if (c < 0) {
       return ErrorAt(Sub(s.loc, "switches"),
                      absl::StrCat("switch '", Printable(name), "' is not declared"));
     }
-    if (!listed.insert(c).second) {
+    if (listed_by[c] == id) {
       return ErrorAt(Sub(s.loc, "switches"), absl::StrCat("switch '", name, "' is listed twice"));
     }
+    listed_by[c] = id;
     t_->switches_[id].children.push_back(c);
     t_->switches_[c].parents.push_back(id);
   }
@@ -738,26 +765,43 @@ absl::Status TopologyBuilder::CheckRails(
 // ---- lists over the fabric ----------------------------------------------------------------
 
 absl::Status TopologyBuilder::ComputeNodesUnder() {
-  int64_t pairs = 0;  // merged so far, with repeats
-  for (SwitchId id : by_tier_) NVL_RETURN_IF_ERROR(CollectNodesUnder(id, pairs));
+  int64_t pairs = 0;                                   // merged so far, with repeats
+  std::vector<SwitchId> seen_by(t_->num_nodes(), -1);  // see CollectNodesUnder
+  for (SwitchId id : by_tier_) NVL_RETURN_IF_ERROR(CollectNodesUnder(id, pairs, seen_by));
   return absl::OkStatus();
 }
 
-// The switch's nodes and its children's nodes_under (computed before: they are lower).
-absl::Status TopologyBuilder::CollectNodesUnder(SwitchId id, int64_t& pairs) {
+// The switch's nodes and its children's nodes_under (computed before: they are lower), each
+// node once (`seen_by[n]` is the last switch that took node n). The children's lists are
+// sorted, and in a fabric as usually declared they follow one another in ascending ranges or
+// repeat one another (a multi-rooted tree): the list is sorted only when they do not.
+absl::Status TopologyBuilder::CollectNodesUnder(SwitchId id, int64_t& pairs,
+                                                std::vector<SwitchId>& seen_by) {
   Switch& sw = t_->switches_[id];
-  std::vector<NodeId> under = sw.nodes;
-  pairs += static_cast<int64_t>(under.size());
+  std::vector<NodeId> under;
+  bool sorted = true;
+  auto take = [&](const std::vector<NodeId>& nodes) {
+    for (NodeId n : nodes) {
+      if (seen_by[n] == id) continue;
+      seen_by[n] = id;
+      if (!under.empty() && n < under.back()) sorted = false;
+      under.push_back(n);
+    }
+  };
+  pairs += static_cast<int64_t>(sw.nodes.size());
+  take(sw.nodes);
+  const std::vector<NodeId>* last = nullptr;  // the last child's list
   for (SwitchId c : sw.children) {
     const std::vector<NodeId>& below = t_->switches_[c].nodes_under;
     pairs += static_cast<int64_t>(below.size());
     if (pairs > bounds_.max_switch_node_pairs) {
       return TooDense(id, "nodes under", bounds_.max_switch_node_pairs);
     }
-    under.insert(under.end(), below.begin(), below.end());
+    // Spines of one pod, say, have the same nodes under them: taken once.
+    if (last == nullptr || below != *last) take(below);
+    last = &below;
   }
-  std::sort(under.begin(), under.end());
-  under.erase(std::unique(under.begin(), under.end()), under.end());
+  if (!sorted) std::sort(under.begin(), under.end());
   sw.nodes_under = std::move(under);
   return absl::OkStatus();
 }
@@ -815,33 +859,154 @@ absl::Status TopologyBuilder::GroupLeaves() {
   return absl::OkStatus();
 }
 
-absl::Status TopologyBuilder::BuildGroupTables() {
-  if (!GroupTablesFit()) return absl::OkStatus();
-  const int g = t_->num_leaf_groups_;
-  t_->group_tier_.assign(static_cast<size_t>(g) * g, Topology::kDisconnected);
-  t_->group_gbps_.assign(static_cast<size_t>(g) * g, 0.0);
-  for (int a = 0; a < g; ++a) {
-    for (int b = a; b < g; ++b) {
-      auto [tier, gbps] = t_->ComputeGroupPath(a, b);
-      t_->group_tier_[static_cast<size_t>(a) * g + b] = tier;
-      t_->group_tier_[static_cast<size_t>(b) * g + a] = tier;
-      t_->group_gbps_[static_cast<size_t>(a) * g + b] = gbps;
-      t_->group_gbps_[static_cast<size_t>(b) * g + a] = gbps;
-    }
+// ---- tier components ----------------------------------------------------------------------
+
+absl::Status TopologyBuilder::ComputeTierComponents() {
+  if (!bounds_.tier_components) return absl::OkStatus();
+  const size_t tiers = t_->tiers_.size();
+  std::vector<SwitchId> leaves;  // by leaf row
+  t_->leaf_row_.assign(t_->num_switches(), -1);
+  for (SwitchId s = 0; s < t_->num_switches(); ++s) {
+    if (t_->switches_[s].nodes.empty()) continue;
+    t_->leaf_row_[s] = static_cast<int>(leaves.size());
+    leaves.push_back(s);
   }
+  t_->leaf_component_.assign(leaves.size() * tiers, -1);
+  t_->leaf_gbps_.assign(leaves.size() * tiers, 0.0);
+  std::vector<SwitchId> parent(t_->num_switches());  // union-find over the switches
+  std::iota(parent.begin(), parent.end(), 0);
+  std::vector<int> component_of(t_->num_switches(), -1);  // per union-find root
+  size_t next = 0;                                        // in by_tier_
+  for (size_t t = 0; t < tiers; ++t) {
+    for (; next < by_tier_.size() && t_->switches_[by_tier_[next]].tier == static_cast<int>(t);
+         ++next) {
+      for (SwitchId c : t_->switches_[by_tier_[next]].children) Join(parent, by_tier_[next], c);
+    }
+    const int first = static_cast<int>(t_->component_flags_.size());
+    for (size_t row = 0; row < leaves.size(); ++row) {
+      if (t_->switches_[leaves[row]].tier > static_cast<int>(t)) continue;
+      int& c = component_of[Root(parent, leaves[row])];
+      if (c < first) {
+        c = static_cast<int>(t_->component_flags_.size());
+        t_->component_flags_.push_back(0);
+      }
+      t_->leaf_component_[row * tiers + t] = c;
+    }
+    CheckComponents(t, first, leaves);
+  }
+  NumberGroupComponents();
   return absl::OkStatus();
 }
 
-// Each entry merges the two groups' ancestor lists: all of them take about g times the total
-// length of those lists.
-bool TopologyBuilder::GroupTablesFit() const {
-  const int g = t_->num_leaf_groups_;
-  if (g > bounds_.max_table_leaf_groups) return false;
-  int64_t work = 0;
-  for (const std::vector<SwitchId>& leaves : t_->group_leaves_) {
-    for (SwitchId leaf : leaves) work += static_cast<int64_t>(t_->ancestors_[leaf].size());
+// Sets the flags of tier t's components (ids from `first`) and their leaves' bandwidths.
+void TopologyBuilder::CheckComponents(size_t t, int first, const std::vector<SwitchId>& leaves) {
+  const size_t tiers = t_->tiers_.size();
+  const size_t count = t_->component_flags_.size() - first;
+  // Each component's leaf rows, by a counting sort.
+  std::vector<size_t> start(count + 1, 0);
+  for (size_t row = 0; row < leaves.size(); ++row) {
+    int c = t_->leaf_component_[row * tiers + t];
+    if (c >= 0) ++start[c - first + 1];
   }
-  return work * g <= bounds_.max_table_work;
+  for (size_t k = 0; k < count; ++k) start[k + 1] += start[k];
+  std::vector<size_t> rows(start[count]);
+  std::vector<size_t> fill(start.begin(), start.end() - 1);
+  for (size_t row = 0; row < leaves.size(); ++row) {
+    int c = t_->leaf_component_[row * tiers + t];
+    if (c >= 0) rows[fill[c - first]++] = row;
+  }
+  std::vector<SwitchId> common;
+  for (size_t k = 0; k < count; ++k) {
+    auto begin = rows.begin() + start[k], end = rows.begin() + start[k + 1];
+    uint8_t& flags = t_->component_flags_[first + k];
+    // One component of the tier below with no new leaf: no two leaves meet here first, and
+    // a switch above all its leaves is still one.
+    if (t > 0) {
+      int below = t_->leaf_component_[*begin * tiers + t - 1];
+      if (below >= 0 && std::all_of(begin, end, [&](size_t row) {
+            return t_->leaf_component_[row * tiers + t - 1] == below;
+          })) {
+        flags = t_->component_flags_[below];
+        continue;
+      }
+    }
+    // The switches of tier t or lower above every leaf.
+    common.clear();
+    for (const Ancestor& a : t_->ancestors_[leaves[*begin]]) {
+      if (a.tier <= static_cast<int>(t)) common.push_back(a.id);
+    }
+    for (auto it = begin + 1; it != end && !common.empty(); ++it) {
+      KeepCommon(t_->ancestors_[leaves[*it]], common);
+    }
+    if (common.empty()) {
+      ++t_->num_inexact_components_;
+      continue;
+    }
+    flags = Topology::kTierExact;
+    if (SetComponentGbps(t, common, begin, end, leaves)) {
+      flags |= Topology::kGbpsExact;
+    } else {
+      ++t_->num_inexact_components_;
+    }
+  }
+}
+
+// Whether each leaf of the component (rows begin..end) has exactly the switches of tier t
+// among `common` above it, reaching them all at one speed; if so, sets the leaves' bandwidths
+// through them: min(that speed, their fastest link), what SwitchPath finds among them.
+bool TopologyBuilder::SetComponentGbps(size_t t, const std::vector<SwitchId>& common,
+                                       std::vector<size_t>::const_iterator begin,
+                                       std::vector<size_t>::const_iterator end,
+                                       const std::vector<SwitchId>& leaves) {
+  const int tier = static_cast<int>(t);
+  size_t tops = 0;
+  double fastest = 0;
+  for (SwitchId s : common) {
+    if (t_->switches_[s].tier != tier) continue;
+    ++tops;
+    fastest = std::max(fastest, t_->switches_[s].link_gbps);
+  }
+  if (tops == 0) return false;
+  for (auto it = begin; it != end; ++it) {
+    size_t above = 0;
+    double up = 0;
+    for (const Ancestor& a : t_->ancestors_[leaves[*it]]) {
+      if (a.tier != tier) continue;
+      if (above++ > 0 && a.up_gbps != up) return false;
+      up = a.up_gbps;
+    }
+    if (above != tops) return false;
+    t_->leaf_gbps_[*it * t_->tiers_.size() + t] = std::min(up, fastest);
+  }
+  return true;
+}
+
+// Per tier, one id for the components of each leaf group's leaves, equal for groups with the
+// same components rail by rail.
+void TopologyBuilder::NumberGroupComponents() {
+  const size_t tiers = t_->tiers_.size();
+  t_->group_component_.assign(static_cast<size_t>(t_->num_leaf_groups_) * tiers, -1);
+  std::vector<int> key;
+  for (size_t t = 0; t < tiers; ++t) {
+    absl::flat_hash_map<std::vector<int>, int> ids;
+    for (int g = 0; g < t_->num_leaf_groups_; ++g) {
+      key.clear();
+      for (SwitchId leaf : t_->group_leaves_[g]) {
+        int c = t_->leaf_component_[t_->leaf_row_[leaf] * tiers + t];
+        if (c < 0) break;
+        key.push_back(c);
+      }
+      if (key.size() < t_->group_leaves_[g].size()) continue;  // a leaf above tier t
+      auto [it, inserted] = ids.emplace(key, static_cast<int>(t_->group_component_exact_.size()));
+      if (inserted) {
+        bool exact = std::all_of(key.begin(), key.end(), [&](int c) {
+          return (t_->component_flags_[c] & Topology::kTierExact) != 0;
+        });
+        t_->group_component_exact_.push_back(exact);
+      }
+      t_->group_component_[g * tiers + t] = it->second;
+    }
+  }
 }
 
 }  // namespace nvlplace

@@ -31,8 +31,9 @@ class TopologyBuilder {
   struct Bounds {
     int64_t max_switch_node_pairs = limits::kMaxSwitchNodePairs;
     int64_t max_switch_ancestor_pairs = limits::kMaxSwitchAncestorPairs;
-    int max_table_leaf_groups = Topology::kMaxTableLeafGroups;
-    int64_t max_table_work = Topology::kMaxTableWork;
+    // Whether to compute the tier components (false: every CommonTier and PathGbps merges
+    // ancestor lists; tests compare both).
+    bool tier_components = true;
   };
   using Ancestor = Topology::Ancestor;
 
@@ -79,10 +80,10 @@ class TopologyBuilder {
   absl::Status ComputeAncestors();
   // Leaf groups: nodes with the same leaves share one, numbered by first node.
   absl::Status GroupLeaves();
-  // The tables of common tier and bandwidth between leaf groups, when there are at most
-  // Bounds::max_table_leaf_groups groups and filling them takes at most
-  // Bounds::max_table_work steps; else none (the queries compute them on demand).
-  absl::Status BuildGroupTables();
+  // Per tier, the components of the switch tree up to that tier, whether each answers
+  // CommonTier and PathGbps exactly (Topology's tier components) and each leaf's bandwidth
+  // to it. Linear in the switches, and in the ancestor lists of the leaves per tier.
+  absl::Status ComputeTierComponents();
 
   // The model as built so far.
   const Topology& model() const { return *t_; }
@@ -112,17 +113,22 @@ class TopologyBuilder {
   absl::Status AddDomainToModel(NvlDomain dom, const SourceLoc& loc);
   absl::Status AddSwitch(const SwitchSpec& s);
   absl::Status IndexSwitch(const SwitchSpec& s);
-  absl::Status AttachNodes(SwitchId id);
-  absl::Status AttachChildren(SwitchId id);
+  absl::Status AttachNodes(SwitchId id, std::vector<SwitchId>& listed_by);
+  absl::Status AttachChildren(SwitchId id, std::vector<SwitchId>& listed_by);
   absl::Status SearchForCycle(SwitchId root, std::vector<int>& colour) const;
   absl::Status CycleError(const std::vector<SwitchId>& path, SwitchId child) const;
   absl::Status CheckChildTiers(SwitchId id) const;
   absl::Status AssignNodeLeaves(NodeId n);
   absl::Status CheckRails(NodeId n, const std::vector<std::pair<int, SwitchId>>& attach) const;
-  absl::Status CollectNodesUnder(SwitchId id, int64_t& pairs);
+  absl::Status CollectNodesUnder(SwitchId id, int64_t& pairs, std::vector<SwitchId>& seen_by);
   absl::Status MergeAncestors(SwitchId id, int64_t& pairs, std::vector<int>& slot);
   absl::Status TooDense(SwitchId id, absl::string_view listing, int64_t limit) const;
-  bool GroupTablesFit() const;
+  void CheckComponents(size_t t, int first, const std::vector<SwitchId>& leaves);
+  bool SetComponentGbps(size_t t, const std::vector<SwitchId>& common,
+                        std::vector<size_t>::const_iterator begin,
+                        std::vector<size_t>::const_iterator end,
+                        const std::vector<SwitchId>& leaves);
+  void NumberGroupComponents();
 
   const TopologySpec& spec_;
   const Bounds bounds_;

@@ -26,14 +26,21 @@ using Bounds = TopologyBuilder::Bounds;
 
 // Build's steps, in its order.
 constexpr Step kSteps[] = {
-    &TopologyBuilder::SetCluster,       &TopologyBuilder::AddTiers,
-    &TopologyBuilder::AddGpuModels,     &TopologyBuilder::AddNodes,
-    &TopologyBuilder::AddDomains,       &TopologyBuilder::AssignGpus,
-    &TopologyBuilder::AddSwitches,      &TopologyBuilder::AttachNodesAndChildren,
-    &TopologyBuilder::CheckCycles,      &TopologyBuilder::CheckTierOrder,
-    &TopologyBuilder::AssignLeaves,     &TopologyBuilder::ComputeNodesUnder,
-    &TopologyBuilder::ComputeAncestors, &TopologyBuilder::GroupLeaves,
-    &TopologyBuilder::BuildGroupTables,
+    &TopologyBuilder::SetCluster,
+    &TopologyBuilder::AddTiers,
+    &TopologyBuilder::AddGpuModels,
+    &TopologyBuilder::AddNodes,
+    &TopologyBuilder::AddDomains,
+    &TopologyBuilder::AssignGpus,
+    &TopologyBuilder::AddSwitches,
+    &TopologyBuilder::AttachNodesAndChildren,
+    &TopologyBuilder::CheckCycles,
+    &TopologyBuilder::CheckTierOrder,
+    &TopologyBuilder::AssignLeaves,
+    &TopologyBuilder::ComputeNodesUnder,
+    &TopologyBuilder::ComputeAncestors,
+    &TopologyBuilder::GroupLeaves,
+    &TopologyBuilder::ComputeTierComponents,
 };
 
 // Runs the steps before `step`: the first error, if any.
@@ -667,7 +674,7 @@ TEST(TopologyBuilderTest, ComputeNodesUnderListsEachNodeOnce) {
   ASSERT_THAT(RunThrough(b, &TopologyBuilder::ComputeNodesUnder), IsOk());
   const std::vector<Switch>& sw = b.model().switches();
   EXPECT_THAT(sw[0].nodes_under, ElementsAre(0));
-  EXPECT_THAT(sw[3].nodes_under, ElementsAre(0, 1));
+  EXPECT_THAT(sw[3].nodes_under, ElementsAre(0, 1));  // leaf1's node came first: sorted
   EXPECT_THAT(sw[4].nodes_under, ElementsAre(0, 1));  // reached through both spines
 }
 
@@ -731,41 +738,34 @@ TEST(TopologyBuilderTest, GroupLeavesSharesAGroupBetweenNodesOfTheSameLeaves) {
   EXPECT_EQ(b.model().LeafGroup(2), 0);  // leaf0, as n0
 }
 
-struct TableCase {
-  std::string name;
-  int max_groups;
-  int64_t max_work;
-  bool tables;
-};
-
-void PrintTo(const TableCase& c, std::ostream* os) { *os << c.name; }
-
-class BuildGroupTablesTest : public ::testing::TestWithParam<TableCase> {};
-
-// MultiRooted(): 2 leaf groups (n0 on leaf0, n1 on leaf1), whose leaves have 4 ancestors
-// each (itself, two spines, the core): filling the table takes (4 + 4) x 2 = 16 steps.
-TEST_P(BuildGroupTablesTest, TablesOnlyWithinTheBounds) {
+// MultiRooted(): at the spine tier leaf0, leaf1 and both spines are one component, with both
+// spines above both leaves; at the core tier core0 joins it.
+TEST(TopologyBuilderTest, ComputeTierComponentsAnswersFromThem) {
   TopologySpec spec = MultiRooted();
-  Bounds bounds;
-  bounds.max_table_leaf_groups = GetParam().max_groups;
-  bounds.max_table_work = GetParam().max_work;
-  TopologyBuilder b(spec, bounds);
-  ASSERT_THAT(RunThrough(b, &TopologyBuilder::BuildGroupTables), IsOk());
+  spec.switches[0].link_gbps = 100;  // leaf0
+  TopologyBuilder b(spec);
+  ASSERT_THAT(RunThrough(b, &TopologyBuilder::ComputeTierComponents), IsOk());
   const Topology& t = b.model();
-  EXPECT_EQ(t.has_group_tables(), GetParam().tables);
-  // The same answers either way: through spine0 or spine1, at min(400, 400, 400) Gb/s.
+  EXPECT_TRUE(t.has_tier_components());
+  EXPECT_EQ(t.num_inexact_components(), 0);
+  // Through spine0 or spine1, at min(leaf0's 100, leaf1's 400, the spine's 400) Gb/s.
   EXPECT_EQ(t.CommonTier(0, 1), 1);
-  EXPECT_EQ(t.PathGbps(0, 1), 400);
+  EXPECT_EQ(t.PathGbps(0, 1), 100);
   EXPECT_EQ(t.CommonTier(1, 1), Topology::kSameNode);
 }
 
-INSTANTIATE_TEST_SUITE_P(MultiRooted, BuildGroupTablesTest,
-                         ::testing::Values(TableCase{"Defaults", Topology::kMaxTableLeafGroups,
-                                                     Topology::kMaxTableWork, true},
-                                           TableCase{"JustEnough", 2, 16, true},
-                                           TableCase{"TooManyGroups", 1, 16, false},
-                                           TableCase{"TooMuchWork", 2, 15, false}),
-                         [](const auto& info) { return info.param.name; });
+TEST(TopologyBuilderTest, ComputeTierComponentsOnlyWhenAsked) {
+  TopologySpec spec = MultiRooted();
+  Bounds bounds;
+  bounds.tier_components = false;
+  TopologyBuilder b(spec, bounds);
+  ASSERT_THAT(RunThrough(b, &TopologyBuilder::ComputeTierComponents), IsOk());
+  const Topology& t = b.model();
+  EXPECT_FALSE(t.has_tier_components());
+  // The same answers, from the ancestor lists.
+  EXPECT_EQ(t.CommonTier(0, 1), 1);
+  EXPECT_EQ(t.PathGbps(0, 1), 400);
+}
 
 // ---------------------------------------------------------------------------------------
 // The steps together.
@@ -793,8 +793,7 @@ TEST(TopologyBuilderTest, DefaultBoundsAreTheNamedLimits) {
   Bounds b;
   EXPECT_EQ(b.max_switch_node_pairs, limits::kMaxSwitchNodePairs);
   EXPECT_EQ(b.max_switch_ancestor_pairs, limits::kMaxSwitchAncestorPairs);
-  EXPECT_EQ(b.max_table_leaf_groups, Topology::kMaxTableLeafGroups);
-  EXPECT_EQ(b.max_table_work, Topology::kMaxTableWork);
+  EXPECT_TRUE(b.tier_components);
 }
 
 }  // namespace

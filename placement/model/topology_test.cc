@@ -1,6 +1,8 @@
 // Tests for the topology model: validation and the fast queries.
 #include "placement/model/topology.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <random>
 #include <set>
@@ -8,7 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "placement/formats/slurm_import.h"
 #include "placement/formats/topology_yaml.h"
+#include "placement/model/status_macros.h"
+#include "placement/model/topology_builder.h"
 #include "tests/status_matchers.h"
 
 namespace nvlplace {
@@ -371,7 +376,7 @@ switches: [{name: l0, tier: leaf, nodes: "n[0-1]"}]
                          });
 
 // ---------------------------------------------------------------------------------------
-// Tables of leaf groups, or the same answers computed on demand.
+// Tier components give the answers of the ancestor lists.
 
 // 600 nodes of 4 GPUs: 300 under 150 plain leaves, 300 rail-optimized in 30 units of 10 nodes
 // with one leaf per rail (120 rail leaves); 40 spines over random leaves (multi-rooted,
@@ -435,33 +440,204 @@ TopologySpec ManyLeaves() {
   return spec;
 }
 
-TEST(LeafGroupTest, OnDemandAnswersEqualTheTables) {
-  TopologySpec spec = ManyLeaves();
-  absl::StatusOr<std::shared_ptr<const Topology>> tables = Topology::Create(spec);
-  absl::StatusOr<std::shared_ptr<const Topology>> on_demand = Topology::Create(spec, 0);
-  ASSERT_THAT(tables, IsOk());
-  ASSERT_THAT(on_demand, IsOk());
-  const Topology& a = **tables;
-  const Topology& b = **on_demand;
-  EXPECT_TRUE(a.has_group_tables());
-  EXPECT_FALSE(b.has_group_tables());
-  EXPECT_EQ(a.num_leaf_groups(), 180);  // 150 plain leaves + 30 rail units
+// The model of `spec` with its tier components and without (every answer from the exact
+// merge of ancestor lists).
+struct BothWays {
+  std::shared_ptr<const Topology> fast;
+  std::shared_ptr<const Topology> exact;
+};
+
+BothWays BuildBothWays(const TopologySpec& spec) {
+  TopologyBuilder::Bounds merges_only;
+  merges_only.tier_components = false;
+  absl::StatusOr<std::shared_ptr<const Topology>> fast = Topology::Create(spec);
+  absl::StatusOr<std::shared_ptr<const Topology>> exact =
+      TopologyBuilder(spec, merges_only).Build();
+  EXPECT_THAT(fast, IsOk());
+  EXPECT_THAT(exact, IsOk());
+  if (!fast.ok() || !exact.ok()) return {};
+  EXPECT_TRUE((*fast)->has_tier_components());
+  EXPECT_FALSE((*exact)->has_tier_components());
+  return {*fast, *exact};
+}
+
+// The same CommonTier and PathGbps both ways for every pair of leaf groups (two nodes of each
+// group, so that pairs inside a group are compared too) and for random sets of nodes, spread
+// over the cluster or drawn from a few groups. Returns the answers' tiers.
+std::set<int> ExpectSameAnswers(const BothWays& m, const std::string& what) {
   std::set<int> tiers;
+  if (m.fast == nullptr) return tiers;
+  const Topology& a = *m.fast;
+  const Topology& b = *m.exact;
+  std::vector<std::vector<NodeId>> by_group(a.num_leaf_groups());
+  for (NodeId n = 0; n < a.num_nodes(); ++n) {
+    if (by_group[a.LeafGroup(n)].size() < 2) by_group[a.LeafGroup(n)].push_back(n);
+  }
+  std::vector<NodeId> some;  // up to two nodes per group
+  for (const auto& nodes : by_group) some.insert(some.end(), nodes.begin(), nodes.end());
+  for (NodeId x : some) {
+    for (NodeId y : some) {
+      EXPECT_EQ(a.CommonTier(x, y), b.CommonTier(x, y)) << what << ": " << x << " " << y;
+      EXPECT_EQ(a.PathGbps(x, y), b.PathGbps(x, y)) << what << ": " << x << " " << y;
+      if (a.CommonTier(x, y) != b.CommonTier(x, y) || a.PathGbps(x, y) != b.PathGbps(x, y)) {
+        return tiers;
+      }
+      tiers.insert(a.CommonTier(x, y));
+    }
+  }
+  std::mt19937 rng(3);
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<NodeId> nodes(1 + rng() % 16);
+    if (round % 2 == 0) {
+      for (NodeId& n : nodes) n = static_cast<NodeId>(rng() % a.num_nodes());
+    } else {
+      // From at most three groups.
+      int g[3];
+      for (int& x : g) x = static_cast<int>(rng() % by_group.size());
+      for (NodeId& n : nodes) {
+        const std::vector<NodeId>& of = by_group[g[rng() % 3]];
+        n = of[rng() % of.size()];
+      }
+    }
+    EXPECT_EQ(a.CommonTier(nodes), b.CommonTier(nodes)) << what << ": round " << round;
+    if (a.CommonTier(nodes) != b.CommonTier(nodes)) break;
+  }
+  return tiers;
+}
+
+absl::StatusOr<TopologySpec> ReadSpec(const std::string& path) {
+  NVL_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  return ParseTopologyYaml(text, path);
+}
+
+TEST(TierComponentsTest, AnswerAsTheAncestorListsOnEveryBundledCluster) {
+  std::vector<std::string> files;
+  for (const char* dir : {"configs", "tests/fixtures/topologies"}) {
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 8u) << "run from the source root";
+  for (const std::string& file : files) {
+    absl::StatusOr<TopologySpec> spec = ReadSpec(file);
+    ASSERT_THAT(spec, IsOk());
+    BothWays m = BuildBothWays(*spec);
+    ExpectSameAnswers(m, file);
+    // Fat trees and rail-optimized pods: every answer from the components.
+    EXPECT_EQ(m.fast->num_inexact_components(), 0) << file;
+  }
+}
+
+// The irregular cluster of contrib/tools/gen_irregular_topology.py (leaves of 2 to 8 nodes,
+// spines over 1 to 6 leaves, a service leaf under the core, four node kinds), made
+// multi-rooted by a second core over every other spine.
+TEST(TierComponentsTest, AnswerAsTheAncestorListsOnTheIrregularCluster) {
+  absl::StatusOr<std::string> topology = ReadFileToString("tests/fixtures/irregular/topology.conf");
+  absl::StatusOr<std::string> gres = ReadFileToString("tests/fixtures/irregular/gres.conf");
+  ASSERT_THAT(topology, IsOk());
+  ASSERT_THAT(gres, IsOk());
+  absl::StatusOr<TopologySpec> spec =
+      ImportSlurm(*topology, "topology.conf", *gres, "gres.conf", SlurmImportOptions());
+  ASSERT_THAT(spec, IsOk());
+  std::set<int> tiers = ExpectSameAnswers(BuildBothWays(*spec), "irregular");
+  EXPECT_THAT(tiers, ElementsAre(Topology::kSameNode, 0, 1, 2));
+  SwitchSpec core1;
+  core1.name = "core1";
+  core1.tier = "core";
+  core1.link_gbps = 200;
+  int spines = 0;
+  for (const SwitchSpec& s : spec->switches) {
+    if (s.tier == "spine" && spines++ % 2 == 0) core1.switches.push_back(s.name);
+  }
+  ASSERT_GE(core1.switches.size(), 4u);
+  spec->switches.push_back(core1);
+  BothWays two_cores = BuildBothWays(*spec);
+  tiers = ExpectSameAnswers(two_cores, "irregular with two cores");
+  EXPECT_THAT(tiers, ElementsAre(Topology::kSameNode, 0, 1, 2));
+}
+
+// Random spines and cores (ManyLeaves): some components cannot answer, and those answers
+// come from the ancestor lists.
+TEST(TierComponentsTest, AnswerAsTheAncestorListsOnARandomMultiRootedFabric) {
+  BothWays m = BuildBothWays(ManyLeaves());
+  ASSERT_NE(m.fast, nullptr);
+  EXPECT_EQ(m.fast->num_leaf_groups(), 180);  // 150 plain leaves + 30 rail units
+  EXPECT_GT(m.fast->num_inexact_components(), 0);
+  // Every kind of answer occurs: the same node, a leaf, a spine, a core, no common switch.
+  EXPECT_THAT(ExpectSameAnswers(m, "many"),
+              ElementsAre(Topology::kSameNode, 0, 1, 2, Topology::kDisconnected));
+  const Topology& a = *m.fast;
+  const Topology& b = *m.exact;
   for (NodeId x = 0; x < a.num_nodes(); ++x) {
     for (NodeId y = 0; y < a.num_nodes(); ++y) {
       ASSERT_EQ(a.CommonTier(x, y), b.CommonTier(x, y)) << x << " " << y;
       ASSERT_EQ(a.PathGbps(x, y), b.PathGbps(x, y)) << x << " " << y;
-      tiers.insert(a.CommonTier(x, y));
     }
   }
-  // Every kind of answer occurs: the same node, a leaf, a spine, a core, no common switch.
-  EXPECT_THAT(tiers, ElementsAre(Topology::kSameNode, 0, 1, 2, Topology::kDisconnected));
-  std::mt19937 rng(3);
-  for (int round = 0; round < 500; ++round) {
-    std::vector<NodeId> nodes(1 + rng() % 12);
-    for (NodeId& n : nodes) n = static_cast<NodeId>(rng() % a.num_nodes());
-    ASSERT_EQ(a.CommonTier(nodes), b.CommonTier(nodes));
-  }
+}
+
+// leaf0 and leaf1 under spine0, leaf1 and leaf2 under spine1, no core: one component at the
+// spine tier, yet leaf0 and leaf2 share no switch. The components must not answer.
+constexpr char kZigzag[] = R"(name: zigzag
+tiers: [leaf, spine]
+gpu_models: [{name: H100}]
+nodes: [{names: "n[0-2]", gpus: 8, model: H100}]
+switches:
+  - {name: leaf0, tier: leaf, nodes: n0}
+  - {name: leaf1, tier: leaf, nodes: n1}
+  - {name: leaf2, tier: leaf, nodes: n2}
+  - {name: spine0, tier: spine, switches: "leaf[0-1]"}
+  - {name: spine1, tier: spine, switches: "leaf[1-2]", link_gbps: 200}
+)";
+
+TEST(TierComponentsTest, AZigzagFallsBackToTheAncestorLists) {
+  absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(kZigzag, "zigzag.yaml");
+  ASSERT_THAT(spec, IsOk());
+  BothWays m = BuildBothWays(*spec);
+  ASSERT_NE(m.fast, nullptr);
+  const Topology& t = *m.fast;
+  EXPECT_EQ(t.num_inexact_components(), 1);  // the spine tier's one component
+  EXPECT_EQ(t.CommonTier(0, 1), 1);
+  EXPECT_EQ(t.CommonTier(1, 2), 1);
+  EXPECT_EQ(t.CommonTier(0, 2), Topology::kDisconnected);
+  EXPECT_EQ(t.CommonTier(std::vector<NodeId>{0, 1}), 1);
+  EXPECT_EQ(t.CommonTier(std::vector<NodeId>{0, 1, 2}), Topology::kDisconnected);
+  EXPECT_EQ(t.PathGbps(0, 1), 400);
+  EXPECT_EQ(t.PathGbps(1, 2), 200);  // spine1's ports
+  EXPECT_EQ(t.PathGbps(0, 2), 0);
+  ExpectSameAnswers(m, "zigzag");
+}
+
+// Two pods of one leaf under spine0 and spine1; core0 over the spine0s, core1 over the
+// spine1s, which are 2:1 oversubscribed. Across pods the tier is the core's, from the
+// components, but the way through core0 is faster than through core1: bandwidths come from the
+// ancestor lists.
+constexpr char kUnevenCores[] = R"(name: uneven
+gpu_models: [{name: H100}]
+nodes: [{names: "n[0-1]", gpus: 8, model: H100}]
+switches:
+  - {name: leaf0, tier: leaf, nodes: n0}
+  - {name: leaf1, tier: leaf, nodes: n1}
+  - {name: a-spine0, tier: spine, switches: leaf0}
+  - {name: a-spine1, tier: spine, switches: leaf0, oversubscription: 2}
+  - {name: b-spine0, tier: spine, switches: leaf1}
+  - {name: b-spine1, tier: spine, switches: leaf1, oversubscription: 2}
+  - {name: core0, tier: core, switches: "a-spine0,b-spine0"}
+  - {name: core1, tier: core, switches: "a-spine1,b-spine1"}
+)";
+
+TEST(TierComponentsTest, UnevenWaysUpFallBackForBandwidthOnly) {
+  absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(kUnevenCores, "uneven.yaml");
+  ASSERT_THAT(spec, IsOk());
+  BothWays m = BuildBothWays(*spec);
+  ASSERT_NE(m.fast, nullptr);
+  const Topology& t = *m.fast;
+  EXPECT_EQ(t.num_inexact_components(), 1);  // the core tier's one component
+  EXPECT_EQ(t.CommonTier(0, 1), 2);
+  // Through core0: min(leaf 400, spine0 400 / 1, core 400) = 400; through core1 200.
+  EXPECT_EQ(t.PathGbps(0, 1), 400);
+  ExpectSameAnswers(m, "uneven");
 }
 
 // ---------------------------------------------------------------------------------------
