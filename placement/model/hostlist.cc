@@ -249,6 +249,18 @@ absl::StatusOr<Parsed> Parse(absl::string_view expr) {
   return out;
 }
 
+// Adds one to a decimal number in place: the zero-padded text of v becomes that of v + 1.
+void IncrementDecimal(std::string& num) {
+  for (size_t i = num.size(); i-- > 0;) {
+    if (num[i] != '9') {
+      ++num[i];
+      return;
+    }
+    num[i] = '0';
+  }
+  num.insert(num.begin(), '1');
+}
+
 std::string Number(uint64_t v, size_t width) {
   std::string num = std::to_string(v);
   if (num.size() < width) num.insert(0, width - num.size(), '0');
@@ -282,8 +294,9 @@ absl::StatusOr<std::vector<std::string>> ExpandHostlist(absl::string_view expr) 
       const Range& r = parsed->ranges[pieces[i].first_range];
       digits[i] = Digit{pieces[i].first_range, r.lo, Number(r.lo, r.width)};
     }
+    std::string name;  // reused: one copy of it per name, no other allocation
     for (size_t n = 0; n < term.count; ++n) {
-      std::string name;
+      name.clear();
       for (size_t i = 0; i < term.num_pieces; ++i) {
         if (pieces[i].text.empty()) {
           name += digits[i].text;
@@ -291,16 +304,19 @@ absl::StatusOr<std::vector<std::string>> ExpandHostlist(absl::string_view expr) 
           name.append(pieces[i].text.data(), pieces[i].text.size());
         }
       }
-      out.push_back(std::move(name));
+      out.push_back(name);
       // The odometer: the rightmost bracket turns fastest.
       for (size_t i = term.num_pieces; i-- > 0;) {
         if (!pieces[i].text.empty()) continue;
         Digit& d = digits[i];
         const Range* r = &parsed->ranges[d.range];
-        bool carry = false;
         if (d.value < r->hi) {
           ++d.value;
-        } else if (d.range + 1 < pieces[i].first_range + pieces[i].num_ranges) {
+          IncrementDecimal(d.text);  // == Number(d.value, r->width)
+          break;
+        }
+        bool carry = false;
+        if (d.range + 1 < pieces[i].first_range + pieces[i].num_ranges) {
           r = &parsed->ranges[++d.range];
           d.value = r->lo;
         } else {
