@@ -65,7 +65,9 @@ chmod 0700 "$NVL_RUN/munge-key"
 rm -rf "$NVL_RUN/state"/* "$NVL_RUN/spool"/*
 # A fresh cluster starts fresh logs (the last run's are kept as *.log.1), so that job ids
 # of an earlier run never mix into this one's.
-for f in "$NVL_RUN"/log/*.log; do [[ -e $f ]] && mv -f "$f" "$f.1"; done
+# One process renames them all (an mv per log took 31 s for 1,026 logs).
+python3 -c 'import glob, os, sys
+for f in glob.glob(os.path.join(sys.argv[1], "*.log")): os.replace(f, f + ".1")' "$NVL_RUN/log"
 
 # munged with our own key, socket and files.
 [[ -s $NVL_RUN/munge-key/munge.key ]] || mungekey --create --keyfile="$NVL_RUN/munge-key/munge.key"
@@ -91,10 +93,12 @@ rm -rf "$NVL_RUN/plugins"
 mkdir -p "$NVL_RUN/plugins"
 plugin_dir=$NVL_RUN/plugins
 [[ $NVL_PLUGIN_LIB -ef $NVL_SLURM_PLUGINS ]] || plugin_dir+=":$NVL_PLUGIN_LIB"
+links=()
 for f in "$NVL_SLURM_PLUGINS"/*; do
   [[ ${f##*/} == *nvlplace* && ! $NVL_PLUGIN_LIB -ef $NVL_SLURM_PLUGINS ]] && continue
-  ln -s "$f" "$NVL_RUN/plugins/"
+  links+=("$f")
 done
+ln -s -t "$NVL_RUN/plugins" "${links[@]}"
 python3 "$NVL_ROOT/contrib/cluster/slurm_conf.py" --export-dir "$NVL_RUN/export" \
   --topology "$topology" --cli "$NVL_CLI" --run-dir "$NVL_RUN" --plugin-dir "$plugin_dir" \
   --spank "$NVL_PLUGIN_LIB/spank_nvlplace.so" --select "$select" --scheduler "$scheduler" \
@@ -113,8 +117,12 @@ export PATH=$NVL_SBIN/../bin:\$PATH
 EOF
 
 nvl_start_slurmctld -c
-for node in $(nvl_nodes); do
-  mkdir -p "$NVL_RUN/spool/$node"
+# One slurmd after the other (each returns once it has daemonized; starting four at a time
+# was no faster: a start is 40-80 ms of CPU, mostly exec, dynamic linking and page faults),
+# and no other process per node: a fork and exec cost 10-30 ms on this machine.
+mapfile -t nodes < <(nvl_nodes)
+mkdir -p "${nodes[@]/#/$NVL_RUN/spool/}"
+for node in "${nodes[@]}"; do
   "$NVL_SBIN/slurmd" -f "$SLURM_CONF" -N "$node"
 done
 n=$(nvl_nodes | wc -l)

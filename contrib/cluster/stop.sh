@@ -15,15 +15,10 @@ if nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_ctld_up; then
   fi
 fi
 
-for f in "$NVL_RUN"/run/slurmd-*.pid; do
-  [[ -e $f ]] || continue
-  if pid=$(nvl_pid_of "$f"); then kill -TERM "$pid" 2>/dev/null; fi
-done
-for f in "$NVL_RUN"/run/slurmd-*.pid; do
-  [[ -e $f ]] || continue
-  if pid=$(nvl_pid_of "$f"); then nvl_stop_pid "$pid" "slurmd $(basename "$f" .pid)"; fi
-  rm -f "$f"
-done
+# Every slurmd at once (each on its own took 68 s for 1,024).
+mapfile -t pids < <(nvl_slurmd_pids)
+nvl_stop_pids slurmd "${pids[@]}"
+rm -f "$NVL_RUN"/run/slurmd-*.pid
 nvl_stop_slurmctld
 for pid in $(nvl_stray_stepds); do
   nvl_log "stopping stray slurmstepd $pid"
