@@ -83,9 +83,7 @@ nvl_all_gone() {
 }
 
 # nvl_stop_pids WHAT PID...: SIGTERM to all at once and wait while they exit; SIGKILL those
-# left when none exited for 20 s. Waiting by progress, as for the start: a slurmd takes
-# about 30 ms of CPU to exit, so 1,024 at once need 30 s of CPU, and a fixed 20 s killed
-# 740 of them; stopping them one after the other took 68 s.
+# left when none exited for 20 s (waiting by progress, as for the start).
 nvl_stop_pids() {
   local what=$1 pid left=("${@:2}") alive last=-1 deadline
   ((${#left[@]})) || return 0
@@ -160,13 +158,17 @@ nvl_ctld_up() { scontrol ping 2>/dev/null | grep 'is UP' >/dev/null; }
 # Up, or stopped by a fatal error logged after byte offset $2 of log $1.
 nvl_ctld_up_or_fatal() { nvl_ctld_up || tail -c +"$2" "$1" 2>/dev/null | grep -q 'fatal:'; }
 
+# A command prefix that runs slurmctld on the CPUs start.sh set aside for it (taskset), or
+# nothing (start.sh sets it on large clusters).
+NVL_CTLD_PIN=()
+
 # Starts slurmctld; `-c` drops saved jobs (a fresh cluster). Waits until it answers; a
 # slurmctld that stops at start (a plugin it cannot load) fails at once with its reason.
 nvl_start_slurmctld() {
   local log=$NVL_RUN/log/slurmctld.log from fatal
   if nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null; then return 0; fi
   from=$(($(stat -c %s "$log" 2>/dev/null || echo 0) + 1))
-  "$NVL_SBIN/slurmctld" -f "$SLURM_CONF" "$@" || return 1
+  "${NVL_CTLD_PIN[@]}" "$NVL_SBIN/slurmctld" -f "$SLURM_CONF" "$@" || return 1
   nvl_wait_for 60 "slurmctld to answer (see $log)" nvl_ctld_up_or_fatal "$log" "$from" ||
     return 1
   if ! nvl_ctld_up && fatal=$(tail -c +"$from" "$log" 2>/dev/null | grep -m1 'fatal:'); then

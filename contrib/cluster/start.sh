@@ -116,6 +116,19 @@ export SLURM_CONF=$SLURM_CONF
 export PATH=$NVL_SBIN/../bin:\$PATH
 EOF
 
+# Beyond 64 nodes, on a machine of two CPUs or more, slurmctld runs on CPU 0 and every
+# slurmd, with its job steps and jobs, on the others: in a burst on 1,024 nodes the job
+# steps took 60-80% of the machine's CPU and slurmctld, whose cycles bench.sh times by the
+# clock, 2-5%; and a step of a select/cons_tres_nvlplace cluster loads that .so with its
+# C++ libraries (about 25 ms of CPU per step), so the plugin's rounds were slowed by work a
+# real cluster does on its compute nodes.
+pin_slurmd=()
+cpus=$(nproc)
+if (($(nvl_nodes | wc -l) > 64 && cpus >= 2)); then
+  NVL_CTLD_PIN=(taskset -c 0)
+  pin_slurmd=(taskset -c "1-$((cpus - 1))")
+  nvl_log "slurmctld on CPU 0, the slurmd and their jobs on CPUs 1-$((cpus - 1))"
+fi
 nvl_start_slurmctld -c
 # One slurmd after the other (each returns once it has daemonized; starting four at a time
 # was no faster: a start is 40-80 ms of CPU, mostly exec, dynamic linking and page faults),
@@ -123,7 +136,7 @@ nvl_start_slurmctld -c
 mapfile -t nodes < <(nvl_nodes)
 mkdir -p "${nodes[@]/#/$NVL_RUN/spool/}"
 for node in "${nodes[@]}"; do
-  "$NVL_SBIN/slurmd" -f "$SLURM_CONF" -N "$node"
+  "${pin_slurmd[@]}" "$NVL_SBIN/slurmd" -f "$SLURM_CONF" -N "$node"
 done
 n=$(nvl_nodes | wc -l)
 nvl_wait_nodes_up || { nvl_log "the cluster did not come up (logs in $NVL_RUN/log)"; exit 1; }
