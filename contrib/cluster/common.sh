@@ -64,15 +64,69 @@ nvl_wait_for() {
   done
 }
 
-# The pid in a pid file if that process is alive.
+# The pid in a pid file if that process is alive (read by bash itself: these run once per
+# slurmd, a thousand times on a large cluster).
 nvl_pid_of() {
   local pid
   [[ -s $1 ]] || return 1
-  pid=$(cat "$1" 2>/dev/null) || return 1
+  read -r pid 2>/dev/null <"$1" || return 1
   [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
 }
 
 nvl_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# nvl_all_gone PID...: true when none of the processes is alive.
+nvl_all_gone() {
+  local pid
+  for pid; do kill -0 "$pid" 2>/dev/null && return 1; done
+  return 0
+}
+
+# nvl_stop_pids WHAT PID...: SIGTERM to all at once and wait while they exit; SIGKILL those
+# left when none exited for 20 s (waiting by progress, as for the start).
+nvl_stop_pids() {
+  local what=$1 pid left=("${@:2}") alive last=-1 deadline
+  ((${#left[@]})) || return 0
+  kill -TERM "${left[@]}" 2>/dev/null
+  while :; do
+    alive=()
+    for pid in "${left[@]}"; do kill -0 "$pid" 2>/dev/null && alive+=("$pid"); done
+    left=("${alive[@]}")
+    ((${#left[@]})) || return 0
+    if ((last < 0 || ${#left[@]} < last)); then
+      last=${#left[@]}
+      deadline=$((SECONDS + 20))
+    elif ((SECONDS >= deadline)); then
+      break
+    fi
+    sleep 0.2
+  done
+  nvl_log "killing ${#left[@]} $what that did not exit in 20 s: ${left[*]:0:20}"
+  kill -KILL "${left[@]}" 2>/dev/null
+  nvl_wait_for 10 "${#left[@]} $what to die" nvl_all_gone "${left[@]}"
+}
+
+# The pids of this cluster's running slurmd, from their pid files, one per line.
+nvl_slurmd_pids() {
+  local f pid
+  for f in "$NVL_RUN"/run/slurmd-*.pid; do
+    [[ -s $f ]] && read -r pid 2>/dev/null <"$f" && [[ $pid =~ ^[0-9]+$ ]] &&
+      kill -0 "$pid" 2>/dev/null && echo "$pid"
+  done
+  return 0
+}
+
+# The nodes whose slurmd wrote a pid file and is no longer running, one per line.
+nvl_dead_slurmds() {
+  local node f pid
+  for node in $(nvl_nodes); do
+    f=$NVL_RUN/run/slurmd-$node.pid
+    [[ -s $f ]] || continue
+    read -r pid 2>/dev/null <"$f" && [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null ||
+      echo "$node"
+  done
+  return 0
+}
 
 # nvl_stop_pid PID WHAT: SIGTERM, wait up to 20 s, then SIGKILL and wait.
 nvl_stop_pid() {
@@ -104,13 +158,17 @@ nvl_ctld_up() { scontrol ping 2>/dev/null | grep 'is UP' >/dev/null; }
 # Up, or stopped by a fatal error logged after byte offset $2 of log $1.
 nvl_ctld_up_or_fatal() { nvl_ctld_up || tail -c +"$2" "$1" 2>/dev/null | grep -q 'fatal:'; }
 
+# A command prefix that runs slurmctld on the CPUs start.sh set aside for it (taskset), or
+# nothing (start.sh sets it on large clusters).
+NVL_CTLD_PIN=()
+
 # Starts slurmctld; `-c` drops saved jobs (a fresh cluster). Waits until it answers; a
 # slurmctld that stops at start (a plugin it cannot load) fails at once with its reason.
 nvl_start_slurmctld() {
   local log=$NVL_RUN/log/slurmctld.log from fatal
   if nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null; then return 0; fi
   from=$(($(stat -c %s "$log" 2>/dev/null || echo 0) + 1))
-  "$NVL_SBIN/slurmctld" -f "$SLURM_CONF" "$@" || return 1
+  "${NVL_CTLD_PIN[@]}" "$NVL_SBIN/slurmctld" -f "$SLURM_CONF" "$@" || return 1
   nvl_wait_for 60 "slurmctld to answer (see $log)" nvl_ctld_up_or_fatal "$log" "$from" ||
     return 1
   if ! nvl_ctld_up && fatal=$(tail -c +"$from" "$log" 2>/dev/null | grep -m1 'fatal:'); then
@@ -130,47 +188,57 @@ nvl_stop_slurmctld() {
 nvl_all_nodes_up() {
   local want have
   want=$(nvl_nodes | wc -l)
-  have=$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 ~ /^(idle|mix|alloc)$/' | sort -u | wc -l)
+  have=$(nvl_nodes_up_count)
   [[ $want -gt 0 && $have -eq $want ]]
+}
+
+# The number of this cluster's nodes that respond and are usable (idle, mixed or allocated).
+nvl_nodes_up_count() {
+  sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 ~ /^(idle|mix|alloc)$/' | sort -u | wc -l
 }
 
 # nvl_wait_nodes_up: waits until every node is up. Slow is not stuck: on a loaded 2-core
 # machine 16 slurmd starting at once (hwloc, registration) can take a minute, so it fails
 # only when no further node came up for 30 s, or when a slurmd of this cluster died, and then
-# names the nodes missing and the last lines of their logs.
+# names the nodes missing and the last lines of their logs. Asks sinfo every 0.2 s, every
+# 1 s beyond 64 nodes (one `sinfo -N` of 1,024 nodes costs 60 ms of CPU in the command and
+# as much in slurmctld, taken from the slurmd still starting).
 nvl_wait_nodes_up() {
-  local want have last=-1 deadline node pid dead=
+  local want have last=-1 deadline node dead pause=0.2
   want=$(nvl_nodes | wc -l)
+  ((want <= 64)) || pause=1
   while :; do
-    have=$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 ~ /^(idle|mix|alloc)$/' | sort -u | wc -l)
+    have=$(nvl_nodes_up_count)
     [[ $want -gt 0 && $have -eq $want ]] && return 0
     if ((have > last)); then
       last=$have
       deadline=$((SECONDS + 30))
     fi
-    for node in $(nvl_nodes); do
-      pid=$(nvl_pid_of "$NVL_RUN/run/slurmd-$node.pid") || { [[ -s $NVL_RUN/run/slurmd-$node.pid ]] && dead+=" $node"; }
-    done
+    dead=$(nvl_dead_slurmds)
     if [[ -n $dead ]] || ((SECONDS >= deadline)); then
       local down
       down=$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 !~ /^(idle|mix|alloc)$/ { print $1 }' | sort -u)
-      nvl_log "$have of $want nodes up${dead:+; slurmd exited on$dead}; not up: $(echo $down)"
-      for node in $down; do
+      # shellcheck disable=SC2086
+      nvl_log "$have of $want nodes up${dead:+; slurmd exited on $(echo $dead)}; not up:" \
+        "$("$NVL_CLI" check hostlist --compress $down 2>/dev/null || echo $down)"
+      for node in $(echo "$down" | head -n 20); do
         [[ -f $NVL_RUN/log/slurmd-$node.log ]] || continue
         grep -E 'error|fatal' "$NVL_RUN/log/slurmd-$node.log" | tail -n 2 | sed "s/^/  slurmd-$node: /" >&2
       done
       return 1
     fi
-    sleep 0.2
+    sleep "$pause"
   done
 }
 
 # slurmstepd processes of this cluster (they outlive a slurmd): found by their spool
 # directory, never by name alone.
 nvl_stray_stepds() {
-  local p
+  local p comm
   for p in /proc/[0-9]*; do
-    [[ $(cat "$p/comm" 2>/dev/null) == slurmstepd ]] || continue
+    comm=
+    read -r comm 2>/dev/null <"$p/comm"
+    [[ $comm == slurmstepd ]] || continue
     if ls -l "$p/fd" "$p/cwd" 2>/dev/null | grep "$NVL_RUN/" >/dev/null; then
       echo "${p#/proc/}"
     elif { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -x "SLURM_CONF=$SLURM_CONF" >/dev/null; then

@@ -15,15 +15,13 @@ if nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_ctld_up; then
   fi
 fi
 
-for f in "$NVL_RUN"/run/slurmd-*.pid; do
-  [[ -e $f ]] || continue
-  if pid=$(nvl_pid_of "$f"); then kill -TERM "$pid" 2>/dev/null; fi
+# 64 slurmd at a time: one after the other took 68 s for 1,024; all at once, each exit
+# (about 30 ms of CPU) shares the CPU with a thousand others and none ends for 20 s or more.
+mapfile -t pids < <(nvl_slurmd_pids)
+for ((i = 0; i < ${#pids[@]}; i += 64)); do
+  nvl_stop_pids slurmd "${pids[@]:i:64}"
 done
-for f in "$NVL_RUN"/run/slurmd-*.pid; do
-  [[ -e $f ]] || continue
-  if pid=$(nvl_pid_of "$f"); then nvl_stop_pid "$pid" "slurmd $(basename "$f" .pid)"; fi
-  rm -f "$f"
-done
+rm -f "$NVL_RUN"/run/slurmd-*.pid
 nvl_stop_slurmctld
 for pid in $(nvl_stray_stepds); do
   nvl_log "stopping stray slurmstepd $pid"
