@@ -83,6 +83,7 @@ void WriteClusterNotes(const Topology& topo, const TopologySpec& spec, std::stri
     if (!g.model.empty()) fields.push_back(Field("model", g.model));  // none: CPU-only nodes
     if (!g.islands.empty()) fields.push_back(Field("islands", IslandsText(g.islands)));
     if (!g.placed) fields.push_back(Field("placed", "false"));
+    if (g.nics != kDefaultNics) fields.push_back(Field("nics", absl::StrCat(g.nics)));
     Note("nodes", fields, out);
   }
 }

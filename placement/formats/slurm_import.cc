@@ -111,7 +111,8 @@ struct NodeShape {
   std::vector<std::vector<int>> islands;  // canonical
   bool islands_known = false;
   bool placed = true;
-  bool absent = false;  // in topology.conf, not in a gres.conf that lists GPUs: CPU-only
+  int nics = kDefaultNics;  // only annotations say it
+  bool absent = false;      // in topology.conf, not in a gres.conf that lists GPUs: CPU-only
   SourceLoc loc;
 };
 
@@ -232,6 +233,7 @@ absl::Status NoteNodes(const Fields& f, Draft* draft) {
     }
     shape.placed = *placed == "true";
   }
+  NVL_RETURN_IF_ERROR(GetInt(f, "nics", 0, limits::kMaxNicsPerNode, &shape.nics));  // if given
   // The GPUs these nodes add, known from the hostlist's size before it is expanded.
   NVL_ASSIGN_OR_RETURN(size_t count, CountNames(f, "names", &draft->budget));
   int64_t adds = static_cast<int64_t>(count) * shape.gpus;
@@ -318,7 +320,7 @@ const std::vector<NoteKind>& NoteKinds() {
   static const auto* kinds = new std::vector<NoteKind>{
       {"cluster", {"name", "tiers", "link_gbps", "nvlink_alpha_us", "net_alpha_us"}, NoteCluster},
       {"gpu_model", {"name", "nvlink_gbps", "pcie_gbps"}, NoteGpuModel},
-      {"nodes", {"names", "gpus", "model", "islands", "placed"}, NoteNodes},
+      {"nodes", {"names", "gpus", "model", "islands", "placed", "nics"}, NoteNodes},
       {"nvlink_domain", {"name", "gpus", "nodes"}, NoteDomain},
       {"switch",
        {"name", "tier", "rail", "link_gbps", "oversubscription", "nodes", "switches"},
@@ -803,6 +805,7 @@ absl::StatusOr<NodeShape> Merge(const std::string& node, NodeShape gres, const N
   if (gres.model.empty()) gres.model = note.model;
   gres.islands = note.islands;
   gres.placed = note.placed;
+  gres.nics = note.nics;
   return gres;
 }
 
@@ -873,7 +876,7 @@ absl::Status BuildNodes(const Draft& draft, const GresTable& gres,
     if (!spec->node_groups.empty()) {
       NodeGroupSpec& last = spec->node_groups.back();
       if (last.gpus == shape.gpus && last.model == shape.model && last.islands == shape.islands &&
-          last.placed == shape.placed) {
+          last.placed == shape.placed && last.nics == shape.nics) {
         last.names.push_back(*name);
         continue;
       }
@@ -884,6 +887,7 @@ absl::Status BuildNodes(const Draft& draft, const GresTable& gres,
     group.model = shape.model;
     group.islands = shape.islands;
     group.placed = shape.placed;
+    group.nics = shape.nics;
     group.loc = shape.loc;
     spec->node_groups.push_back(std::move(group));
   }

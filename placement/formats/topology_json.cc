@@ -128,6 +128,8 @@ nlohmann::json TopologyToJson(const Topology& topo) {
                      {"placed", n.placed},
                      {"leaves", SwitchNames(topo, n.leaves)},
                      {"nvlink_domains", domain_names}});
+    // Only where it is not one per GPU, as rail is only on rail leaves.
+    if (n.nics != static_cast<int>(n.gpus.size())) nodes.back()["nics"] = n.nics;
   }
   out["nodes"] = nodes;
 

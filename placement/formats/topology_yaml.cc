@@ -114,7 +114,7 @@ absl::Status ReadGpuModel(const Where& w, TopologySpec& spec) {
 
 absl::Status ReadNodeGroup(const Where& w, TopologySpec& spec, Reading& r) {
   NVL_ASSIGN_OR_RETURN(MapReader m,
-                       MapReader::Make(w, {"names", "gpus", "model", "islands", "placed"}));
+                       MapReader::Make(w, {"names", "gpus", "model", "islands", "placed", "nics"}));
   NodeGroupSpec g;
   g.loc = w.Loc();
   NVL_ASSIGN_OR_RETURN(const Where* names, m.Require("names"));
@@ -151,6 +151,18 @@ absl::Status ReadNodeGroup(const Where& w, TopologySpec& spec, Reading& r) {
   }
   if (const Where* placed = m.Find("placed")) {
     NVL_ASSIGN_OR_RETURN(g.placed, ReadBool(*placed));
+  }
+  if (const Where* nics = m.Find("nics")) {
+    // Checked here as well as by Topology::Create, for the value's own line and column.
+    NVL_ASSIGN_OR_RETURN(g.nics, ReadInt(*nics));
+    if (g.nics < 0 || g.nics > limits::kMaxNicsPerNode) {
+      return nics->Error(absl::StrCat("nics must be between 0 (CPU-only nodes) and ",
+                                      limits::kMaxNicsPerNode, ", not ", g.nics));
+    }
+    if (g.nics == 0 && g.gpus > 0) {
+      return nics->Error(
+          "nodes with GPUs need at least one NIC; nics: 0 is for CPU-only nodes (gpus: 0)");
+    }
   }
   if (const Where* islands = m.Find("islands")) {
     size_t indexes = 0;
@@ -337,6 +349,7 @@ std::string WriteTopologyYaml(const Topology& topo) {
     out << YAML::Key << "gpus" << YAML::Value << g.gpus;
     if (!g.model.empty()) out << YAML::Key << "model" << YAML::Value << g.model;
     if (!g.placed) out << YAML::Key << "placed" << YAML::Value << false;
+    if (g.nics != kDefaultNics) out << YAML::Key << "nics" << YAML::Value << g.nics;
     if (!g.islands.empty()) {
       out << YAML::Key << "islands" << YAML::Value << YAML::Flow << YAML::BeginSeq;
       for (const auto& island : g.islands) out << YAML::Flow << island;

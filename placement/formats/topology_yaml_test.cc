@@ -25,6 +25,7 @@ using ::nvlplace::testing::IsOk;
 using ::nvlplace::testing::PeakHeapOf;
 using ::nvlplace::testing::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 // Every file in tests/fixtures/bad/ holds one broken config and, on a line of its own,
@@ -151,6 +152,93 @@ switches: [{name: l, tier: leaf, nodes: "g0,k0,c[0-1]"}]
   auto back = Topology::Create(*again);
   ASSERT_THAT(back, IsOk());
   EXPECT_THAT(CompareTopologies(**topo, **back), IsOk());
+}
+
+TEST(TopologyYamlTest, NicsDefaultToOnePerGpuAndAreWrittenOnlyWhenNot) {
+  absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(R"(name: m
+tiers: [leaf]
+gpu_models: [{name: H100}]
+nodes:
+  - {names: "g0", gpus: 8, model: H100}
+  - {names: "f0", gpus: 8, model: H100, nics: 2}
+  - {names: "e0", gpus: 8, model: H100, nics: 8}
+  - {names: "c0", gpus: 0, nics: 0}
+  - {names: "c1", gpus: 0, nics: 1}
+  - {names: "c2", gpus: 0}
+switches: [{name: l, tier: leaf, nodes: "g0,f0,e0,c[0-2]"}]
+)",
+                                                        "m.yaml");
+  ASSERT_THAT(spec, IsOk());
+  EXPECT_EQ(spec->node_groups[0].nics, kDefaultNics);
+  EXPECT_EQ(spec->node_groups[1].nics, 2);
+  auto topo = Topology::Create(*spec);
+  ASSERT_THAT(topo, IsOk());
+  auto nics = [&](const char* node) { return (*topo)->nodes()[(*topo)->FindNode(node)].nics; };
+  EXPECT_EQ(nics("g0"), 8);  // one per GPU
+  EXPECT_EQ(nics("f0"), 2);
+  EXPECT_EQ(nics("e0"), 8);
+  EXPECT_EQ(nics("c0"), 0);
+  EXPECT_EQ(nics("c1"), 1);
+  EXPECT_EQ(nics("c2"), 0);  // one per GPU, of none
+  std::string text = WriteTopologyYaml(**topo);
+  // Only where it is not the default (e0's 8 is one per GPU).
+  EXPECT_THAT(text, HasSubstr("  - names: f0\n    gpus: 8\n    model: H100\n    nics: 2\n"
+                              "  - names: e0\n    gpus: 8\n    model: H100\n  - names: c0\n"
+                              "    gpus: 0\n  - names: c1\n    gpus: 0\n    nics: 1\n"
+                              "  - names: c2\n    gpus: 0\nswitches:"));
+  absl::StatusOr<TopologySpec> again = ParseTopologyYaml(text, "written.yaml");
+  ASSERT_THAT(again, IsOk()) << text;
+  auto back = Topology::Create(*again);
+  ASSERT_THAT(back, IsOk());
+  EXPECT_THAT(CompareTopologies(**topo, **back), IsOk());
+  // A spec built elsewhere (an import) is checked by Topology::Create as well.
+  TopologySpec bad = *spec;
+  bad.node_groups[1].nics = 0;
+  EXPECT_THAT(Topology::Create(bad),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "m.yaml:6:5: #/nodes/1/nics: nodes with GPUs need at least one NIC; "
+                       "nics: 0 is for CPU-only nodes (gpus: 0)"));
+  bad.node_groups[1].nics = 1025;
+  EXPECT_THAT(Topology::Create(bad),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "m.yaml:6:5: #/nodes/1/nics: nics must be between 0 (CPU-only nodes) and "
+                       "1024, not 1025"));
+  // A different NIC count is a different model.
+  bad.node_groups[1].nics = 3;
+  auto three = Topology::Create(bad);
+  ASSERT_THAT(three, IsOk());
+  EXPECT_THAT(CompareTopologies(**topo, **three),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("NICs of node f0")));
+}
+
+TEST(TopologyYamlTest, RailLeavesAreTheNics) {
+  constexpr char kRails[] = R"(name: r
+tiers: [leaf]
+gpu_models: [{name: H100}]
+nodes:
+  - {names: "n[0-1]", gpus: 8, model: H100NICS}
+switches:
+  - {name: rail0, tier: leaf, rail: 0, nodes: "n[0-1]"}
+  - {name: rail1, tier: leaf, rail: 1, nodes: "n[0-1]"}
+)";
+  auto build = [&](const std::string& nics) -> absl::StatusOr<std::shared_ptr<const Topology>> {
+    std::string yaml = kRails;
+    yaml.replace(yaml.find("NICS"), 4, nics);
+    absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(yaml, "r.yaml");
+    if (!spec.ok()) return spec.status();
+    return Topology::Create(*spec);
+  };
+  // Two rails: two NICs, given or not (not one per GPU), and never written.
+  for (const char* nics : {"", ", nics: 2"}) {
+    auto topo = build(nics);
+    ASSERT_THAT(topo, IsOk()) << nics;
+    EXPECT_EQ((*topo)->nodes()[0].nics, 2) << nics;
+    EXPECT_THAT(WriteTopologyYaml(**topo), Not(HasSubstr("nics"))) << nics;
+  }
+  EXPECT_THAT(build(", nics: 8"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "r.yaml:5:5: #/nodes/0/nics: node 'n0' has 2 rail leaves, so 2 NICs (one "
+                       "per rail), not 8; leave nics out or make it the rail count"));
 }
 
 }  // namespace

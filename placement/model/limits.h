@@ -37,6 +37,8 @@ inline constexpr size_t kMaxNamesPerFile = size_t{1} << 22;  // 4,194,304
 inline constexpr size_t kMaxNameBytes = 64;
 // GPUs on one node.
 inline constexpr int kMaxGpusPerNode = 1024;
+// Fabric NICs on one node (NodeGroupSpec::nics).
+inline constexpr int kMaxNicsPerNode = 1024;
 // GPUs in one cluster file, by default; `--max-gpus` (CLI) and `max_gpus` (nvlplace.yaml)
 // change it. A file that would expand to more is refused before anything is built for it.
 inline constexpr int64_t kDefaultMaxClusterGpus = int64_t{1} << 22;  // 4,194,304

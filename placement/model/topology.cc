@@ -282,10 +282,13 @@ TopologySpec Topology::ToSpec() const {
     const GpuModelSpec* of = ModelOf(n);
     std::string model = of == nullptr ? "" : of->name;
     int gpus = static_cast<int>(node.gpus.size());
+    // Left out where it is the default (a rail-optimized node's is always its rail count).
+    bool rails = !node.leaves.empty() && switches_[node.leaves[0]].rail >= 0;
+    int nics = rails || node.nics == gpus ? kDefaultNics : node.nics;
     if (!spec.node_groups.empty()) {
       NodeGroupSpec& last = spec.node_groups.back();
       if (last.gpus == gpus && last.model == model && last.islands == islands &&
-          last.placed == node.placed) {
+          last.placed == node.placed && last.nics == nics) {
         last.names.push_back(node.name);
         continue;
       }
@@ -296,6 +299,7 @@ TopologySpec Topology::ToSpec() const {
     g.model = model;
     g.islands = std::move(islands);
     g.placed = node.placed;
+    g.nics = nics;
     spec.node_groups.push_back(std::move(g));
   }
   for (const NvlDomain& d : domains_) {
@@ -381,6 +385,7 @@ absl::Status CompareTopologies(const Topology& a, const Topology& b) {
       return differ("placed of node " + na.name, na.placed ? "true" : "false",
                     nb.placed ? "true" : "false");
     }
+    if (na.nics != nb.nics) return differ("NICs of node " + na.name, num(na.nics), num(nb.nics));
     std::vector<std::string> la, lb;
     for (SwitchId s : na.leaves) la.push_back(a.switches()[s].name);
     for (SwitchId s : nb.leaves) lb.push_back(b.switches()[s].name);

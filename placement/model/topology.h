@@ -51,6 +51,9 @@ struct GpuModelSpec {
   SourceLoc loc;
 };
 
+// NodeGroupSpec::nics left out: one NIC per GPU, or one per rail on rail-optimized nodes.
+inline constexpr int kDefaultNics = -1;
+
 struct NodeGroupSpec {
   std::vector<std::string> names;  // node names (expanded hostlist)
   int gpus = 0;                    // GPUs per node; 0: CPU-only nodes
@@ -64,6 +67,10 @@ struct NodeGroupSpec {
   // false: the site keeps nvlplace off these nodes: they stay in the model (fabric, domains)
   // but their GPUs are never offered (ClusterState holds them busy).
   bool placed = true;
+  // Fabric NICs per node, which the GPUs' inter-node traffic shares (the cost model divides a
+  // NIC among the flows leaving the node). kDefaultNics: one per GPU; on rail-optimized nodes
+  // one per rail, and a number given must be the rail count. 0 only for CPU-only nodes.
+  int nics = kDefaultNics;
 };
 
 // An NVLink domain spanning several whole nodes (GB200 NVL72: 18 nodes x 4 GPUs).
@@ -115,6 +122,7 @@ struct Node {
                                   // rail-optimized (leaves[r] carries rail r), else one
   std::vector<DomainId> domains;  // NVLink domains holding this node's GPUs, ascending
   bool placed = true;             // false: never offered (NodeGroupSpec::placed)
+  int nics = 0;                   // fabric NICs (NodeGroupSpec::nics, default resolved)
 };
 
 struct NvlDomain {
@@ -150,12 +158,13 @@ class Topology {
   // model that is neither in the table of known models (gpu_models.h) nor given its
   // nvlink_gbps, a model on CPU-only nodes (gpus 0) or none on GPU nodes, a node declared twice or
   // in two NVLink domains, a switch cycle, a node under no leaf, a GPU count that does not match, a
-  // name that is not found, a bad rail, a name that is not printable UTF-8 (hostlist.h CheckName),
-  // a bandwidth, latency or oversubscription that is not finite or out of range (limits.h), more
-  // than limits::kMaxTiers tiers, more GPUs than a GpuId holds, a fabric so densely connected that
-  // its lists of nodes under each switch or ancestors of each switch would pass
-  // limits::kMaxSwitchNodePairs or limits::kMaxSwitchAncestorPairs. Work and memory are linear in
-  // the spec and those lists.
+  // name that is not found, a bad rail, a NIC count out of range (limits::kMaxNicsPerNode), 0
+  // on GPU nodes or not the rail count on rail-optimized nodes, a name that is not printable
+  // UTF-8 (hostlist.h CheckName), a bandwidth, latency or oversubscription that is not finite or
+  // out of range (limits.h), more than limits::kMaxTiers tiers, more GPUs than a GpuId holds, a
+  // fabric so densely connected that its lists of nodes under each switch or ancestors of each
+  // switch would pass limits::kMaxSwitchNodePairs or limits::kMaxSwitchAncestorPairs. Work and
+  // memory are linear in the spec and those lists.
   static absl::StatusOr<std::shared_ptr<const Topology>> Create(const TopologySpec& spec);
 
   const std::string& name() const { return name_; }

@@ -364,6 +364,7 @@ absl::Status TopologyBuilder::AddNodeGroup(size_t gi) {
                                        limits::kMaxGpusPerNode, ", not ", g.gpus));
   }
   NVL_ASSIGN_OR_RETURN(int model, GroupModel(g));
+  NVL_RETURN_IF_ERROR(CheckNics(g));
   bool nvlink = model < 0 || t_->gpu_models_[model].nvlink_gbps > 0;
   NVL_ASSIGN_OR_RETURN(group_islands_[gi], SortedIslands(g, nvlink));
   for (const std::string& name : g.names) NVL_RETURN_IF_ERROR(AddNode(name, gi, model));
@@ -395,6 +396,24 @@ absl::StatusOr<int> TopologyBuilder::GroupModel(const NodeGroupSpec& g) const {
   return model->second;
 }
 
+// The group's NIC count, before any node is built with it. The rail count is checked with the
+// leaves (CheckRails).
+absl::Status TopologyBuilder::CheckNics(const NodeGroupSpec& g) const {
+  if (g.nics == kDefaultNics) return absl::OkStatus();
+  if (g.nics < 0 || g.nics > limits::kMaxNicsPerNode) {
+    return ErrorAt(Sub(g.loc, "nics"), absl::StrCat("nics must be between 0 (CPU-only nodes) and ",
+                                                    limits::kMaxNicsPerNode, ", not ", g.nics));
+  }
+  if (g.nics == 0 && g.gpus > 0) {
+    // Their GPUs could not reach another node: every job spanning nodes would be priced as
+    // if it had no network at all.
+    return ErrorAt(Sub(g.loc, "nics"),
+                   "nodes with GPUs need at least one NIC; nics: 0 is for CPU-only nodes "
+                   "(gpus: 0)");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status TopologyBuilder::AddNode(const std::string& name, size_t gi, int model) {
   const SourceLoc& loc = spec_.node_groups[gi].loc;
   NVL_RETURN_IF_ERROR(CheckNameAt(loc, name, "node name"));
@@ -404,7 +423,9 @@ absl::Status TopologyBuilder::AddNode(const std::string& name, size_t gi, int mo
         loc, absl::StrCat("node '", name, "' is declared twice", FirstOn(GroupOf(it->second).loc)));
   }
   const NodeGroupSpec& g = spec_.node_groups[gi];
-  t_->nodes_.push_back(Node{name, model, {}, {}, {}, g.placed});
+  // One NIC per GPU unless given; rail-optimized nodes get their rail count (AssignNodeLeaves).
+  int nics = g.nics == kDefaultNics ? g.gpus : g.nics;
+  t_->nodes_.push_back(Node{name, model, {}, {}, {}, g.placed, nics});
   node_group_.push_back(static_cast<int>(gi));
   if (g.placed) t_->num_placed_gpus_ += g.gpus;
   return absl::OkStatus();
@@ -741,7 +762,11 @@ absl::Status TopologyBuilder::AssignNodeLeaves(NodeId n) {
                      t_->switches_[a[0].second].name, ", ", t_->switches_[a[1].second].name,
                      "); only rail leaves (rail: r) may share a node"));
   }
-  if (a[0].first >= 0) NVL_RETURN_IF_ERROR(CheckRails(n, a));
+  if (a[0].first >= 0) {
+    NVL_RETURN_IF_ERROR(CheckRails(n, a));
+    // One NIC per rail leaf: the rail leaves are the node's NICs.
+    node.nics = static_cast<int>(a.size());
+  }
   for (const auto& [rail, leaf] : a) node.leaves.push_back(leaf);
   return absl::OkStatus();
 }
@@ -758,6 +783,13 @@ absl::Status TopologyBuilder::CheckRails(
                                                 absl::StrAppend(out, p.first);
                                               }),
                                 "; every rail 0..R-1 needs exactly one leaf"));
+  }
+  int nics = GroupOf(n).nics;
+  if (nics != kDefaultNics && nics != static_cast<int>(attach.size())) {
+    return ErrorAt(Sub(GroupOf(n).loc, "nics"),
+                   absl::StrCat("node '", t_->nodes_[n].name, "' has ", attach.size(),
+                                " rail leaves, so ", attach.size(), " NICs (one per rail), not ",
+                                nics, "; leave nics out or make it the rail count"));
   }
   return absl::OkStatus();
 }

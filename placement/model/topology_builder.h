@@ -101,6 +101,7 @@ class TopologyBuilder {
   absl::Status CountGpus();
   absl::Status AddNodeGroup(size_t gi);
   absl::StatusOr<int> GroupModel(const NodeGroupSpec& g) const;
+  absl::Status CheckNics(const NodeGroupSpec& g) const;
   absl::Status AddNode(const std::string& name, size_t gi, int model);
   absl::Status AddDomain(size_t d, absl::flat_hash_map<absl::string_view, size_t>& names);
   absl::Status CheckDomainName(size_t d,
