@@ -2,6 +2,7 @@
 #include "placement/engine/cost_model.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace nvlplace {
 namespace {
@@ -30,6 +31,129 @@ double RingSeconds(int n, double bytes, double bytes_per_s, double alpha_s) {
   return 2.0 * (n - 1) / n * bytes / bytes_per_s + 2.0 * (n - 1) * alpha_s;
 }
 
+// Per thread, kept between calls so that pricing a candidate allocates nothing for it (the
+// vectors grow to the largest cluster seen, once).
+struct NicScratch {
+  // Per node: hops of the phase being priced that leave it for another node. All zero
+  // between calls (ClearFlows).
+  std::vector<int> flows;
+  // Per NVLink domain: the stamp of the last TP group that had a GPU in it.
+  std::vector<uint32_t> seen;
+  uint32_t stamp = 0;
+};
+
+NicScratch& ScratchFor(const Topology& topo) {
+  thread_local NicScratch s;
+  if (s.flows.size() < static_cast<size_t>(topo.num_nodes())) s.flows.resize(topo.num_nodes(), 0);
+  if (s.seen.size() < static_cast<size_t>(topo.num_domains())) s.seen.resize(topo.num_domains(), 0);
+  return s;
+}
+
+// Counts a hop from GPU a to GPU b; true when it leaves a node that now has more such hops
+// than NICs.
+bool CountHop(const Topology& topo, GpuId a, GpuId b, std::vector<int>& flows) {
+  NodeId from = topo.gpus()[a].node;
+  if (from == topo.gpus()[b].node) return false;
+  return ++flows[from] > topo.nodes()[from].nics;
+}
+
+// Every node a hop can leave is a node of the job.
+void ClearFlows(const Topology& topo, const std::vector<GpuId>& ranks, std::vector<int>& flows) {
+  for (GpuId g : ranks) flows[topo.gpus()[g].node] = 0;
+}
+
+// The link between two GPUs with a hop between nodes slowed to its share of the NICs at both
+// ends: `flows[n]` hops of the phase leave node n, and as many enter it (each ring enters a
+// node as often as it leaves it), over Node::nics NICs. Without `flows`, LinkBetween.
+Link SharedLink(const Topology& topo, GpuId a, GpuId b, const std::vector<int>* flows) {
+  Link l = LinkBetween(topo, a, b);
+  NodeId na = topo.gpus()[a].node, nb = topo.gpus()[b].node;
+  if (flows == nullptr || na == nb) return l;
+  double share = 1;  // the smaller end's
+  for (NodeId n : {na, nb}) {
+    int nics = topo.nodes()[n].nics, f = (*flows)[n];
+    if (f > nics) share = std::min(share, static_cast<double>(nics) / f);
+  }
+  l.bytes_per_s *= share;
+  return l;
+}
+
+// RingAllReduceSeconds with the hops' NIC shares (SharedLink).
+double SharedRingSeconds(const Topology& topo, const std::vector<GpuId>& gpus, double bytes,
+                         const std::vector<int>* flows) {
+  int n = static_cast<int>(gpus.size());
+  if (n <= 1) return 0;
+  DomainId first = topo.gpus()[gpus[0]].domain;
+  if (std::all_of(gpus.begin(), gpus.end(),
+                  [&](GpuId g) { return topo.gpus()[g].domain == first; })) {
+    // One NVLink domain: every hop is what LinkBetween gives inside it.
+    Link l = LinkBetween(topo, gpus[0], gpus[1]);
+    return RingSeconds(n, bytes, l.bytes_per_s, l.alpha_s);
+  }
+  double bw = 0, alpha = 0;
+  for (int i = 0; i < n; ++i) {
+    Link l = SharedLink(topo, gpus[i], gpus[(i + 1) % n], flows);
+    bw = i == 0 ? l.bytes_per_s : std::min(bw, l.bytes_per_s);
+    alpha = std::max(alpha, l.alpha_s);
+  }
+  return RingSeconds(n, bytes, bw, alpha);
+}
+
+// TpAllReduceSeconds with the NIC shares of the ring among the domains (SharedLink).
+double SharedTpSeconds(const Topology& topo, const std::vector<GpuId>& gpus, double bytes,
+                       const std::vector<int>* flows) {
+  bool one_domain = std::all_of(gpus.begin(), gpus.end(), [&](GpuId g) {
+    return topo.gpus()[g].domain == topo.gpus()[gpus.front()].domain;
+  });
+  if (one_domain) return SharedRingSeconds(topo, gpus, bytes, nullptr);
+  // Each domain's share, domains in order of first rank.
+  std::vector<DomainId> order;
+  std::vector<std::vector<GpuId>> shares;
+  for (GpuId g : gpus) {
+    DomainId d = topo.gpus()[g].domain;
+    size_t i = std::find(order.begin(), order.end(), d) - order.begin();
+    if (i == order.size()) {
+      order.push_back(d);
+      shares.emplace_back();
+    }
+    shares[i].push_back(g);
+  }
+  double inside = 0;
+  std::vector<GpuId> leaders;
+  for (const std::vector<GpuId>& share : shares) {
+    inside = std::max(inside, SharedRingSeconds(topo, share, bytes, nullptr));
+    leaders.push_back(share.front());
+  }
+  return inside + SharedRingSeconds(topo, leaders, bytes, flows);
+}
+
+// Counts the hops between nodes of the ring among the domains of TP group `g` (its leaders:
+// the first rank in each domain, in rank order, as SharedTpSeconds takes them); true when a
+// node now sends more of them than it has NICs.
+bool CountTpLeaderHops(const Topology& topo, const std::vector<GpuId>& ranks, int tp, int g,
+                       NicScratch& s) {
+  if (++s.stamp == 0) {  // wrapped: no stamp may look current
+    std::fill(s.seen.begin(), s.seen.end(), 0);
+    s.stamp = 1;
+  }
+  bool over = false;
+  GpuId first = -1, prev = -1;
+  for (int t = 0; t < tp; ++t) {
+    GpuId gpu = ranks[size_t{1} * g * tp + t];
+    DomainId d = topo.gpus()[gpu].domain;
+    if (s.seen[d] == s.stamp) continue;
+    s.seen[d] = s.stamp;
+    if (prev < 0) {
+      first = gpu;
+    } else {
+      over |= CountHop(topo, prev, gpu, s.flows);
+    }
+    prev = gpu;
+  }
+  if (prev != first) over |= CountHop(topo, prev, first, s.flows);
+  return over;
+}
+
 }  // namespace
 
 Link LinkBetween(const Topology& topo, GpuId a, GpuId b) {
@@ -48,48 +172,11 @@ Link LinkBetween(const Topology& topo, GpuId a, GpuId b) {
 }
 
 double RingAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus, double bytes) {
-  int n = static_cast<int>(gpus.size());
-  if (n <= 1) return 0;
-  DomainId first = topo.gpus()[gpus[0]].domain;
-  if (std::all_of(gpus.begin(), gpus.end(),
-                  [&](GpuId g) { return topo.gpus()[g].domain == first; })) {
-    // One NVLink domain: every hop is what LinkBetween gives inside it.
-    Link l = LinkBetween(topo, gpus[0], gpus[1]);
-    return RingSeconds(n, bytes, l.bytes_per_s, l.alpha_s);
-  }
-  double bw = 0, alpha = 0;
-  for (int i = 0; i < n; ++i) {
-    Link l = LinkBetween(topo, gpus[i], gpus[(i + 1) % n]);
-    bw = i == 0 ? l.bytes_per_s : std::min(bw, l.bytes_per_s);
-    alpha = std::max(alpha, l.alpha_s);
-  }
-  return RingSeconds(n, bytes, bw, alpha);
+  return SharedRingSeconds(topo, gpus, bytes, nullptr);
 }
 
 double TpAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus, double bytes) {
-  bool one_domain = std::all_of(gpus.begin(), gpus.end(), [&](GpuId g) {
-    return topo.gpus()[g].domain == topo.gpus()[gpus.front()].domain;
-  });
-  if (one_domain) return RingAllReduceSeconds(topo, gpus, bytes);
-  // Each domain's share, domains in order of first rank.
-  std::vector<DomainId> order;
-  std::vector<std::vector<GpuId>> shares;
-  for (GpuId g : gpus) {
-    DomainId d = topo.gpus()[g].domain;
-    size_t i = std::find(order.begin(), order.end(), d) - order.begin();
-    if (i == order.size()) {
-      order.push_back(d);
-      shares.emplace_back();
-    }
-    shares[i].push_back(g);
-  }
-  double inside = 0;
-  std::vector<GpuId> leaders;
-  for (const std::vector<GpuId>& share : shares) {
-    inside = std::max(inside, RingAllReduceSeconds(topo, share, bytes));
-    leaders.push_back(share.front());
-  }
-  return inside + RingAllReduceSeconds(topo, leaders, bytes);
+  return SharedTpSeconds(topo, gpus, bytes, nullptr);
 }
 
 CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks, const Request& r,
@@ -98,6 +185,18 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
   if (static_cast<int>(ranks.size()) != r.gpus) return e;
   Volumes v = VolumesFor(r, m);
   auto rank = [&](int t, int p, int d) { return ranks[t + r.tp * (p + r.pp * d)]; };
+  NicScratch& scratch = ScratchFor(topo);
+  // Rings between nodes share their nodes' NICs (Node::nics) in each phase. Only where some
+  // node sends more hops than it has NICs are the hops priced at their share (nullptr: at the
+  // whole link, as with one NIC per GPU, where a node never sends more than one hop per GPU).
+  const std::vector<int>* tp_flows = nullptr;
+  if (r.tp > 1) {
+    bool over = false;
+    for (int g = 0; g < r.num_groups(); ++g) {
+      over |= CountTpLeaderHops(topo, ranks, r.tp, g, scratch);
+    }
+    if (over) tp_flows = &scratch.flows;
+  }
   std::vector<GpuId> group;
   // TP groups: one ring per (p, d); tp_count all-reduces run one after another. A group
   // inside one NVLink domain is a ring at that domain's bandwidth (priced once per bandwidth).
@@ -120,9 +219,10 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
       }
       group.clear();
       for (int t = 0; t < r.tp; ++t) group.push_back(rank(t, p, d));
-      e.tp_s = std::max(e.tp_s, v.tp_count * TpAllReduceSeconds(topo, group, v.tp_bytes));
+      e.tp_s = std::max(e.tp_s, v.tp_count * SharedTpSeconds(topo, group, v.tp_bytes, tp_flows));
     }
   }
+  if (r.tp > 1) ClearFlows(topo, ranks, scratch.flows);
   // PP: each pipeline (t, d) sends across its pp-1 boundaries, one after another.
   if (r.pp > 1) {
     for (int d = 0; d < r.dp; ++d) {
@@ -140,6 +240,15 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
   // crosses nodes costs what its sequence of nodes costs (LinkBetween between nodes depends on
   // the nodes alone): the same sequence as the ring before is not priced again.
   if (r.dp > 1) {
+    bool over = false;
+    for (int p = 0; p < r.pp; ++p) {
+      for (int t = 0; t < r.tp; ++t) {
+        for (int d = 0; d < r.dp; ++d) {
+          over |= CountHop(topo, rank(t, p, d), rank(t, p, (d + 1) % r.dp), scratch.flows);
+        }
+      }
+    }
+    const std::vector<int>* dp_flows = over ? &scratch.flows : nullptr;
     std::vector<NodeId> nodes, last_nodes;
     bool last_crosses = false;
     for (int p = 0; p < r.pp; ++p) {
@@ -155,11 +264,12 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
           crosses = nodes[i] != nodes[(i + 1) % nodes.size()];
         }
         if (crosses && last_crosses && nodes == last_nodes) continue;
-        e.dp_s = std::max(e.dp_s, RingAllReduceSeconds(topo, group, v.dp_bytes));
+        e.dp_s = std::max(e.dp_s, SharedRingSeconds(topo, group, v.dp_bytes, dp_flows));
         std::swap(nodes, last_nodes);
         last_crosses = crosses;
       }
     }
+    ClearFlows(topo, ranks, scratch.flows);
   }
   return e;
 }

@@ -1,6 +1,9 @@
 // The communication cost model on hand-built clusters, with the arithmetic beside each number.
 #include "placement/engine/cost_model.h"
 
+#include <string>
+
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "placement/formats/topology_yaml.h"
@@ -170,6 +173,115 @@ TEST_F(CostModelTest, EstimateCommSplitsTpPpAndDp) {
   // DP: rings of 2 (one GPU on n1, one on n2, through the spine at 25 GB/s) over
   //   70e9 * 2 / 4 = 35e9 bytes: 2 * 1/2 * 35e9 / 25e9 + 2 * 2.7e-6 = 1.4 + 5.4e-6 s.
   EXPECT_NEAR(e.dp_s, 1.4 + 5.4e-6, 1e-9);
+}
+
+// Two 8-GPU H100 nodes under one 400 Gb/s (50 GB/s) leaf with `nics` NICs each ("" leaves it
+// out: one per GPU).
+std::shared_ptr<const Topology> TwoNodes(const std::string& nics) {
+  std::string yaml = absl::StrCat(R"(name: nics
+tiers: [leaf]
+gpu_models: [{name: H100}]
+nodes: [{names: "n[0-1]", gpus: 8, model: H100)",
+                                  nics, R"(}]
+switches: [{name: leaf0, tier: leaf, nodes: "n[0-1]"}]
+)");
+  auto spec = ParseTopologyYaml(yaml, "nics.yaml");
+  if (!spec.ok()) return nullptr;
+  auto topo = Topology::Create(*spec);
+  return topo.ok() ? *topo : nullptr;
+}
+
+std::vector<GpuId> AllGpus(const Topology& t) {
+  std::vector<GpuId> out;
+  for (GpuId g = 0; g < t.num_gpus(); ++g) out.push_back(g);
+  return out;
+}
+
+struct NicCase {
+  std::string name;
+  std::string nics;  // the YAML's ", nics: N", or "" for the default
+  int tp;
+  double tp_s;
+  double dp_s;
+};
+
+class NicShareTest : public ::testing::TestWithParam<NicCase> {};
+
+TEST_P(NicShareTest, HopsLeavingANodeShareItsNics) {
+  auto topo = TwoNodes(GetParam().nics);
+  ASSERT_NE(topo, nullptr);
+  RequestSpec rs;
+  rs.gpus = 16;
+  rs.tp = GetParam().tp;
+  auto r = ResolveRequest(rs, *topo);
+  ASSERT_THAT(r, IsOk());
+  std::vector<GpuId> ranks = AllGpus(*topo);  // n0:0-7 then n1:0-7
+  if (GetParam().tp == 8) {
+    // Each TP group split over the nodes, 4 + 4: n0:0-3 n1:0-3, then n1:4-7 n0:4-7, so that
+    // each DP pair (rank t of each group) is on both nodes too.
+    ranks = {0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 4, 5, 6, 7};
+  }
+  CommEstimate e = EstimateComm(*topo, ranks, *r, ModelProfile{});
+  EXPECT_NEAR(e.tp_s, GetParam().tp_s, 1e-9);
+  EXPECT_NEAR(e.dp_s, GetParam().dp_s, 1e-9);
+}
+
+constexpr double kAct = 67108864.0;  // one TP all-reduce: 1 * 4096 * 8192 * 2 bytes
+// TP=1, DP=16: one ring over both nodes, leaving each once; the gradient, 70e9 * 2 = 140e9
+// bytes, at its slowest hop: 2 * 15/16 * 140e9 / B + 30 * 2.7e-6.
+constexpr double kDp16Over50 = 2 * 15.0 / 16 * 140e9 / 50e9 + 30 * 2.7e-6;  // 5.25 s
+// TP=2, DP=8: two rings of 8 (ranks t, t+2, ...), each leaving each node once: 2 hops per
+// node. 140e9 / 2 = 70e9 bytes: 2 * 7/8 * 70e9 / B + 14 * 2.7e-6.
+constexpr double kDp8Over50 = 2 * 7.0 / 8 * 70e9 / 50e9 + 14 * 2.7e-6;  // 2.45 s
+constexpr double kDp8Over25 = 2 * 7.0 / 8 * 70e9 / 25e9 + 14 * 2.7e-6;  // 4.9 s
+// TP=2 inside a node: 4 * 80 * 8 = 2,560 all-reduces, 2 * 1/2 * kAct / 900e9 + 2 * 0.6e-6.
+constexpr double kTp2 = 2560 * (kAct / 900e9 + 1.2e-6);
+// TP=8 split 4 + 4, DP=2: each of the 2,560 all-reduces is a ring of 4 over NVLink,
+// 1.5 * kAct / 900e9 + 6 * 0.6e-6, then the ring of the 2 leaders (one per node; 2 groups, so
+// 2 hops leave each node): kAct / B + 2 * 2.7e-6.
+constexpr double kTp8Inside = 1.5 * kAct / 900e9 + 3.6e-6;
+constexpr double kTp8Over50 = 2560 * (kTp8Inside + kAct / 50e9 + 5.4e-6);
+constexpr double kTp8Over25 = 2560 * (kTp8Inside + kAct / 25e9 + 5.4e-6);
+// DP=2 of the TP=8 job: 8 rings of 2 (n0 GPU to n1 GPU), 8 hops leaving each node, 140e9 / 8
+// = 17.5e9 bytes: 2 * 1/2 * 17.5e9 / B + 2 * 2.7e-6.
+constexpr double kDp2Over50 = 17.5e9 / 50e9 + 5.4e-6;      // 0.35 s
+constexpr double kDp2Over6p25 = 17.5e9 / 6.25e9 + 5.4e-6;  // 2.8 s, a NIC shared by 8
+
+INSTANTIATE_TEST_SUITE_P(
+    Nics, NicShareTest,
+    ::testing::Values(
+        // One ring leaving each node once: one NIC is enough.
+        NicCase{"Tp1Default", "", 1, 0, kDp16Over50},
+        NicCase{"Tp1OneNic", ", nics: 1", 1, 0, kDp16Over50},
+        // Two rings: one NIC is shared by two hops (50 / 2 = 25 GB/s each); two NICs are not.
+        NicCase{"Tp2Default", "", 2, kTp2, kDp8Over50},
+        NicCase{"Tp2TwoNics", ", nics: 2", 2, kTp2, kDp8Over50},
+        NicCase{"Tp2OneNic", ", nics: 1", 2, kTp2, kDp8Over25},
+        // Split TP groups: their leaders' ring shares the NIC too (2 hops per node), and the DP
+        // rings of the DP phase, 8 per node, share it eight ways.
+        NicCase{"Tp8SplitDefault", "", 8, kTp8Over50, kDp2Over50},
+        NicCase{"Tp8SplitEightNics", ", nics: 8", 8, kTp8Over50, kDp2Over50},
+        NicCase{"Tp8SplitOneNic", ", nics: 1", 8, kTp8Over25, kDp2Over6p25}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(NicShareTest, ADpHeavyJobCostsMoreOnOneNicThanOnEight) {
+  auto one = TwoNodes(", nics: 1");
+  auto eight = TwoNodes(", nics: 8");
+  ASSERT_NE(one, nullptr);
+  ASSERT_NE(eight, nullptr);
+  RequestSpec rs;
+  rs.gpus = 16;
+  rs.tp = 8;  // the same placement on both: n0:0-7 (TP group 0), n1:0-7 (group 1)
+  auto r = ResolveRequest(rs, *one);
+  ASSERT_THAT(r, IsOk());
+  CommEstimate e1 = EstimateComm(*one, AllGpus(*one), *r, ModelProfile{});
+  CommEstimate e8 = EstimateComm(*eight, AllGpus(*eight), *r, ModelProfile{});
+  EXPECT_EQ(e1.tp_s, e8.tp_s);  // TP inside each node's NVLink
+  EXPECT_NEAR(e8.dp_s, kDp2Over50, 1e-9);
+  EXPECT_NEAR(e1.dp_s, kDp2Over6p25, 1e-9);
+  EXPECT_GT(e1.total(), e8.total() + 2);
+  // The per-thread scratch is left clear: the 8-NIC cluster priced again gives the same.
+  EXPECT_EQ(EstimateComm(*eight, AllGpus(*eight), *r, ModelProfile{}).dp_s, e8.dp_s);
 }
 
 TEST_F(CostModelTest, IdealCommIsEveryGpuInOneFastestDomain) {

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "placement/engine/explain.h"
 #include "placement/formats/busy_list.h"
+#include "placement/formats/read_file.h"
 #include "placement/formats/topology_yaml.h"
 #include "policies/policy_loader.h"
 #include "tests/status_matchers.h"
@@ -543,6 +544,43 @@ TEST(EngineModelsTest, ATypedRequestIsNotSplitByModel) {
   PlacementResult r = engine.Place(state, Req(*topo, {.gpus = 8, .gpu_model = "a100"}));
   ASSERT_TRUE(r.placed) << r.reason;
   EXPECT_EQ(Models(r, *topo), std::set<std::string>{"A100"});
+}
+
+// Issue 11, point 3: NICs per node. 16 GPUs at TP=2 (two DP rings of 8, each leaving each of
+// its two nodes once) on tests/fixtures/topologies/nics.yaml, whose node pairs differ only in
+// NICs, the 1-NIC pair listed first. Blind to NICs (every node one per GPU) the tie goes to the
+// first pair; with them, a 1-NIC node sends two ring hops at half the link each, so the job
+// goes to the 8-NIC pair.
+TEST(EngineNicsTest, ADpHeavyJobTakesTheNodesWithMoreNics) {
+  absl::StatusOr<std::string> text = ReadFileToString("tests/fixtures/topologies/nics.yaml");
+  ASSERT_THAT(text, IsOk());
+  absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(*text, "nics.yaml");
+  ASSERT_THAT(spec, IsOk());
+  auto nodes_of = [](const PlacementResult& r, const Topology& t) {
+    std::set<std::string> out;
+    for (GpuId g : r.ranks) out.insert(t.nodes()[t.gpus()[g].node].name);
+    return out;
+  };
+  TopologySpec blind = *spec;
+  for (NodeGroupSpec& g : blind.node_groups) g.nics = kDefaultNics;
+  auto blind_topo = Topology::Create(blind);
+  ASSERT_THAT(blind_topo, IsOk());
+  {
+    ClusterState state(*blind_topo);
+    PlacementResult r =
+        Engine(*blind_topo, Pol("topo")).Place(state, Req(**blind_topo, {.gpus = 16, .tp = 2}));
+    ASSERT_TRUE(r.placed) << r.reason;
+    EXPECT_EQ(nodes_of(r, **blind_topo), (std::set<std::string>{"nic1n0", "nic1n1"}));
+  }
+  auto topo = Topology::Create(*spec);
+  ASSERT_THAT(topo, IsOk());
+  ClusterState state(*topo);
+  PlacementResult r = Engine(*topo, Pol("topo")).Place(state, Req(**topo, {.gpus = 16, .tp = 2}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(nodes_of(r, **topo), (std::set<std::string>{"nic8n0", "nic8n1"}));
+  // The 1-NIC pair lost on the communication estimate.
+  ASSERT_TRUE(r.best_rejected.has_value());
+  EXPECT_THAT(r.best_rejected->why, HasSubstr("comm"));
 }
 
 // The random policy draws afresh per decision (issue 11: it reseeded on every decision, so it
