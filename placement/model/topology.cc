@@ -70,30 +70,31 @@ std::pair<int, double> Topology::SwitchPath(SwitchId x, SwitchId y) const {
   return {best_tier, best_gbps};
 }
 
-std::pair<int, double> Topology::LeafPath(SwitchId x, SwitchId y) const {
-  if (leaf_component_.empty()) return SwitchPath(x, y);
+std::pair<int, int> Topology::FirstCommonComponent(SwitchId x, SwitchId y) const {
   const size_t tiers = tiers_.size();
   const size_t rx = leaf_row_[x] * tiers, ry = leaf_row_[y] * tiers;
   for (size_t t = 0; t < tiers; ++t) {
     int c = leaf_component_[rx + t];
-    if (c < 0 || c != leaf_component_[ry + t]) continue;
-    if (component_flags_[c] != (kTierExact | kGbpsExact)) return SwitchPath(x, y);
-    return {static_cast<int>(t), std::min(leaf_gbps_[rx + t], leaf_gbps_[ry + t])};
+    if (c >= 0 && c == leaf_component_[ry + t]) return {static_cast<int>(t), c};
   }
-  return {kDisconnected, 0};  // apart even at the top tier
+  return {-1, -1};  // apart even at the top tier
+}
+
+std::pair<int, double> Topology::LeafPath(SwitchId x, SwitchId y) const {
+  if (leaf_component_.empty()) return SwitchPath(x, y);
+  auto [t, c] = FirstCommonComponent(x, y);
+  if (t < 0) return {kDisconnected, 0};
+  if (component_flags_[c] != (kTierExact | kGbpsExact)) return SwitchPath(x, y);
+  const size_t tiers = tiers_.size();
+  return {t, std::min(leaf_gbps_[leaf_row_[x] * tiers + t], leaf_gbps_[leaf_row_[y] * tiers + t])};
 }
 
 int Topology::LeafTier(SwitchId x, SwitchId y) const {
   if (leaf_component_.empty()) return SwitchPath(x, y).first;
-  const size_t tiers = tiers_.size();
-  const size_t rx = leaf_row_[x] * tiers, ry = leaf_row_[y] * tiers;
-  for (size_t t = 0; t < tiers; ++t) {
-    int c = leaf_component_[rx + t];
-    if (c < 0 || c != leaf_component_[ry + t]) continue;
-    if (!(component_flags_[c] & kTierExact)) return SwitchPath(x, y).first;
-    return static_cast<int>(t);
-  }
-  return kDisconnected;
+  auto [t, c] = FirstCommonComponent(x, y);
+  if (t < 0) return kDisconnected;
+  if (!(component_flags_[c] & kTierExact)) return SwitchPath(x, y).first;
+  return t;
 }
 
 std::pair<int, double> Topology::GroupPath(int a, int b) const {

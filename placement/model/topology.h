@@ -263,6 +263,9 @@ class Topology {
   // Lowest common ancestor tier of two switches and the bottleneck Gb/s through it, from
   // their ancestor lists.
   std::pair<int, double> SwitchPath(SwitchId x, SwitchId y) const;
+  // The lowest tier at which two leaves are in one tier component, and that component;
+  // {-1, -1} when they are apart at every tier. Needs the components.
+  std::pair<int, int> FirstCommonComponent(SwitchId x, SwitchId y) const;
   // The same for two leaves, from their tier components where they answer exactly.
   std::pair<int, double> LeafPath(SwitchId x, SwitchId y) const;
   int LeafTier(SwitchId x, SwitchId y) const;
