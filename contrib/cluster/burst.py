@@ -241,54 +241,73 @@ def layouts(cli, texts):
     return out
 
 
+Decision = collections.namedtuple("Decision", "when key until layout line")
+Decision.__doc__ = """A placement line of the plugin: its time, the job as the line names it
+((job or array id, task)), the time of the next slurmctld start after it (None if none), the
+layout {node: [idx]} and the line."""
+
+
 def decisions(log_path, cli):
-    """({job id: (layout {node: [idx]}, line)}, {(job or array id, task): (time, layout, line)}):
-    each start of a job (slurmctld's "Allocate" or "Started" line) paired with the plugin's
-    placement line for that job just before it. A job whose last start has no such line (placed
-    while nvlplace had no configuration, or started again after a slurmctld restart lost an
-    earlier start) has no entry. A placement pairs only with a start logged within
-    START_AFTER_PLACED_S and before any slurmctld restart: a slurmctld SIGKILLed between the
-    two never logs that start, and the job may start later without nvlplace (while
-    nvlplace.yaml is broken). The second map holds the placement lines no start line
-    followed: 26.05's sched/backfill logs no start line (only under DebugFlags=HetJob), so
-    those are paired by the job's StartTime (at_start)."""
-    out, pending = {}, {}
+    """({job id: Decision}, {(job or array id, task): Decision}): each start of a job
+    (slurmctld's "Allocate" or "Started" line) paired with the plugin's placement line for
+    that job just before it. A job whose last start has no such line (placed while nvlplace
+    had no configuration, or started again after a slurmctld restart lost an earlier start)
+    has no entry. A placement pairs only with a start logged within START_AFTER_PLACED_S and
+    before any slurmctld restart: a slurmctld SIGKILLed between the two never logs that
+    start, and the job may start later without nvlplace (while nvlplace.yaml is broken). The
+    second map holds the placement lines no start line followed: 26.05's sched/backfill logs
+    no start line (only under DebugFlags=HetJob). Neither map is the last word: a job id a
+    SIGKILLed slurmctld handed out but never saved is handed out again to another job after
+    the restart, which 26.05's backfill may start without a line. decision_for checks each
+    pairing against the job's own record."""
+    out, pending, restarts = {}, {}, []
     with open(log_path, errors="replace") as f:
         for line in f:
             t = LOG_TIME_RE.search(line)
             when = log_time(t.group(1)) if t else None
             m = PLACED_RE.search(line)
             if m:
-                pending[(m.group(1), m.group(2))] = (when, m.group(5), line.strip())
+                key = (m.group(1), m.group(2))
+                pending[key] = (when, key, len(restarts), m.group(5), line.strip())
                 continue
             if CTLD_STARTED_RE.search(line):
                 pending.clear()
+                restarts.append(when)
                 continue
             m = STARTED_RE.search(line)
             if m:
                 placed = pending.pop((m.group(1), m.group(2)), None)
                 job = int(m.group(3) or m.group(1))
                 if placed and soon_after(placed[0], when):
-                    out[job] = placed[1:]
+                    out[job] = placed
                 else:
                     # Started again without a decision (slurmctld was killed before it saved
                     # the first start, and placed it again while nvlplace had no usable
                     # configuration): the earlier decision no longer describes the job.
                     out.pop(job, None)
     # The layouts, read at once.
-    read = layouts(cli, [p[0] for p in out.values()] + [p[1] for p in pending.values()])
-    return ({job: (read[text], line) for job, (text, line) in out.items()},
-            {key: (when, read[text], line) for key, (when, text, line) in pending.items()})
+    read = layouts(cli, [p[3] for p in out.values()] + [p[3] for p in pending.values()])
+
+    def decision(when, key, incarnation, text, line):
+        until = restarts[incarnation] if incarnation < len(restarts) else None
+        return Decision(when, key, until, read[text], line)
+    return ({job: decision(*p) for job, p in out.items()},
+            {key: decision(*p) for key, p in pending.items()})
 
 
-def at_start(job, unpaired):
-    """The placement line of a started job that no start line followed, if slurmctld stamped
-    the job's StartTime within START_AFTER_PLACED_S of it, as (layout, line); else None."""
-    key = (str(job["array"][0]), job["array"][1]) if job["array"] else None
-    placed = unpaired.get(key) if key else None
-    if not placed or not soon_after(placed[0], log_time(job["start"])):
-        return None
-    return placed[1:]
+def decision_for(jid, job, placed, unpaired):
+    """The placement (layout, line) that decided the allocation job jid recorded of itself
+    when it started, or None: the line must name this job (its array and task; a job id a
+    SIGKILLed slurmctld never saved goes to another job after the restart), the job's
+    StartTime must follow it within START_AFTER_PLACED_S, and no slurmctld may have started
+    in between (StartTime has whole seconds: a start in the restart's second does not pair)."""
+    name = (str(job["array"][0]), job["array"][1]) if job["array"] else (str(jid), None)
+    started = log_time(job["start"])
+    for d in (placed.get(jid), unpaired.get(name)):
+        if (d and d.key == name and soon_after(d.when, started)
+                and (d.until is None or started + datetime.timedelta(seconds=1) <= d.until)):
+            return d.layout, d.line
+    return None
 
 
 # ---- the burst ------------------------------------------------------------------------------
@@ -493,7 +512,8 @@ class Burst:
     def report(self):
         cli = self.c.cli
         final = parse_jobs(cli, run(["scontrol", "-d", "-o", "show", "job"]).stdout)
-        placed, unpaired = decisions(self.c.log, cli)
+        logged, unpaired = decisions(self.c.log, cli)
+        placed = {}  # job id -> (layout, line) of the placement that decided its allocation
         states = collections.Counter()
         kind_of = {}  # job id -> kind, for every task of the burst's arrays
         seen_tasks = collections.Counter()
@@ -515,7 +535,7 @@ class Burst:
         for jid, j in recorded(cli, self.allocs_dir).items():
             if j["gpus"]:
                 got[jid] = j["gpus"]
-                if jid not in placed and (p := at_start(j, unpaired)):
+                if p := decision_for(jid, j, logged, unpaired):
                     placed[jid] = p
             if j["indexless"]:
                 indexless[jid] = j["indexless"]

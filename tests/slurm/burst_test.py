@@ -43,7 +43,7 @@ class DecisionsTest(unittest.TestCase):
     def test_a_start_pairs_with_the_placement_just_before_it(self):
         out, unpaired = self.decisions(placed("53.019", "5_7(5)", "node01:2-3"),
                                        backfill_started("53.019", "5_7(84)"))
-        self.assertEqual(out[84][0], {"node01": [2, 3]})
+        self.assertEqual(out[84].layout, {"node01": [2, 3]})
         self.assertEqual(unpaired, {})
 
     def test_a_placement_whose_start_a_killed_slurmctld_never_logged_is_dropped(self):
@@ -68,13 +68,38 @@ class DecisionsTest(unittest.TestCase):
 
     def test_without_a_start_line_the_start_time_pairs(self):
         # 26.05's sched/backfill logs no start line.
-        _, unpaired = self.decisions(placed("20.900", "3_1(3)", "node02:0-1"))
+        logged, unpaired = self.decisions(placed("20.900", "3_1(3)", "node02:0-1"))
         job = {"array": (3, "1"), "start": "2026-11-24T00:53:21"}
-        self.assertEqual(burst.at_start(job, unpaired)[0], {"node02": [0, 1]})
+        self.assertEqual(burst.decision_for(3, job, logged, unpaired)[0], {"node02": [0, 1]})
         late = {"array": (3, "1"), "start": "2026-11-24T00:53:27"}
-        self.assertIsNone(burst.at_start(late, unpaired))
+        self.assertIsNone(burst.decision_for(3, late, logged, unpaired))
         other = {"array": (3, "2"), "start": "2026-11-24T00:53:21"}
-        self.assertIsNone(burst.at_start(other, unpaired))
+        self.assertIsNone(burst.decision_for(3, other, logged, unpaired))
+
+    def test_a_job_id_handed_out_again_after_a_sigkill_is_not_the_placed_job(self):
+        # Seen in slurm-26.05.faults (CI, 2026-11-25): task 3_8 placed and started as job 70,
+        # slurmctld SIGKILLed before it saved either; after the restart job id 70 went to a
+        # one-GPU task that 26.05's backfill started without a line, and task 3_8 started
+        # again later elsewhere.
+        logged, unpaired = self.decisions(placed("22.001", "3_8(3)", "node01:0-1"),
+                                           backfill_started("22.001", "3_8(70)"),
+                                           ctld_started("27.400"))
+        other = {"array": (12, "4"), "start": "2026-11-24T00:53:31"}
+        self.assertIsNone(burst.decision_for(70, other, logged, unpaired))
+        same = {"array": (3, "8"), "start": "2026-11-24T00:53:22"}
+        self.assertEqual(burst.decision_for(70, same, logged, unpaired)[0], {"node01": [0, 1]})
+
+    def test_a_task_started_again_after_the_restart_is_not_paired_with_its_first_placement(self):
+        # The same burst: task 3_9 (job 3) placed and started on node04, slurmctld SIGKILLed,
+        # restarted within START_AFTER_PLACED_S, and the task started again on node02 by a
+        # backfill that logs no line.
+        logged, unpaired = self.decisions(placed("22.001", "3_9(3)", "node04:0-1"),
+                                           backfill_started("22.001", "3_9(3)"),
+                                           ctld_started("26.300"))
+        again = {"array": (3, "9"), "start": "2026-11-24T00:53:26"}
+        self.assertIsNone(burst.decision_for(3, again, logged, unpaired))
+        before = {"array": (3, "9"), "start": "2026-11-24T00:53:22"}
+        self.assertEqual(burst.decision_for(3, before, logged, unpaired)[0], {"node04": [0, 1]})
 
 
 class ParseJobsTest(unittest.TestCase):
