@@ -7,12 +7,14 @@
 #include "nvl_ctld.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "held_gpus.h"
 #include "nvl_slurm_compat.h"
 #include "nvlplace_facade.h"
 #include "src/common/job_resources.h"
@@ -30,6 +32,16 @@ static bool nvl_load_tried = false;
  * reported, and the unregistered nodes last reported ("" when none). */
 static const nvl_facade_t* nvl_indexless_reported = NULL;
 static char* nvl_unregistered_reported = NULL;
+
+/* The GPUs running jobs hold (held_gpus.h), for WILL_RUN's end times: told when cons_tres
+ * allocates a job's resources (select_nodeinfo_set) and at job fini, checked against every node's
+ * gres_bit_alloc at each use and rebuilt from the job list when they differ, when it is not valid
+ * (first use, after a load of the configuration, a resize or an expand) or when it ran out of
+ * memory. nvl_held_lock is never taken while nvl_lock is held. */
+static pthread_mutex_t nvl_held_lock = PTHREAD_MUTEX_INITIALIZER;
+static nvl_held_t* nvl_held = NULL;
+static bool nvl_held_valid = false;
+static uint64_t nvl_held_drifts = 0; /* rebuilds because the view differed from Slurm's */
 
 #define NVL_SUMMARY_INTERVAL_S 300.0
 
@@ -81,6 +93,7 @@ extern void nvl_ctld_load_config(void) {
   nvl_load_tried = true;
   slurm_mutex_unlock(&nvl_lock);
   nvl_facade_free(old);
+  nvl_ctld_held_invalidate();
 
   if (loaded) {
     info("nvlplace: loaded %s: %s", path, nvl_facade_describe(loaded));
@@ -101,6 +114,11 @@ extern void nvl_ctld_fini(void) {
   nvl_indexless_reported = NULL;
   xfree(nvl_unregistered_reported);
   slurm_mutex_unlock(&nvl_lock);
+  slurm_mutex_lock(&nvl_held_lock);
+  nvl_held_free(nvl_held);
+  nvl_held = NULL;
+  nvl_held_valid = false;
+  slurm_mutex_unlock(&nvl_held_lock);
 }
 
 /* A reference to the configuration (loaded at the first call), or NULL. */
@@ -139,6 +157,9 @@ static gres_node_state_t* _node_gpus(int node_index) {
 }
 
 /* Why a node with GPUs offers none to nvlplace. */
+/* GPUs of one node the held view is checked against (more: that node is not checked). */
+#define NVL_CHECK_GPUS 1024
+
 typedef enum {
   NVL_GPUS_INDEXED,      /* free GPUs by index (possibly none free) */
   NVL_GPUS_UNREGISTERED, /* slurmd has not registered its GPUs since slurmctld started */
@@ -151,16 +172,21 @@ typedef enum {
  * has the node's count and busy bitmap from its state file but no GPU indexes until the
  * node's slurmd registers again (gres_cnt_found is NO_VAL64 until then): cons_tres would
  * allocate GPUs there without indexes. RET the number of free GPUs; *state says why a node
- * with GPUs offers none. */
-static int _free_gpus(int node_index, int** out, nvl_gpus_state_t* state) {
+ * with GPUs offers none. With `check` (the held view, under nvl_held_lock), a node whose
+ * allocated GPUs are not the ones the view holds there sets *drift. */
+static int _free_gpus(int node_index, int** out, nvl_gpus_state_t* state, const nvl_held_t* check,
+                      bool* drift) {
   gres_node_state_t* ns = _node_gpus(node_index);
-  int avail, n = 0;
+  int avail, n = 0, size;
+  int alloc[NVL_CHECK_GPUS];
+  int num_alloc = 0;
 
   *out = NULL;
   *state = NVL_GPUS_INDEXED;
-  if (!ns) return 0;
-  avail = (int)ns->gres_cnt_avail;
-  if (avail <= 0) return 0;
+  if (!ns || (avail = (int)ns->gres_cnt_avail) <= 0) {
+    if (check && !nvl_held_matches(check, node_index, NULL, 0)) *drift = true;
+    return 0;
+  }
   if (!ns->no_consume && ns->gres_cnt_found == NO_VAL64) {
     *state = NVL_GPUS_UNREGISTERED;
     return 0;
@@ -172,11 +198,19 @@ static int _free_gpus(int node_index, int** out, nvl_gpus_state_t* state) {
   *out = xcalloc(avail, sizeof(int));
   if (ns->no_consume) {
     for (int i = 0; i < avail; i++) (*out)[n++] = i;
-  } else {
-    int size = bit_size(ns->gres_bit_alloc);
-    for (int i = 0; i < avail && i < size; i++)
-      if (!bit_test(ns->gres_bit_alloc, i)) (*out)[n++] = i;
+    return n;
   }
+  size = bit_size(ns->gres_bit_alloc);
+  for (int i = 0; i < size; i++) {
+    if (!bit_test(ns->gres_bit_alloc, i)) {
+      if (i < avail) (*out)[n++] = i;
+    } else if (num_alloc < NVL_CHECK_GPUS) {
+      alloc[num_alloc++] = i;
+    } else {
+      check = NULL; /* more GPUs on one node than the check holds: not checked */
+    }
+  }
+  if (check && !nvl_held_matches(check, node_index, alloc, num_alloc)) *drift = true;
   return n;
 }
 
@@ -228,9 +262,13 @@ static char* _names(nvl_hostlist_t hl) {
   return names;
 }
 
-static void _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s) {
+/* The nodes' free GPUs. With `check` (under nvl_held_lock): RET the first node whose
+ * allocated GPUs differ from the held view's, else -1. */
+static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
+                     const nvl_held_t* check) {
   node_record_t* node_ptr;
   nvl_hostlist_t indexless = NULL, unregistered = NULL;
+  int drifted = -1;
 
   s->count = node_record_count;
   s->nodes = xcalloc(s->count, sizeof(nvl_node_t));
@@ -242,7 +280,9 @@ static void _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s
     nvl_gpus_state_t state;
     s->nodes[i].name = node_ptr->name;
     s->nodes[i].usable = bit_test(usable, i);
-    s->nodes[i].num_free = _free_gpus(i, &s->free[i], &state);
+    bool drift = false;
+    s->nodes[i].num_free = _free_gpus(i, &s->free[i], &state, check, &drift);
+    if (drift && drifted < 0) drifted = i;
     s->nodes[i].free_gpus = s->free[i];
     if (state == NVL_GPUS_INDEXLESS) {
       if (!indexless) indexless = hostlist_create(NULL);
@@ -255,84 +295,164 @@ static void _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s
     }
   }
   _report_gpuless(f, _names(indexless), _names(unregistered));
+  return drifted;
 }
 
-/* One GPU of a running job on one node, free from `until`. */
-typedef struct {
-  int node, gpu;
-  int64_t until;
-} nvl_busy_t;
-
-static int _by_node(const void* a, const void* b) {
-  const nvl_busy_t *x = a, *y = b;
-  if (x->node != y->node) return x->node < y->node ? -1 : 1;
-  return (x->gpu > y->gpu) - (x->gpu < y->gpu);
-}
-
-/* slurmctld's job list is slurmctld's own symbol, not libslurmfull's: a weak reference, so
- * that the plugin links with -z defs and loads in the clients and slurmstepd that open
- * every select plugin up to 24.11 (there it is NULL and never read). */
+/* slurmctld's job list and job lookup are slurmctld's own symbols, not libslurmfull's: weak
+ * references, so that the plugin links with -z defs and loads in the clients and
+ * slurmstepd that open every select plugin up to 24.11 (there they are NULL and never
+ * used). */
 #pragma weak job_list
+#pragma weak find_job_record
 
-/* WILL_RUN: the GPUs running and suspended jobs hold on the usable nodes, with each job's
- * end time, from the jobs' GPU allocations (gres_bit_alloc per node of the job, in the
- * order of its job_resrcs node bitmap), as cons_tres's own will_run reads the job list. */
-static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable) {
-  nvl_busy_t* busy = NULL;
-  int n = 0, cap = 0;
+/* Adds the GPUs job_ptr holds (the gpu entries of its gres_list_alloc: gres_bit_alloc per
+ * node of the job, in the order of its job_resrcs node bitmap) to the view. RET 0, or -1
+ * when the view ran out of memory. */
+static int _held_add_job(job_record_t* job_ptr) {
+  bitstr_t* on;
+  gres_state_t* gs;
   nvl_list_itr_t it;
-  job_record_t* jp;
+  int* gpus = NULL;
+  int cap = 0, rc = 0;
 
-  if (!job_list) return;
-  it = list_iterator_create(job_list);
-  while ((jp = list_next(it))) {
-    bitstr_t* on;
-    gres_state_t* gs;
-    nvl_list_itr_t git;
-
-    if (!(IS_JOB_RUNNING(jp) || IS_JOB_SUSPENDED(jp)) || jp->end_time <= 0 || !jp->job_resrcs ||
-        !(on = jp->job_resrcs->node_bitmap) || !jp->gres_list_alloc || !bit_overlap_any(on, usable))
-      continue;
-    git = list_iterator_create(jp->gres_list_alloc);
-    while ((gs = list_next(git))) {
-      gres_job_state_t* js = gs->gres_data;
-      int first, last, j = 0;
-      if (xstrcmp(gs->gres_name, "gpu") || !js || !js->gres_bit_alloc) continue;
-      first = bit_ffs(on);
-      last = bit_fls(on);
-      for (int i = first; first >= 0 && i <= last && j < (int)js->node_cnt; i++) {
-        bitstr_t* b;
-        if (!bit_test(on, i)) continue;
-        b = js->gres_bit_alloc[j++];
-        if (!b || i >= s->count || i >= bit_size(usable) || !bit_test(usable, i)) continue;
-        for (int g = 0; g < bit_size(b); g++) {
-          if (!bit_test(b, g)) continue;
-          if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            xrecalloc(busy, cap, sizeof(nvl_busy_t));
-          }
-          busy[n++] = (nvl_busy_t){i, g, (int64_t)jp->end_time};
-        }
+  if (!job_ptr->job_resrcs || !(on = job_ptr->job_resrcs->node_bitmap) || !job_ptr->gres_list_alloc)
+    return 0;
+  it = list_iterator_create(job_ptr->gres_list_alloc);
+  while (!rc && (gs = list_next(it))) {
+    gres_job_state_t* js = gs->gres_data;
+    int first, last, j = 0;
+    if (xstrcmp(gs->gres_name, "gpu") || !js || !js->gres_bit_alloc) continue;
+    first = bit_ffs(on);
+    last = bit_fls(on);
+    for (int i = first; !rc && first >= 0 && i <= last && j < (int)js->node_cnt; i++) {
+      bitstr_t* b;
+      int size, n = 0;
+      if (!bit_test(on, i)) continue;
+      if (!(b = js->gres_bit_alloc[j++])) continue;
+      size = bit_size(b);
+      if (size > cap) {
+        cap = size;
+        xrecalloc(gpus, cap, sizeof(int));
       }
+      for (int g = 0; g < size; g++)
+        if (bit_test(b, g)) gpus[n++] = g;
+      if (n) rc = nvl_held_add(nvl_held, job_ptr->job_id, i, gpus, n);
     }
-    list_iterator_destroy(git);
   }
   list_iterator_destroy(it);
-  if (!n) return;
-  qsort(busy, n, sizeof(nvl_busy_t), _by_node);
-  s->busy_gpus = xcalloc(n, sizeof(int));
-  s->busy_until = xcalloc(n, sizeof(int64_t));
-  for (int k = 0; k < n; k++) {
-    nvl_node_t* node = &s->nodes[busy[k].node];
-    if (!node->num_busy) {
-      node->busy_gpus = s->busy_gpus + k;
-      node->busy_until = s->busy_until + k;
-    }
-    s->busy_gpus[k] = busy[k].gpu;
-    s->busy_until[k] = busy[k].until;
-    node->num_busy++;
+  xfree(gpus);
+  return rc;
+}
+
+/* The view from the job list: the GPUs of every running and suspended job (a suspended job
+ * keeps its GPUs: cons_tres releases only its cores). Under nvl_held_lock. */
+static void _held_rebuild(void) {
+  nvl_list_itr_t it;
+  job_record_t* jp;
+  int rc = 0;
+
+  nvl_held_valid = false;
+  if (!job_list || (!nvl_held && !(nvl_held = nvl_held_new()))) return;
+  nvl_held_clear(nvl_held);
+  it = list_iterator_create(job_list);
+  while (!rc && (jp = list_next(it)))
+    if (IS_JOB_RUNNING(jp) || IS_JOB_SUSPENDED(jp)) rc = _held_add_job(jp);
+  list_iterator_destroy(it);
+  nvl_held_valid = rc == 0;
+}
+
+extern void nvl_ctld_held_invalidate(void) {
+  slurm_mutex_lock(&nvl_held_lock);
+  nvl_held_valid = false;
+  slurm_mutex_unlock(&nvl_held_lock);
+}
+
+extern void nvl_ctld_job_allocated(job_record_t* job_ptr) {
+  slurm_mutex_lock(&nvl_held_lock);
+  if (nvl_held_valid) {
+    nvl_held_drop(nvl_held, job_ptr->job_id); /* a requeued job begins again */
+    if (_held_add_job(job_ptr)) nvl_held_valid = false;
   }
-  xfree(busy);
+  slurm_mutex_unlock(&nvl_held_lock);
+}
+
+extern void nvl_ctld_job_fini(job_record_t* job_ptr) {
+  slurm_mutex_lock(&nvl_held_lock);
+  if (nvl_held_valid) nvl_held_drop(nvl_held, job_ptr->job_id);
+  slurm_mutex_unlock(&nvl_held_lock);
+}
+
+/* The held view, valid and checked: the nodes' free GPUs into s (as _snapshot), the view
+ * compared with every node's gres_bit_alloc on the way, and rebuilt (and logged) when they
+ * differ. Under nvl_held_lock. RET 0, or -1 when there is no usable view. */
+static int _snapshot_checked(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s) {
+  int drifted;
+
+  if (!nvl_held_valid) _held_rebuild();
+  drifted = _snapshot(f, usable, s, nvl_held_valid ? nvl_held : NULL);
+  if (drifted >= 0) {
+    gres_node_state_t* ns = _node_gpus(drifted);
+    char slurm[256] = "none";
+    char* ours = NULL;
+    const int* gpus;
+    const uint32_t* jobs;
+    int n = nvl_held_node(nvl_held, drifted, &gpus, &jobs);
+
+    if (ns && ns->gres_bit_alloc && bit_set_count(ns->gres_bit_alloc))
+      bit_fmt(slurm, sizeof(slurm), ns->gres_bit_alloc);
+    for (int k = 0; k < n; k++) xstrfmtcat(ours, "%s%d(job %u)", k ? "," : "", gpus[k], jobs[k]);
+    nvl_held_drifts++;
+    error(
+        "nvlplace: the GPUs nvlplace keeps as held by running jobs differ from Slurm's GRES "
+        "on %s (Slurm's gres_bit_alloc: %s; nvlplace's: %s); rebuilt from the job list "
+        "(%" PRIu64 " times since slurmctld started)",
+        node_record_table_ptr[drifted]->name, slurm, ours ? ours : "none", nvl_held_drifts);
+    xfree(ours);
+    _held_rebuild();
+  }
+  return nvl_held_valid ? 0 : -1;
+}
+
+/* WILL_RUN: the GPUs running and suspended jobs hold on the usable nodes, with each job's
+ * end time, from the held view (under nvl_held_lock, valid). */
+static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable) {
+  int total = 0, k = 0;
+  int count = MIN(s->count, (int)bit_size(usable));
+  uint32_t last_job = 0; /* job ids start at 1 */
+  int64_t last_end = 0;
+
+  if (!find_job_record) return;
+  for (int i = 0; i < count; i++) {
+    const int* gpus;
+    const uint32_t* jobs;
+    if (bit_test(usable, i)) total += nvl_held_node(nvl_held, i, &gpus, &jobs);
+  }
+  if (!total) return;
+  s->busy_gpus = xcalloc(total, sizeof(int));
+  s->busy_until = xcalloc(total, sizeof(int64_t));
+  for (int i = 0; i < count; i++) {
+    const int* gpus;
+    const uint32_t* jobs;
+    nvl_node_t* node = &s->nodes[i];
+    int n;
+    if (!bit_test(usable, i) || !(n = nvl_held_node(nvl_held, i, &gpus, &jobs))) continue;
+    for (int g = 0; g < n; g++) {
+      if (jobs[g] != last_job) {
+        job_record_t* jp = find_job_record(jobs[g]);
+        last_job = jobs[g];
+        last_end = (jp && (IS_JOB_RUNNING(jp) || IS_JOB_SUSPENDED(jp))) ? (int64_t)jp->end_time : 0;
+      }
+      if (last_end <= 0) continue;
+      if (!node->num_busy) {
+        node->busy_gpus = s->busy_gpus + k;
+        node->busy_until = s->busy_until + k;
+      }
+      s->busy_gpus[k] = gpus[g];
+      s->busy_until[k] = last_end;
+      k++;
+      node->num_busy++;
+    }
+  }
 }
 
 static void _snapshot_free(nvl_snapshot_t* s) {
@@ -706,10 +826,13 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
    * usable nodes minus excluded, down or reserved ones. */
   usable = bit_copy(bitmap);
   if (job_ptr->details->req_node_bitmap) bit_and(usable, job_ptr->details->req_node_bitmap);
-  _snapshot(f, usable, &snap);
   if (job.mode == NVL_MODE_WILL_RUN && job.gpu_requests) {
     NVL_WILL_RUN_WINDOW(tail, job.will_run_start, job.will_run_end);
-    _snapshot_ends(&snap, usable);
+    slurm_mutex_lock(&nvl_held_lock);
+    if (_snapshot_checked(f, usable, &snap) == 0) _snapshot_ends(&snap, usable);
+    slurm_mutex_unlock(&nvl_held_lock);
+  } else {
+    _snapshot(f, usable, &snap, NULL);
   }
   /* A GPU job starts on no node whose GPUs slurmctld cannot index yet, whoever chooses. */
   if (snap.unregistered && job.gpu_requests && SELECT_IS_MODE_RUN_NOW(mode))

@@ -27,6 +27,15 @@ int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, bitstr_t
                       nvl_list_t preemptee_candidates, nvl_list_t* preemptee_job_list,
                       nvl_job_test_tail_t tail);
 
+/* The GPUs running jobs hold, kept for backfill's WILL_RUN tests (held_gpus.h): after
+ * cons_tres's select_nodeinfo_set (the job's resources allocated) and job_fini, and
+ * invalidate (rebuilt from the job list at the next use) after a resize or an expand,
+ * whose GRES bookkeeping is spread over slurmctld. Checked against every node's
+ * gres_bit_alloc at each use. */
+void nvl_ctld_job_allocated(job_record_t* job_ptr);
+void nvl_ctld_job_fini(job_record_t* job_ptr);
+void nvl_ctld_held_invalidate(void);
+
 /* The submit-time check of job_submit/nvlplace: the decision nvlplace would make at
  * submission (test_only, every node as if free) on the job description. RET SLURM_SUCCESS,
  * or ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE with the reason in *err_msg (shown to the user

@@ -148,6 +148,37 @@ extern int select_p_reconfigure(void) {
   return rc;
 }
 
+/* cons_tres's, and then the GPUs running jobs hold (nvl_ctld.h). select_nodeinfo_set is
+ * where cons_tres allocates a starting job's resources, GRES included (its job_begin does
+ * nothing), and where slurmctld gives it back each running job's at a restart. */
+extern int select_p_select_nodeinfo_set(job_record_t* job_ptr) {
+  int rc = ct.select_nodeinfo_set(job_ptr);
+
+  if (rc == SLURM_SUCCESS && running_in_slurmctld()) nvl_ctld_job_allocated(job_ptr);
+  return rc;
+}
+
+extern int select_p_job_fini(job_record_t* job_ptr) {
+  int rc = ct.job_fini(job_ptr);
+
+  if (running_in_slurmctld()) nvl_ctld_job_fini(job_ptr);
+  return rc;
+}
+
+extern int select_p_job_resized(job_record_t* job_ptr, node_record_t* node_ptr) {
+  int rc = ct.job_resized(job_ptr, node_ptr);
+
+  if (running_in_slurmctld()) nvl_ctld_held_invalidate();
+  return rc;
+}
+
+extern int select_p_job_expand(job_record_t* from_job_ptr, job_record_t* to_job_ptr) {
+  int rc = ct.job_expand(from_job_ptr, to_job_ptr);
+
+  if (running_in_slurmctld()) nvl_ctld_held_invalidate();
+  return rc;
+}
+
 /* ---- everything else is cons_tres's, one forwarder per entry of select_entries.h ---- */
 
 #define NVL_SELECT_ENTRY(ret, name, params, args) \

@@ -40,17 +40,17 @@ NVL_SELECT_ENTRY(int, node_init, (void), ())
 NVL_SELECT_HOOK(int, job_test, (NVL_JOB_TEST_PARAMS), ())
 NVL_SELECT_ENTRY(int, job_begin, (job_record_t* job_ptr), (job_ptr))
 NVL_SELECT_ENTRY(int, job_ready, (job_record_t* job_ptr), (job_ptr))
-NVL_SELECT_ENTRY(int, job_expand, (job_record_t* from_job_ptr, job_record_t* to_job_ptr),
-                 (from_job_ptr, to_job_ptr))
-NVL_SELECT_ENTRY(int, job_resized, (job_record_t* job_ptr, node_record_t* node_ptr),
-                 (job_ptr, node_ptr))
+NVL_SELECT_HOOK(int, job_expand, (job_record_t* from_job_ptr, job_record_t* to_job_ptr),
+                (from_job_ptr, to_job_ptr))
+NVL_SELECT_HOOK(int, job_resized, (job_record_t* job_ptr, node_record_t* node_ptr),
+                (job_ptr, node_ptr))
 #if NVL_UP_TO_22_05
 NVL_SELECT_ENTRY(int, job_signal, (job_record_t* job_ptr, int signal), (job_ptr, signal))
 #endif
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
 NVL_SELECT_VOID(job_mem_reduce, (job_record_t* job_ptr), (job_ptr))
 #endif
-NVL_SELECT_ENTRY(int, job_fini, (job_record_t* job_ptr), (job_ptr))
+NVL_SELECT_HOOK(int, job_fini, (job_record_t* job_ptr), (job_ptr))
 NVL_SELECT_ENTRY(int, job_suspend, (job_record_t* job_ptr, bool indf_susp), (job_ptr, indf_susp))
 NVL_SELECT_ENTRY(int, job_resume, (job_record_t* job_ptr, bool indf_susp), (job_ptr, indf_susp))
 #if NVL_UP_TO_24_11
@@ -71,7 +71,7 @@ NVL_SELECT_ENTRY(select_nodeinfo_t*, select_nodeinfo_alloc, (void), ())
 NVL_SELECT_ENTRY(int, select_nodeinfo_free, (select_nodeinfo_t* nodeinfo), (nodeinfo))
 #endif
 NVL_SELECT_ENTRY(int, select_nodeinfo_set_all, (void), ())
-NVL_SELECT_ENTRY(int, select_nodeinfo_set, (job_record_t* job_ptr), (job_ptr))
+NVL_SELECT_HOOK(int, select_nodeinfo_set, (job_record_t* job_ptr), (job_ptr))
 #if NVL_UP_TO_24_11
 NVL_SELECT_ENTRY(int, select_nodeinfo_get,
                  (select_nodeinfo_t* nodeinfo, enum select_nodedata_type dinfo,

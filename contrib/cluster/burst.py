@@ -204,6 +204,7 @@ STARTED_RE = re.compile(r"(?:sched: Allocate|sched/backfill: _start_job: Started
 
 LOG_TIME_RE = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\]")
 CTLD_STARTED_RE = re.compile(r"slurmctld version \S+ started")
+HELD_DRIFT = "differ from Slurm's GRES"  # nvl_ctld.c's line when its held view drifted
 # How long after its placement line slurmctld may log a job's start or stamp its StartTime:
 # both happen in one job_test under slurmctld's node write lock, well within a second even on
 # a loaded machine.
@@ -616,6 +617,10 @@ class Burst:
             "double_allocation_count": len(self.double),
             "held_lines": log_tail.count(" held: "),
             "config_errors_logged": log_tail.count("error: nvlplace: "),
+            # The plugin checks the GPUs it keeps as held by running jobs (for backfill's
+            # WILL_RUN) against Slurm's own GRES bitmaps at every use: any difference is a
+            # bug in what it is told at job begin and fini.
+            "held_view_drifts": [l for l in log_tail.splitlines() if HELD_DRIFT in l][:5],
             "faults": self.faults,
             "quality": quality,
             "wall_seconds": round(self.wall, 1),
@@ -640,6 +645,8 @@ class Burst:
             (f"the sampler stopped: {self.sampler_error}", self.sampler_error),
             ("GPU jobs placed by nvlplace without GPUs",
              summary["gpu_jobs_without_gpus_by_nvlplace"]),
+            ("the GPUs nvlplace keeps as held drifted from Slurm's GRES",
+             summary["held_view_drifts"]),
             ("jobs FAILED", states.get("FAILED"))] if bad]
         summary["problems"] = problems
         summary["ok"] = not problems
