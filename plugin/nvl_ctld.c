@@ -156,10 +156,10 @@ static gres_node_state_t* _node_gpus(int node_index) {
   return gs->gres_data;
 }
 
-/* Why a node with GPUs offers none to nvlplace. */
 /* GPUs of one node the held view is checked against (more: that node is not checked). */
 #define NVL_CHECK_GPUS 1024
 
+/* Why a node with GPUs offers none to nvlplace. */
 typedef enum {
   NVL_GPUS_INDEXED,      /* free GPUs by index (possibly none free) */
   NVL_GPUS_UNREGISTERED, /* slurmd has not registered its GPUs since slurmctld started */

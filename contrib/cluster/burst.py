@@ -619,7 +619,7 @@ class Burst:
             "config_errors_logged": log_tail.count("error: nvlplace: "),
             # The plugin checks the GPUs it keeps as held by running jobs (for backfill's
             # WILL_RUN) against Slurm's own GRES bitmaps at every use: any difference is a
-            # bug in what it is told at job begin and fini.
+            # bug in what it is told when a job's resources are allocated and at its fini.
             "held_view_drifts": [l for l in log_tail.splitlines() if HELD_DRIFT in l][:5],
             "faults": self.faults,
             "quality": quality,
