@@ -56,7 +56,7 @@ case $TARGET in
     done ;;
   policy)
     for f in configs/policies/*.yaml; do put "$(basename "$f")" "$f"; done ;;
-  plugin_config|spank_options|facade|engine) ;;  # hand-written seeds only
+  plugin_config|spank_options|facade|engine|held_gpus) ;;  # hand-written seeds only
   *) echo "seeds.sh: unknown target '$TARGET'" >&2; exit 2 ;;
 esac
 if [ -d "$ROOT/tests/fuzz/seeds/$TARGET" ]; then
