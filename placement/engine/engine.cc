@@ -592,6 +592,8 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
   } else {
     OneModelAtATime(state, r, models, &result);
   }
+  // What resolving the request relaxed comes first: it holds for every candidate.
+  result.relaxations.insert(result.relaxations.begin(), r.relaxations.begin(), r.relaxations.end());
   return result;
 } catch (const std::exception& e) {
   PlacementResult failed;

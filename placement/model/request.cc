@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 
 #include "absl/strings/match.h"
@@ -214,6 +215,29 @@ absl::StatusOr<Request> RestrictToModel(absl::string_view name, const Topology& 
   return r;
 }
 
+// The usual names of the tiers from the bottom, as the SPANK option --nvl-max-tier takes them.
+constexpr const char* kUsualTiers[] = {"leaf", "spine", "core"};
+
+// r->max_tier from a tier name: the topology's tier of that name; or, for a usual name above
+// the topology's highest tier (core on a two-tier cluster), no limit, named as a relaxation.
+absl::Status ResolveTier(const std::string& name, const Topology& topo, Request* r) {
+  r->max_tier = topo.FindTier(name);
+  if (r->max_tier >= 0) return absl::OkStatus();
+  const int num_tiers = static_cast<int>(topo.tiers().size());
+  for (int i = 0; i < static_cast<int>(std::size(kUsualTiers)); ++i) {
+    if (name == kUsualTiers[i] && i >= num_tiers) {
+      r->relaxations.push_back(
+          absl::StrCat("max-tier=", name, " limits nothing: cluster ", topo.name(),
+                       num_tiers == 0 ? " has no switch tier"
+                                      : absl::StrCat("'s highest tier is ", topo.tiers().back()),
+                       " (dropped)"));
+      return absl::OkStatus();
+    }
+  }
+  return Bad(absl::StrCat("max-tier ", QuoteUserText(name), " is not a tier of cluster ",
+                          topo.name(), "; tiers are ", absl::StrJoin(topo.tiers(), ", ")));
+}
+
 }  // namespace
 
 absl::StatusOr<Request> ResolveRequest(const RequestSpec& spec, const Topology& topo) {
@@ -236,12 +260,8 @@ absl::StatusOr<Request> ResolveRequest(const RequestSpec& spec, const Topology& 
   }
   r.nvl = spec.nvl;
   if (!spec.max_tier.empty()) {
-    r.max_tier = topo.FindTier(spec.max_tier);
-    if (r.max_tier < 0) {
-      return Bad(absl::StrCat("max-tier ", QuoteUserText(spec.max_tier),
-                              " is not a tier of cluster ", topo.name(), "; tiers are ",
-                              absl::StrJoin(topo.tiers(), ", ")));
-    }
+    absl::Status tier = ResolveTier(spec.max_tier, topo, &r);
+    if (!tier.ok()) return tier;
   }
   r.max_tier_required = spec.max_tier_required;
   r.exclusive = spec.exclusive;

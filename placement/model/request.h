@@ -45,6 +45,10 @@ struct Request {
   NvlMode nvl = NvlMode::kStrict;
   int max_tier = -1;  // -1: any; else the highest tier index the job may span
   bool max_tier_required = true;
+  // What ResolveRequest relaxed (a max tier above the cluster's highest limits nothing and is
+  // dropped): the engine names each in every decision's relaxations, the same for the CLI,
+  // the replay and the plugin.
+  std::vector<std::string> relaxations;
   bool exclusive = false;
   int gpu_model = -1;              // -1: any; else an index into Topology::gpu_models()
   std::vector<bool> allowed_node;  // per node of the topology (false for other models)
@@ -60,10 +64,12 @@ struct Request {
 };
 
 // Resolves defaults (PP=1, DP = gpus / (TP x PP), TP=1 when nothing is given) and checks
-// the sizes, names and tier against the topology. Errors are InvalidArgument and say
-// which value to change. Total: no RequestSpec (any ints) overflows or traps. Limits
-// (placement/limits.h): tp, pp and dp given each at most kMaxGroupSize; gpus, and every
-// product of sizes (computed in 64 bits), at most kMaxJobGpus; nodes at most kMaxJobNodes;
+// the sizes, names and tier against the topology. A max tier is one of the topology's tiers;
+// one of the usual names (leaf, spine, core) above the topology's highest tier limits nothing:
+// it is dropped and named in Request::relaxations; any other name is refused. Errors are
+// InvalidArgument and say which value to change. Total: no RequestSpec (any ints) overflows or
+// traps. Limits (placement/limits.h): tp, pp and dp given each at most kMaxGroupSize; gpus, and
+// every product of sizes (computed in 64 bits), at most kMaxJobGpus; nodes at most kMaxJobNodes;
 // gpus-per-node at most kMaxGpusPerNode. A GPU model is matched without regard to case, and
 // a request for more GPUs than the cluster has of that model is refused. An accepted request has 1
 // <= tp, pp, dp, tp x pp x dp == gpus <= the cluster's GPUs, and gpus divisible by nodes when nodes

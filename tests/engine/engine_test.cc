@@ -622,9 +622,31 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(BadRequest{{.gpus = 12, .tp = 8}, "does not divide 12 GPUs"},
                       BadRequest{{.gpus = 16, .tp = 4, .pp = 2, .dp = 3}, "is not the 16 GPUs"},
                       BadRequest{{.gpus = 1000}, "has 64"},
-                      BadRequest{{.gpus = 8, .max_tier = "core"}, "tiers are leaf, spine"},
+                      BadRequest{{.gpus = 8, .max_tier = "rack"}, "tiers are leaf, spine"},
+                      BadRequest{{.gpus = 8, .max_tier = "Core"}, "tiers are leaf, spine"},
                       BadRequest{{.gpus = 8, .exclude = "node9"}, "node 'node9' is not in"},
                       BadRequest{{}, "needs a GPU count"}));
+
+// One meaning per request (issue 24): a usual tier name above the cluster's highest limits
+// nothing. ResolveRequest drops it and every decision names the relaxation, the same in the
+// CLI, the replay and the plugin (which alone dropped it, silently, before).
+TEST(EngineTest, ATierAboveTheTopIsDroppedAsANamedRelaxation) {
+  auto topo = Topo(testing::kLabYaml);  // tiers leaf, spine
+  Request r = Req(*topo, {.gpus = 16, .max_tier = "core"});
+  EXPECT_EQ(r.max_tier, -1);
+  ASSERT_EQ(r.relaxations.size(), 1u);
+  ClusterState empty(topo);
+  PlacementResult p = Engine(topo, Pol("topo")).Place(empty, r);
+  ASSERT_TRUE(p.placed) << p.reason;
+  EXPECT_THAT(p.relaxations,
+              ::testing::ElementsAre(
+                  "max-tier=core limits nothing: cluster lab's highest tier is spine (dropped)"));
+  EXPECT_THAT(DescribeRequest(r, *topo), Not(HasSubstr("max-tier")));
+  // The highest tier itself is a limit like any other; a name below it that the cluster does
+  // not have is refused above.
+  EXPECT_EQ(Req(*topo, {.gpus = 16, .max_tier = "spine"}).max_tier, 1);
+  EXPECT_TRUE(Req(*topo, {.gpus = 16, .max_tier = "spine"}).relaxations.empty());
+}
 
 // Property: ResolveRequest is total. Every combination of extreme values of the six sizes
 // returns (no trap, no signed overflow under UBSan), and what it accepts is consistent and

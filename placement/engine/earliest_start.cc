@@ -1,0 +1,96 @@
+// The earliest start of a job that cannot start now (see earliest_start.h).
+#include "placement/engine/earliest_start.h"
+
+#include <algorithm>
+
+namespace nvlplace {
+namespace {
+
+// Releases in time order applied to a state as a prefix that moves forward and back.
+class Timeline {
+ public:
+  Timeline(ClusterState* state, std::vector<Release> releases, double from)
+      : state_(state), releases_(std::move(releases)), applied_(releases_.size(), false) {
+    for (Release& r : releases_) r.time = std::max(r.time, from);
+    std::stable_sort(releases_.begin(), releases_.end(),
+                     [](const Release& a, const Release& b) { return a.time < b.time; });
+  }
+  ~Timeline() { MoveTo(-1); }  // the state as it was
+
+  // The distinct times, ascending.
+  std::vector<double> Times(double until) const {
+    std::vector<double> times;
+    for (const Release& r : releases_) {
+      if ((until <= 0 || r.time <= until) && (times.empty() || times.back() < r.time)) {
+        times.push_back(r.time);
+      }
+    }
+    return times;
+  }
+
+  // The state with every release at or before t applied (t < every time: none).
+  void MoveTo(double t) {
+    while (prefix_ < releases_.size() && releases_[prefix_].time <= t) {
+      applied_[prefix_] = state_->Release(releases_[prefix_].gpus).ok();
+      ++prefix_;
+    }
+    while (prefix_ > 0 && releases_[prefix_ - 1].time > t) {
+      --prefix_;
+      if (applied_[prefix_]) (void)state_->Allocate(releases_[prefix_].gpus);
+      applied_[prefix_] = false;
+    }
+  }
+
+ private:
+  ClusterState* state_;
+  std::vector<Release> releases_;
+  std::vector<bool> applied_;
+  size_t prefix_ = 0;
+};
+
+}  // namespace
+
+void AdvanceTo(ClusterState* state, const std::vector<Release>& releases, double from, double t) {
+  for (const Release& r : releases) {
+    if (std::max(r.time, from) <= t) (void)state->Release(r.gpus);
+  }
+}
+
+EarliestStart FindEarliestStart(const Engine& engine, ClusterState* state, const Request& request,
+                                std::vector<Release> releases, double from, double until) {
+  EarliestStart out;
+  Timeline timeline(state, std::move(releases), from);
+  const std::vector<double> times = timeline.Times(until);
+  if (times.empty()) return out;
+  auto place_at = [&](size_t k) {
+    timeline.MoveTo(times[k]);
+    return engine.Place(*state, request);
+  };
+  // Gallop: 0, 1, 3, 7, ... until a time fits (or the last one does not).
+  size_t lo = 0, hi = 0, step = 1;
+  PlacementResult fit = place_at(0);
+  while (!fit.placed) {
+    if (hi == times.size() - 1) return out;
+    lo = hi + 1;
+    hi = std::min(times.size() - 1, hi + step);
+    step *= 2;
+    fit = place_at(hi);
+  }
+  // Then halve: times[hi] fits, every time before lo does not.
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    PlacementResult r = place_at(mid);
+    if (r.placed) {
+      hi = mid;
+      fit = std::move(r);
+    } else {
+      lo = mid + 1;
+    }
+  }
+  out.found = true;
+  out.time = times[hi];
+  out.placement = std::move(fit);
+  return out;
+}
+
+}  // namespace nvlplace
