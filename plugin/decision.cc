@@ -9,9 +9,14 @@
 #include <unordered_map>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "placement/engine/earliest_start.h"
 #include "placement/engine/engine.h"
 #include "placement/engine/explain.h"
 #include "placement/model/limits.h"
@@ -76,17 +81,6 @@ Layout CallerLayout(const std::vector<GpuId>& ranks, const Topology& topo,
   return layout;
 }
 
-// A requested tier above the topology's highest (core on a two-tier cluster) limits
-// nothing: it is dropped. Any other unknown name is left for ResolveRequest to refuse.
-std::string EffectiveTier(const std::string& tier, const Topology& topo) {
-  if (tier.empty() || topo.FindTier(tier) >= 0) return tier;
-  static const char* const kCanonical[] = {"leaf", "spine", "core"};
-  for (int i = 0; i < 3; ++i) {
-    if (tier == kCanonical[i] && i >= static_cast<int>(topo.tiers().size())) return "";
-  }
-  return tier;
-}
-
 const char* ModeName(Mode mode) {
   switch (mode) {
     case Mode::kRunNow:
@@ -102,6 +96,40 @@ const char* ModeName(Mode mode) {
 }  // namespace
 
 // ---- the job's request ----------------------------------------------------------------
+
+TresGpus GpusInTres(absl::string_view tres) {
+  constexpr uint64_t kTooMany = static_cast<uint64_t>(limits::kMaxJobGpus) + 1;
+  TresGpus out;
+  for (absl::string_view entry : absl::StrSplit(tres, absl::ByAnyChar(",;"), absl::SkipEmpty())) {
+    absl::string_view name = entry;
+    if (absl::StartsWith(name, "gres:") || absl::StartsWith(name, "gres/")) name.remove_prefix(5);
+    if (!absl::StartsWith(name, "gpu") || (name.size() > 3 && name[3] != ':')) continue;
+    ++out.entries;
+    if (name.size() == 3) {  // "gpu": one
+      ++out.count;
+      continue;
+    }
+    absl::string_view rest = name.substr(4);  // "type", "N" or "type:N"
+    size_t last = rest.rfind(':');
+    absl::string_view count = last == absl::string_view::npos ? rest : rest.substr(last + 1);
+    uint64_t n = 0;
+    bool number = !count.empty() && absl::ascii_isdigit(count[0]) && absl::SimpleAtoi(count, &n);
+    if (number) {
+      // Saturated past any job's size: RequestOf refuses it by its count.
+      out.count = std::min(out.count + std::min(n, kTooMany), kTooMany);
+    } else if (last == absl::string_view::npos) {  // "gpu:h100": one of that type
+      ++out.count;
+    } else {
+      out.unreadable = true;
+    }
+    if (out.type.empty() && last != absl::string_view::npos) {
+      out.type = std::string(rest.substr(0, last));
+    } else if (out.type.empty() && !rest.empty() && !absl::ascii_isdigit(rest[0])) {
+      out.type = std::string(rest);
+    }
+  }
+  return out;
+}
 
 JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
   JobRequest r;
@@ -288,8 +316,11 @@ bool JobDecision::Took(int i, const Layout& got) {
     }
     decider_->Count(&Counters::relaxed);
     std::string relaxation =
-        absl::StrCat("cons_tres refused the ", num_candidates(), " node sets of nvlplace, first ",
-                     candidates_[0].describe);
+        candidates_.empty()
+            ? absl::StrCat("no node set of nvlplace has the job's node count (", job_.min_nodes,
+                           " to ", job_.max_nodes, " nodes)")
+            : absl::StrCat("cons_tres refused the ", num_candidates(),
+                           " node sets of nvlplace, first ", candidates_[0].describe);
     Say(kLogInfo,
         absl::StrCat("placed ", request_, " -> ", Names(got),
                      " by cons_tres (relaxation: ", relaxation, "); slurm gpus ", slurm),
@@ -352,10 +383,16 @@ Action JobDecision::Exhausted() {
   }
   action_ = Action::kRefuse;
   if (job_.mode == Mode::kRunNow) {
-    std::string line = absl::StrFormat(
-        "waiting: %s: cons_tres refused the %d node sets that keep it (CPUs, "
-        "memory or other limits), first %s",
-        request_, num_candidates(), candidates_.empty() ? "none" : candidates_[0].describe);
+    std::string line =
+        candidates_.empty()
+            ? absl::StrFormat(
+                  "waiting: %s: no node set of nvlplace has the job's node count "
+                  "(%u to %u nodes)",
+                  request_, job_.min_nodes, job_.max_nodes)
+            : absl::StrFormat(
+                  "waiting: %s: cons_tres refused the %d node sets that keep it (CPUs, "
+                  "memory or other limits), first %s",
+                  request_, num_candidates(), candidates_[0].describe);
     if (Say(kLogInfo, line, true)) decider_->Count(&Counters::waiting);
     Comment(absl::StrCat("nvlplace: ", line));
   }
@@ -407,12 +444,10 @@ std::string Decider::SummaryDue(double now_s, double interval_s) const {
       c.cons_tres);
 }
 
-Decider::Placement Decider::Place(const RequestSpec& given, const std::vector<LiveNode>& nodes,
-                                  bool ignore_busy, JobDecision* d) const {
+Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<LiveNode>& nodes,
+                                    bool ignore_busy, Live* live) const {
   Placement p;
   const Topology& topo = *config_->topology;
-  RequestSpec spec = given;
-  spec.max_tier = EffectiveTier(spec.max_tier, topo);
   absl::StatusOr<Request> request = ResolveRequest(spec, topo);
   if (!request.ok()) {
     p.status = Placement::kBadRequest;
@@ -424,7 +459,7 @@ Decider::Placement Decider::Place(const RequestSpec& given, const std::vector<Li
   p.request = DescribeRequest(*request, topo);
 
   // The live state: every GPU busy except those the caller lists as free.
-  std::vector<int> to_caller(topo.num_nodes(), -1);
+  live->to_caller.assign(topo.num_nodes(), -1);
   std::vector<bool> is_free(topo.num_gpus(), false);
   // A node is allowed when the request allows it (its GPU model) and Slurm offers it.
   std::vector<bool> of_request = std::move(request->allowed_node);
@@ -432,8 +467,8 @@ Decider::Placement Decider::Place(const RequestSpec& given, const std::vector<Li
   request->allowed_set = Request::kListed;
   for (size_t i = 0; i < nodes.size(); ++i) {
     NodeId n = topo.FindNode(nodes[i].name);
-    if (n < 0 || to_caller[n] >= 0) continue;  // unknown, or named twice: the first counts
-    to_caller[n] = static_cast<int>(i);
+    if (n < 0 || live->to_caller[n] >= 0) continue;  // unknown, or named twice: the first counts
+    live->to_caller[n] = static_cast<int>(i);
     request->allowed_node[n] = nodes[i].usable && of_request[n];
     const std::vector<GpuId>& gpus = topo.nodes()[n].gpus;
     for (size_t k = 0; k < gpus.size(); ++k) {
@@ -448,67 +483,92 @@ Decider::Placement Decider::Place(const RequestSpec& given, const std::vector<Li
   for (GpuId g = 0; g < topo.num_gpus(); ++g) {
     if (!is_free[g]) busy.push_back(g);
   }
-  ClusterState state(config_->topology);
-  absl::Status s = state.Allocate(busy);
+  live->state = std::make_unique<ClusterState>(config_->topology);
+  absl::Status s = live->state->Allocate(busy);
   if (!s.ok()) {
     p.status = Placement::kInternal;
     p.reason = absl::StrCat("internal error: ", s.message());
     return p;
   }
+  live->request = std::move(*request);
+  p.status = Placement::kPlaced;
+  return p;
+}
 
-  // Candidates: the best placement and the runner-up on other nodes now; more, each away
-  // from the nodes already offered, only when asked.
-  PlacementResult first = config_->engine->Place(state, *request);
+bool Decider::Add(JobDecision* d, Layout layout, std::string describe) const {
+  if (d->num_candidates() >= config_->config.candidates) return false;
+  for (const Candidate& have : d->candidates_) {
+    if (have.layout.nodes == layout.nodes) return false;
+  }
+  // Slurm's node count for the job (-N, or -N1 for --gpus=16 on 8-GPU nodes): a node set of
+  // another size is never offered; its nodes are kept out of the next ones.
+  const int count = static_cast<int>(layout.nodes.size());
+  const SlurmJob& job = d->job_;
+  if ((job.min_nodes > 0 && count < static_cast<int64_t>(job.min_nodes)) ||
+      (job.max_nodes > 0 && count > static_cast<int64_t>(job.max_nodes))) {
+    d->Say(kLogDebug,
+           absl::StrFormat("%s: node set %s passed over: %d nodes, the job takes %u to %u",
+                           ModeName(job.mode), describe, count, job.min_nodes, job.max_nodes),
+           false);
+    d->passed_over_.push_back(std::move(layout.nodes));
+    return false;
+  }
+  d->candidates_.push_back(Candidate{std::move(layout), std::move(describe)});
+  return true;
+}
+
+Decider::Placement Decider::Offer(Live live, PlacementResult first, Placement p,
+                                  JobDecision* d) const {
+  const Topology& topo = *config_->topology;
   if (!first.placed) {
     p.status = first.internal_error ? Placement::kInternal : Placement::kNoRoom;
     p.reason = first.reason;
     return p;
   }
   if (!first.relaxations.empty()) p.relaxations = absl::StrJoin(first.relaxations, "; ");
-  auto add = [&](const std::vector<GpuId>& ranks, std::string describe) {
-    Layout layout = CallerLayout(ranks, topo, to_caller);
-    if (static_cast<int>(d->candidates_.size()) >= config_->config.candidates) return false;
-    for (const Candidate& have : d->candidates_) {
-      if (have.layout.nodes == layout.nodes) return false;
-    }
-    d->candidates_.push_back(Candidate{std::move(layout), std::move(describe)});
-    return true;
-  };
-  add(first.ranks, Describe(first, topo));
+  // Candidates: the best placement and the runner-up on other nodes now; more, each away
+  // from the nodes already offered, only when asked.
+  Add(d, CallerLayout(first.ranks, topo, live.to_caller), Describe(first, topo));
   if (first.best_rejected) {
     PlacementResult alt;
     alt.ranks = first.best_rejected->ranks;
     alt.total = first.best_rejected->total;
     alt.origin = first.best_rejected->origin;
-    add(alt.ranks, Describe(alt, topo));
+    Add(d, CallerLayout(alt.ranks, topo, live.to_caller), Describe(alt, topo));
   }
-  d->rest_ = std::move(*request);
-  d->state_ = std::make_unique<ClusterState>(std::move(state));
-  d->to_caller_ = std::move(to_caller);
+  d->rest_ = std::move(live.request);
+  d->state_ = std::move(live.state);
+  d->to_caller_ = std::move(live.to_caller);
   p.status = Placement::kPlaced;
   return p;
 }
 
+Decider::Placement Decider::Place(const RequestSpec& spec, const std::vector<LiveNode>& nodes,
+                                  bool ignore_busy, JobDecision* d) const {
+  Live live;
+  Placement p = Prepare(spec, nodes, ignore_busy, &live);
+  if (p.status != Placement::kPlaced) return p;
+  PlacementResult first = config_->engine->Place(*live.state, *live.request);
+  return Offer(std::move(live), std::move(first), std::move(p), d);
+}
+
 bool Decider::More(JobDecision* d) const {
   const Topology& topo = *config_->topology;
+  auto keep_out = [&](const std::vector<int>& caller_nodes) {
+    for (int caller_index : caller_nodes) {
+      for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+        if (d->to_caller_[n] == caller_index) d->rest_->allowed_node[n] = false;
+      }
+    }
+  };
   while (!d->exhausted_ && d->num_candidates() < config_->config.candidates) {
     if (++d->rounds_ > 4 || !d->rest_ || !d->state_) break;
     d->rest_->allowed_set = Request::kListed;
-    for (const Candidate& c : d->candidates_) {
-      for (int caller_index : c.layout.nodes) {
-        for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-          if (d->to_caller_[n] == caller_index) d->rest_->allowed_node[n] = false;
-        }
-      }
-    }
+    for (const Candidate& c : d->candidates_) keep_out(c.layout.nodes);
+    for (const std::vector<int>& nodes : d->passed_over_) keep_out(nodes);
     PlacementResult next = config_->engine->Place(*d->state_, *d->rest_);
     if (!next.placed) break;
-    Layout layout = CallerLayout(next.ranks, topo, d->to_caller_);
-    bool repeats = false;
-    for (const Candidate& have : d->candidates_) repeats |= have.layout.nodes == layout.nodes;
-    if (repeats) continue;
-    d->candidates_.push_back(Candidate{std::move(layout), Describe(next, topo)});
-    return true;
+    if (Add(d, CallerLayout(next.ranks, topo, d->to_caller_), Describe(next, topo))) return true;
   }
   d->exhausted_ = true;
   return false;
@@ -517,66 +577,39 @@ bool Decider::More(JobDecision* d) const {
 bool Decider::Later(const RequestSpec& spec, const std::vector<LiveNode>& nodes,
                     JobDecision* d) const {
   const SlurmJob& job = d->job_;
-  const int64_t from = std::max(job.now, job.will_run_start);
-  auto free_from = [&](int64_t until) { return std::max(until, from); };
-  std::vector<int64_t> times;
+  Live live;
+  Placement p = Prepare(spec, nodes, /*ignore_busy=*/false, &live);
+  if (p.status != Placement::kPlaced) return false;
+  // Each busy GPU of a usable node, free from its job's end time (one release per GPU: a
+  // GPU listed both free and busy must not keep the others of its job busy).
+  const Topology& topo = *config_->topology;
+  std::vector<Release> releases;
   for (const LiveNode& n : nodes) {
-    if (!n.usable) continue;
+    NodeId id = n.usable ? topo.FindNode(n.name) : -1;
+    if (id < 0) continue;
+    const std::vector<GpuId>& gpus = topo.nodes()[id].gpus;
     for (const auto& [gpu, until] : n.busy_until) {
-      int64_t t = free_from(until);
-      if (job.will_run_end <= 0 || t <= job.will_run_end) times.push_back(t);
-    }
-  }
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  if (times.empty()) return false;
-  // The nodes as they will be at time t: every GPU whose job has ended by then is free.
-  auto at = [&](int64_t t) {
-    std::vector<LiveNode> then = nodes;
-    for (LiveNode& n : then) {
-      for (const auto& [gpu, until] : n.busy_until) {
-        if (free_from(until) <= t) n.free.push_back(gpu);
+      if (gpu >= 0 && gpu < static_cast<int>(gpus.size())) {
+        releases.push_back(Release{static_cast<double>(until), {gpus[gpu]}});
       }
     }
-    return then;
-  };
-  auto fits = [&](int64_t t) {
-    JobDecision scratch;
-    scratch.decider_ = this;
-    scratch.job_ = job;
-    return Place(spec, at(t), /*ignore_busy=*/false, &scratch).status == Placement::kPlaced;
-  };
-  size_t lo = 0, hi = times.size() - 1;
-  if (!fits(times[hi])) return false;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (fits(times[mid])) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
   }
-  Placement p = Place(spec, at(times[lo]), /*ignore_busy=*/false, d);
+  const int64_t from = std::max(job.now, job.will_run_start);
+  EarliestStart at =
+      FindEarliestStart(*config_->engine, live.state.get(), *live.request, releases,
+                        static_cast<double>(from), static_cast<double>(job.will_run_end));
+  if (!at.found) return false;
+  AdvanceTo(live.state.get(), releases, static_cast<double>(from), at.time);
+  p = Offer(std::move(live), std::move(at.placement), std::move(p), d);
   if (p.status != Placement::kPlaced || d->candidates_.empty()) return false;
   d->relaxations_ = p.relaxations;
-  d->start_time_ = std::max(times[lo], job.now);
+  d->start_time_ = std::max(static_cast<int64_t>(at.time), job.now);
   d->Say(kLogDebug,
          absl::StrFormat("will_run: %s fits when running jobs end, in %d s at the earliest, on "
                          "%s",
                          d->request_, d->start_time_ - job.now, d->candidates_[0].describe),
          false);
   return true;
-}
-
-std::unique_ptr<JobDecision> Decider::PlaceRequest(const RequestSpec& spec,
-                                                   const std::vector<LiveNode>& nodes,
-                                                   bool ignore_busy, Placement* out) {
-  std::unique_ptr<JobDecision> d(new JobDecision());
-  d->decider_ = this;
-  for (const LiveNode& n : nodes) d->node_names_.push_back(n.name);
-  *out = Place(spec, nodes, ignore_busy, d.get());
-  if (out->status == Placement::kPlaced) d->action_ = Action::kTry;
-  return d;
 }
 
 std::unique_ptr<JobDecision> Decider::Unusable(const SlurmJob& job, const std::string& why) {
@@ -594,6 +627,7 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
   d->job_ = job;
   for (const LiveNode& n : nodes) d->node_names_.push_back(n.name);
   try {
+    if (job.gpus_unreadable) return d;  // slurmctld's own checks decide on the GPU counts
     JobRequest jr = RequestOf(job, config_->config.default_nvl);
     if (!jr.gpus) return d;  // nothing for nvlplace: cons_tres, silently
     d->gpus_ = true;

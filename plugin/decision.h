@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/string_view.h"
+#include "placement/engine/engine.h"
 #include "placement/model/cluster_state.h"
 #include "placement/model/request.h"
 #include "plugin/plugin_config.h"
@@ -46,7 +48,21 @@ struct SlurmJob {
   // from now, no end), and whether it asks about now only.
   int64_t now = 0, will_run_start = 0, will_run_end = 0;
   bool now_only = false;
+  // The submit-time check's GPU counts came from tres_per_* strings that hold a count nvlplace
+  // cannot read: slurmctld's own checks decide on the job.
+  bool gpus_unreadable = false;
 };
+
+// GPUs asked for in one tres_per_* string of a job description at submit: "gres:gpu:8",
+// "gres/gpu:h100:8", "gres:gpu" (one), "gres/gpu:h100" (one of that type), entries separated
+// by ',' or ';'; other GRES are skipped.
+struct TresGpus {
+  uint64_t count = 0;       // summed over the GPU entries (saturated past kMaxJobGpus)
+  int entries = 0;          // GPU entries
+  std::string type;         // the type of the first typed entry, or ""
+  bool unreadable = false;  // an entry whose count is not a plain number ("gpu:h100:x")
+};
+TresGpus GpusInTres(absl::string_view tres);
 
 // A node as slurmctld sees it now.
 struct LiveNode {
@@ -158,7 +174,8 @@ class JobDecision {
   // For more candidates on demand.
   std::optional<Request> rest_;
   std::unique_ptr<ClusterState> state_;
-  std::vector<int> to_caller_;  // topology node -> caller index, -1
+  std::vector<int> to_caller_;                 // topology node -> caller index, -1
+  std::vector<std::vector<int>> passed_over_;  // node sets not offered (the job's node count)
   int rounds_ = 0;
   bool exhausted_ = false;
   int64_t start_time_ = 0;
@@ -189,26 +206,35 @@ class Decider {
   // is logged once per change, not every scheduling cycle).
   bool FirstTime(uint32_t job_id, const std::string& text) const;
 
-  // Node sets for a request on the live state (the engine's best, its runner-up; more
-  // through JobDecision::CandidateAt), for the facade's nvl_facade_place.
+ private:
+  friend class JobDecision;
+  struct Shared;
+  // What a request came to on the live state.
   struct Placement {
     enum Status { kPlaced, kNoRoom, kBadRequest, kInternal } status = kInternal;
     bool hard = false;
     std::string request, reason, relaxations = "none";
   };
-  // `ignore_busy`: as if every GPU of the nodes given were free ("could it ever run").
-  std::unique_ptr<JobDecision> PlaceRequest(const RequestSpec& spec,
-                                            const std::vector<LiveNode>& nodes, bool ignore_busy,
-                                            Placement* out);
-
- private:
-  friend class JobDecision;
-  struct Shared;
+  // The engine's view of the live nodes for one request: every GPU busy but those listed as
+  // free (all of them with `ignore_busy`), the request narrowed to the nodes Slurm offers, and
+  // each topology node's index in the caller's array (-1: not given).
+  struct Live {
+    std::optional<Request> request;
+    std::unique_ptr<ClusterState> state;
+    std::vector<int> to_caller;
+  };
+  Placement Prepare(const RequestSpec& spec, const std::vector<LiveNode>& nodes, bool ignore_busy,
+                    Live* live) const;
+  // The engine's placement on `live` as d's first node sets (the best, its runner-up).
+  Placement Offer(Live live, PlacementResult first, Placement p, JobDecision* d) const;
   Placement Place(const RequestSpec& spec, const std::vector<LiveNode>& nodes, bool ignore_busy,
                   JobDecision* d) const;
   bool More(JobDecision* d) const;
+  // Adds a node set to d unless it repeats one, breaks the job's node count or d has enough.
+  // RET true when added.
+  bool Add(JobDecision* d, Layout layout, std::string describe) const;
   // Mode::kWillRun, a hard request with no room now: the earliest end time of running jobs
-  // after which it fits (a binary search: more free GPUs never make it fit less), placed
+  // after which it fits (FindEarliestStart, the estimate the replay reserves with), placed
   // into `d` with start_time_ set. RET false when it fits at none of them.
   bool Later(const RequestSpec& spec, const std::vector<LiveNode>& nodes, JobDecision* d) const;
   void Count(uint64_t Counters::*field) const;

@@ -463,5 +463,40 @@ TEST_F(DecisionTest, RequestOfBoundsEverySizeBeforeUsingIt) {
   EXPECT_EQ(r.spec.gpus, 8);  // 2 GPUs x 4 tasks
 }
 
+// The submit-time check reads the job description's tres_per_* strings (what nvl_ctld.c's
+// _gpus_in did in C before).
+TEST(GpusInTresTest, ReadsEveryFormSlurmWrites) {
+  struct Case {
+    const char* tres;
+    uint64_t count;
+    int entries;
+    const char* type;
+    bool unreadable;
+  } cases[] = {
+      {"", 0, 0, "", false},
+      {"gres:gpu:8", 8, 1, "", false},
+      {"gres/gpu:8", 8, 1, "", false},
+      {"gres/gpu:h100:8", 8, 1, "h100", false},
+      {"gres:gpu", 1, 1, "", false},                        // "gpu" alone is one
+      {"gres/gpu:h100", 1, 1, "h100", false},               // one of that type
+      {"gres:gpu:2,gres:gpu:a100:1", 3, 2, "a100", false},  // summed; the first type
+      {"gres:gpu:h100:2;gres:gpu:a100:1", 3, 2, "h100", false},
+      {"cpu:4,gres:mps:100", 0, 0, "", false},     // no GPU entry
+      {"gres:gpus:4", 0, 0, "", false},            // "gpus" is another GRES
+      {"gres/gpu:h100:lots", 0, 1, "h100", true},  // not a plain number
+      {"gres/gpu:h100:-2", 0, 1, "h100", true},    //
+      {"gres/gpu:8x", 1, 1, "", false},  // one GPU, no type: a digit-led word is not a type
+      {"gres/gpu:99999999999", 16777217, 1, "", false},  // saturated past any job's size
+      {",,gres:gpu:4,,", 4, 1, "", false},
+  };
+  for (const Case& c : cases) {
+    TresGpus g = GpusInTres(c.tres);
+    EXPECT_EQ(g.count, c.count) << c.tres;
+    EXPECT_EQ(g.entries, c.entries) << c.tres;
+    EXPECT_EQ(g.type, c.type) << c.tres;
+    EXPECT_EQ(g.unreadable, c.unreadable) << c.tres;
+  }
+}
+
 }  // namespace
 }  // namespace nvlplace::plugin

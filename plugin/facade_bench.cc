@@ -1,6 +1,8 @@
-// What one select_p_job_test costs the engine side inside slurmctld: nvl_facade_place on
-// the live state as plain structs, for a job that fits and one that does not, on the 128-GPU
-// lab-islands cluster (the integration tests' and bench.sh's) and the 1,152-GPU NVL72 one.
+// What one select_p_job_test costs the engine side inside slurmctld: nvl_decide on the live
+// state as nvl_ctld.c hands it over (the job's GPU counts and SPANK environment, every node's
+// free GPU indexes, in WILL_RUN the running jobs' end times), then the steps job_test takes
+// (the first node set, taken as decided), on the 128-GPU lab-islands cluster (the integration
+// tests' and bench.sh's) and the 1,152-GPU NVL72 one.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,11 +18,15 @@ namespace {
 struct World {
   nvl_facade_t* facade = nullptr;
   std::vector<std::string> names;
-  std::vector<std::vector<int>> free;
+  std::vector<std::vector<int>> free, busy;
+  std::vector<std::vector<int64_t>> until;
 };
 
+constexpr int64_t kNow = 1'800'000'000;
+
 // Loads `config` (run from the source root) and marks `busy` of every node's GPUs taken,
-// seeded, so that each node keeps free GPUs at random indexes.
+// seeded, so that each node keeps free GPUs at random indexes; a busy GPU's job ends within
+// the hour.
 World Make(const std::string& config, const char* name_format, int first, int num_nodes, int gpus,
            double busy) {
   World w;
@@ -34,20 +40,29 @@ World Make(const std::string& config, const char* name_format, int first, int nu
   if (w.facade == nullptr) std::fprintf(stderr, "facade_bench: %s\n", err);
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(0, 1);
+  std::uniform_int_distribution<int64_t> end(60, 3600);
   for (int i = 0; i < num_nodes; ++i) {
     char name[32];
     std::snprintf(name, sizeof(name), name_format, first + i);
     w.names.push_back(name);
-    std::vector<int> f;
+    w.free.emplace_back();
+    w.busy.emplace_back();
+    w.until.emplace_back();
     for (int g = 0; g < gpus; ++g) {
-      if (u(rng) >= busy) f.push_back(g);
+      if (u(rng) >= busy) {
+        w.free.back().push_back(g);
+      } else {
+        w.busy.back().push_back(g);
+        w.until.back().push_back(kNow + end(rng));
+      }
     }
-    w.free.push_back(f);
   }
   return w;
 }
 
-void Run(benchmark::State& state, World& w, nvl_request_t q, int want_status) {
+// One job_test's decision: nvl_decide, then (NVL_ACT_TRY) the first node set taken as decided.
+void Run(benchmark::State& state, World& w, uint64_t gpus, std::vector<std::string> options,
+         int mode, int want_action) {
   if (w.facade == nullptr) {
     state.SkipWithError("configuration not loaded");
     return;
@@ -55,46 +70,64 @@ void Run(benchmark::State& state, World& w, nvl_request_t q, int want_status) {
   // The live state as the select plugin hands it over (pointers into w, built once).
   std::vector<nvl_node_t> nodes;
   for (size_t i = 0; i < w.names.size(); ++i) {
-    nodes.push_back({w.names[i].c_str(), 1, w.free[i].data(), static_cast<int>(w.free[i].size())});
+    nvl_node_t n{w.names[i].c_str(), 1, w.free[i].data(), static_cast<int>(w.free[i].size())};
+    if (mode == NVL_MODE_WILL_RUN) {
+      n.busy_gpus = w.busy[i].data();
+      n.busy_until = w.until[i].data();
+      n.num_busy = static_cast<int>(w.busy[i].size());
+    }
+    nodes.push_back(n);
   }
+  std::vector<char*> env;
+  for (std::string& o : options) env.push_back(o.data());
+  nvl_job_t job{};
+  job.job_id = 42;
+  job.mode = mode;
+  job.gpus_per_job = gpus;
+  job.gpu_requests = 1;
+  job.min_nodes = 1;
+  job.max_nodes = 500000;
+  job.env = env.data();
+  job.env_size = static_cast<uint32_t>(env.size());
+  job.now = kNow;
   for (auto _ : state) {
-    nvl_result_t r;
-    int status = nvl_facade_place(w.facade, nodes.data(), static_cast<int>(nodes.size()), &q, &r);
-    if (status != want_status) state.SkipWithError("unexpected status");
-    benchmark::DoNotOptimize(r.num_candidates);
-    nvl_result_clear(&r);
+    nvl_decision_t* d = nvl_decide(w.facade, &job, nodes.data(), static_cast<int>(nodes.size()));
+    int action = nvl_decision_action(d);
+    if (action != want_action) state.SkipWithError("unexpected action");
+    if (action == NVL_ACT_TRY) {
+      const nvl_candidate_t* c = nvl_decision_candidate(d, 0);
+      nvl_layout_t got{c->num_nodes, c->nodes, c->gpu_offsets, c->gpus};
+      benchmark::DoNotOptimize(nvl_decision_took(d, 0, &got));
+    }
+    nvl_decision_free(d);
   }
 }
 
-// lab-islands, 50% busy, loaded once for both cases.
+// lab-islands, 50% busy, loaded once for every case.
 World& Lab() {
   static World w = Make("configs/lab-islands.yaml", "node%02d", 0, 16, 8, 0.5);
   return w;
 }
 
-// 4 GPUs fit (TP=4); 128 do not (more than is free).
+// 4 GPUs fit (TP=4, prefer); 128 do not (more than is free): left to cons_tres.
 void BM_LabFits(benchmark::State& state) {
-  nvl_request_t q{};
-  q.gpus = 4;
-  q.tp = 4;
-  q.nvl = "prefer";
-  Run(state, Lab(), q, NVL_PLACED);
+  Run(state, Lab(), 4, {"NVLPLACE_TP=4", "NVLPLACE_NVL=prefer"}, NVL_MODE_RUN_NOW, NVL_ACT_TRY);
 }
 void BM_LabNoRoom(benchmark::State& state) {
-  nvl_request_t q{};
-  q.gpus = 128;
-  q.nvl = "prefer";
-  Run(state, Lab(), q, NVL_NO_ROOM);
+  Run(state, Lab(), 128, {"NVLPLACE_NVL=prefer"}, NVL_MODE_RUN_NOW, NVL_ACT_CONS_TRES);
+}
+// Backfill's question for a strict job that waits: when do running jobs free 16 GPUs in whole
+// 4-GPU islands.
+void BM_LabWillRun(benchmark::State& state) {
+  Run(state, Lab(), 64, {"NVLPLACE_TP=4"}, NVL_MODE_WILL_RUN, NVL_ACT_TRY);
 }
 void BM_Nvl72Fits(benchmark::State& state) {
   static World w = Make("configs/gb200-nvl72-2su.yaml", "gb%03d", 1, 288, 4, 0.5);
-  nvl_request_t q{};
-  q.gpus = 64;
-  q.tp = 4;
-  Run(state, w, q, NVL_PLACED);
+  Run(state, w, 64, {"NVLPLACE_TP=4"}, NVL_MODE_RUN_NOW, NVL_ACT_TRY);
 }
 BENCHMARK(BM_LabFits);
 BENCHMARK(BM_LabNoRoom);
+BENCHMARK(BM_LabWillRun);
 BENCHMARK(BM_Nvl72Fits);
 
 }  // namespace

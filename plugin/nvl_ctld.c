@@ -6,7 +6,6 @@
  * are made in decision.cc. */
 #include "nvl_ctld.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -81,12 +80,21 @@ static void _check_nodes(const nvl_facade_t* f, const char* path) {
   hostlist_destroy(missing);
 }
 
+/* The facade's guard logs an exception it caught here (plugin/guard.h). */
+static void _log_sink(int level, const char* line) {
+  if (level == NVL_LOG_ERROR)
+    error("%s", line);
+  else
+    info("%s", line);
+}
+
 extern void nvl_ctld_load_config(void) {
   char err[2048] = "";
   char* path = _config_path();
-  nvl_facade_t* loaded = nvl_facade_load(path, err, sizeof(err));
-  nvl_facade_t* old;
+  nvl_facade_t *loaded, *old;
 
+  nvl_facade_set_log_sink(_log_sink);
+  loaded = nvl_facade_load(path, err, sizeof(err));
   slurm_mutex_lock(&nvl_lock);
   old = nvl_facade;
   nvl_facade = loaded;
@@ -740,12 +748,6 @@ static int _try_candidate(const nvl_call_t* c, nvl_decision_t* d, int i,
   nvl_saved_t* saved = NULL;
   int rc;
 
-  if ((uint32_t)cand->num_nodes < c->min_nodes ||
-      (c->max_nodes && (uint32_t)cand->num_nodes > c->max_nodes)) {
-    nvl_decision_refused(d, i);
-    _report(c->job_ptr, d);
-    return SLURM_ERROR;
-  }
   trial = bit_alloc(bit_size(bitmap));
   for (int k = 0; k < cand->num_nodes; k++) {
     if (cand->nodes[k] < bit_size(bitmap) && bit_test(bitmap, cand->nodes[k]))
@@ -840,11 +842,6 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   d = nvl_decide(f, &job, snap.nodes, snap.count);
   _snapshot_free(&snap);
   FREE_NULL_BITMAP(usable);
-  if (!d) {
-    error("nvlplace: %pJ: no memory for a decision; placing as cons_tres", job_ptr);
-    nvl_facade_free(f);
-    return _forward(&c, bitmap);
-  }
   _report(job_ptr, d);
 
   switch (nvl_decision_action(d)) {
@@ -875,63 +872,22 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
 
 /* ---- the submit-time check (job_submit/nvlplace) ------------------------------------- */
 
-/* GPUs asked for in one tres_per_* string of a job description, "gres:gpu:8",
- * "gres/gpu:h100:8" or "gres:gpu" (one), entries separated by ',' or ';'. *entries counts
- * the GPU entries; *type gets (xstrdup) the type of the first typed entry when it is still
- * NULL; *unknown is set when a count is not a plain number (then slurmctld's own checks
- * decide). */
-static uint64_t _gpus_in(const char* tres, int* entries, char** type, bool* unknown) {
-  char *copy, *save = NULL, *tok;
-  uint64_t sum = 0;
-
-  if (!tres || !tres[0]) return 0;
-  copy = xstrdup(tres);
-  for (tok = strtok_r(copy, ",;", &save); tok; tok = strtok_r(NULL, ",;", &save)) {
-    char *name = tok, *rest, *last, *count, *end = NULL;
-    unsigned long long n;
-    if (!xstrncmp(name, "gres:", 5) || !xstrncmp(name, "gres/", 5)) name += 5;
-    if (xstrncmp(name, "gpu", 3) || (name[3] && name[3] != ':')) continue;
-    (*entries)++;
-    if (!name[3]) { /* "gpu": one */
-      sum += 1;
-      continue;
-    }
-    rest = name + 4; /* "type", "N" or "type:N" */
-    last = strrchr(rest, ':');
-    count = last ? last + 1 : rest;
-    errno = 0;
-    n = strtoull(count, &end, 10);
-    if (count[0] >= '0' && count[0] <= '9' && !errno && !*end)
-      sum += n;
-    else if (!last) /* "gpu:h100": one of that type */
-      sum += 1;
-    else
-      *unknown = true;
-    if (!*type && (last || !(rest[0] >= '0' && rest[0] <= '9')))
-      *type = last ? xstrndup(rest, last - rest) : xstrdup(rest);
-  }
-  xfree(copy);
-  return sum;
-}
-
 extern int nvl_ctld_submit_check(job_desc_msg_t* desc, char** err_msg) {
   nvl_facade_t* f;
   nvl_decision_t* d;
   nvl_node_t* nodes;
   node_record_t* node_ptr;
   nvl_job_t job;
-  char* type = NULL;
-  bool unknown = false;
   int rc = SLURM_SUCCESS;
 
   if (!desc || !(f = _acquire())) return SLURM_SUCCESS;
   memset(&job, 0, sizeof(job));
   job.mode = NVL_MODE_TEST_ONLY;
-  job.gpus_per_job = _gpus_in(desc->tres_per_job, &job.gpu_requests, &type, &unknown);
-  job.gpus_per_node = _gpus_in(desc->tres_per_node, &job.gpu_requests, &type, &unknown);
-  job.gpus_per_socket = _gpus_in(desc->tres_per_socket, &job.gpu_requests, &type, &unknown);
-  job.gpus_per_task = _gpus_in(desc->tres_per_task, &job.gpu_requests, &type, &unknown);
-  job.gpu_type = type;
+  /* The GPU counts and type are read from these by the facade. */
+  job.tres_per_job = desc->tres_per_job ? desc->tres_per_job : "";
+  job.tres_per_node = desc->tres_per_node;
+  job.tres_per_socket = desc->tres_per_socket;
+  job.tres_per_task = desc->tres_per_task;
   job.num_tasks = desc->num_tasks == NO_VAL ? 0 : desc->num_tasks;
   job.min_nodes = desc->min_nodes == NO_VAL ? 1 : desc->min_nodes;
   job.max_nodes = desc->max_nodes == NO_VAL ? job.min_nodes : desc->max_nodes;
@@ -945,11 +901,6 @@ extern int nvl_ctld_submit_check(job_desc_msg_t* desc, char** err_msg) {
   }
   job.env = desc->spank_job_env;
   job.env_size = desc->spank_job_env_size;
-  if (unknown || !job.gpu_requests) {
-    xfree(type);
-    nvl_facade_free(f);
-    return SLURM_SUCCESS;
-  }
   /* "Could it ever run": every node of the cluster, as if free. */
   nodes = xcalloc(node_record_count, sizeof(nvl_node_t));
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
@@ -957,7 +908,7 @@ extern int nvl_ctld_submit_check(job_desc_msg_t* desc, char** err_msg) {
     nodes[i].usable = 1;
   }
   d = nvl_decide(f, &job, nodes, node_record_count);
-  if (d && nvl_decision_action(d) == NVL_ACT_REFUSE) {
+  if (nvl_decision_action(d) == NVL_ACT_REFUSE) {
     xfree(*err_msg);
     *err_msg = xstrdup_printf("nvlplace: %s", nvl_decision_reason(d));
     info("nvlplace: submission refused: %s", nvl_decision_reason(d));
@@ -965,7 +916,6 @@ extern int nvl_ctld_submit_check(job_desc_msg_t* desc, char** err_msg) {
   }
   nvl_decision_free(d);
   xfree(nodes);
-  xfree(type);
   nvl_facade_free(f);
   return rc;
 }

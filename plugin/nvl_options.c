@@ -104,3 +104,13 @@ int nvl_opts_from_env(char* const* env, uint32_t env_size, nvl_job_opts_t* out, 
   if (found && nvl_check_opts(out, msg, msg_len)) return -1;
   return found;
 }
+
+int nvl_opts_promise(int found, const nvl_job_opts_t* opts, int default_strict) {
+  int strict;
+
+  if (found < 0) return 1;
+  if (found == 0 || !opts) return 0;
+  if (opts->max_tier[0]) return 1;
+  strict = opts->nvl[0] ? !strcmp(opts->nvl, "strict") : default_strict;
+  return strict && opts->tp > 1;
+}

@@ -47,6 +47,13 @@ int nvl_check_opts(const nvl_job_opts_t* opts, char* msg, size_t msg_len);
 int nvl_opts_from_env(char* const* env, uint32_t env_size, nvl_job_opts_t* out, char* msg,
                       size_t msg_len);
 
+/* Whether the options read by nvl_opts_from_env (its result `found` and `opts`) make a
+ * promise the job waits for rather than run without: strict NVLink TP groups (TP > 1 with
+ * --nvl=strict, or without --nvl when `default_strict`) or a max tier. Options that cannot
+ * be read (found < 0) promise too: such a job is held, never run as if it had none.
+ * RET 1 or 0. */
+int nvl_opts_promise(int found, const nvl_job_opts_t* opts, int default_strict);
+
 #ifdef __cplusplus
 }
 #endif

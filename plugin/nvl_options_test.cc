@@ -1,6 +1,7 @@
 // Tests for the job option values shared by the SPANK and select plugins.
 #include "plugin/nvl_options.h"
 
+#include <cstdio>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -56,6 +57,38 @@ TEST(NvlOptionsTest, FromJobEnvironment) {
   EXPECT_EQ(std::string(msg),
             "--nvl-tp=65536 --nvl-pp=65536 --nvl-dp=1: TP x PP x DP = 4294967296 GPUs, more "
             "than a job may have (16777216)");
+}
+
+// Which options make a promise the job waits for (the fallback when nvlplace cannot decide).
+TEST(NvlOptionsTest, PromisesAJobWaitsFor) {
+  struct Case {
+    int found;
+    int tp;
+    const char* nvl;
+    const char* max_tier;
+    int default_strict;
+    int promise;
+  } cases[] = {
+      {0, 0, "", "", 1, 0},          // no option at all: nothing promised
+      {1, 8, "", "", 1, 1},          // --nvl-tp=8 under default_nvl: strict
+      {1, 8, "", "", 0, 0},          // --nvl-tp=8 under default_nvl: prefer
+      {1, 8, "strict", "", 0, 1},    // --nvl=strict overrides the default
+      {1, 8, "prefer", "", 1, 0},    // --nvl=prefer overrides it the other way
+      {1, 8, "off", "", 1, 0},       //
+      {1, 1, "strict", "", 1, 0},    // TP=1: no group to keep together
+      {1, 0, "", "leaf", 0, 1},      // a max tier is always a promise
+      {1, 2, "off", "spine", 0, 1},  //
+      {-1, 0, "", "", 0, 1},         // unreadable options: held, never run without them
+  };
+  for (const Case& c : cases) {
+    nvl_job_opts_t o{};
+    o.tp = c.tp;
+    snprintf(o.nvl, sizeof(o.nvl), "%s", c.nvl);
+    snprintf(o.max_tier, sizeof(o.max_tier), "%s", c.max_tier);
+    EXPECT_EQ(nvl_opts_promise(c.found, &o, c.default_strict), c.promise)
+        << "found " << c.found << " tp " << c.tp << " nvl '" << c.nvl << "' tier '" << c.max_tier
+        << "' default_strict " << c.default_strict;
+  }
 }
 
 TEST(NvlOptionsTest, LimitsMatchTheEngine) {

@@ -1,6 +1,6 @@
 // The C facade between the Slurm plugins and the placement engine (see nvlplace_facade.h).
-// Every entry point catches everything: nothing is thrown into slurmctld. The decisions
-// themselves live in decision.cc.
+// Every entry point runs through the one guard of guard.h; the decisions themselves live in
+// decision.cc.
 #include "plugin/nvlplace_facade.h"
 
 #include <atomic>
@@ -14,15 +14,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "plugin/decision.h"
+#include "plugin/guard.h"
+#include "plugin/nvl_options.h"
 #include "plugin/plugin_config.h"
 
-using nvlplace::NvlMode;
-using nvlplace::RequestSpec;
 using nvlplace::Topology;
 using nvlplace::plugin::Decider;
 using nvlplace::plugin::JobDecision;
 using nvlplace::plugin::Layout;
 using nvlplace::plugin::LiveNode;
+using nvlplace::plugin::Resolve;
+using nvlplace::plugin::ResolveVoid;
 
 struct nvl_facade {
   std::unique_ptr<Decider> decider;
@@ -31,6 +33,8 @@ struct nvl_facade {
 };
 
 namespace {
+
+std::atomic<nvl_log_sink_t> g_sink{nullptr};
 
 void CopyMessage(const std::string& text, char* buf, size_t len) {
   if (buf == nullptr || len == 0) return;
@@ -90,6 +94,51 @@ Layout LayoutOf(const nvl_layout_t* got) {
   return layout;
 }
 
+// The job as the decision reads it. The submit-time check gives tres_per_* strings instead
+// of counts: they are read here (GpusInTres), and a count that is not a plain number leaves
+// the job to slurmctld's own checks.
+nvlplace::plugin::SlurmJob SlurmJobOf(const nvl_job_t& job) {
+  nvlplace::plugin::SlurmJob j;
+  j.id = job.job_id;
+  j.mode = job.mode == NVL_MODE_TEST_ONLY  ? nvlplace::plugin::Mode::kTestOnly
+           : job.mode == NVL_MODE_WILL_RUN ? nvlplace::plugin::Mode::kWillRun
+                                           : nvlplace::plugin::Mode::kRunNow;
+  j.gpus_per_job = job.gpus_per_job;
+  j.gpus_per_node = job.gpus_per_node;
+  j.gpus_per_task = job.gpus_per_task;
+  j.gpus_per_socket = job.gpus_per_socket;
+  j.gpu_requests = job.gpu_requests;
+  if (job.gpu_type != nullptr) j.gpu_type = job.gpu_type;
+  if (job.tres_per_job || job.tres_per_node || job.tres_per_socket || job.tres_per_task) {
+    j.gpu_requests = 0;
+    j.gpu_type.clear();
+    const char* const tres[4] = {job.tres_per_job, job.tres_per_node, job.tres_per_socket,
+                                 job.tres_per_task};
+    uint64_t* const count[4] = {&j.gpus_per_job, &j.gpus_per_node, &j.gpus_per_socket,
+                                &j.gpus_per_task};
+    for (int k = 0; k < 4; ++k) {
+      nvlplace::plugin::TresGpus g = nvlplace::plugin::GpusInTres(tres[k] ? tres[k] : "");
+      *count[k] = g.count;
+      j.gpu_requests += g.entries;
+      j.gpus_unreadable |= g.unreadable;
+      if (j.gpu_type.empty()) j.gpu_type = g.type;
+    }
+  }
+  j.num_tasks = job.num_tasks;
+  j.min_nodes = job.min_nodes;
+  j.max_nodes = job.max_nodes;
+  j.whole_node = job.whole_node != 0;
+  j.required_nodes = job.required_nodes;
+  j.now = job.now;
+  j.will_run_start = job.will_run_start;
+  j.will_run_end = job.will_run_end;
+  j.now_only = job.now_only != 0;
+  for (uint32_t i = 0; job.env != nullptr && i < job.env_size; ++i) {
+    if (job.env[i] != nullptr) j.env.emplace_back(job.env[i]);
+  }
+  return j;
+}
+
 // C views of a decision's node sets, rebuilt when the list grows.
 struct CandidateViews {
   std::vector<std::vector<int>> offsets, gpus;
@@ -118,100 +167,94 @@ struct CandidateViews {
   }
 };
 
-// The storage behind an nvl_result_t.
-struct ResultStore {
-  std::unique_ptr<JobDecision> decision;
-  Decider::Placement placement;
+}  // namespace
+
+namespace nvlplace::plugin {
+
+void LogCaught(const char* entry, const char* what, const char* consequence) noexcept {
+  char line[512];
+  std::snprintf(line, sizeof(line), "nvlplace: internal error in %s: %s; %s", entry,
+                what != nullptr ? what : "?", consequence);
+  nvl_log_sink_t sink = g_sink.load(std::memory_order_acquire);
+  if (sink != nullptr) {
+    sink(NVL_LOG_ERROR, line);
+  } else {
+    std::fprintf(stderr, "%s\n", line);
+  }
+}
+
+}  // namespace nvlplace::plugin
+
+// A decision, or (d == nullptr) one of the two fallbacks below, which need no memory.
+struct nvl_decision {
+  std::unique_ptr<JobDecision> d;
   CandidateViews views;
+  int fallback_action = NVL_ACT_CONS_TRES;
+  const char* fallback_reason = "";
 };
 
-void Publish(ResultStore* store, nvl_result_t* out) {
-  const Decider::Placement& p = store->placement;
-  out->hard = p.hard ? 1 : 0;
-  out->request = p.request.c_str();
-  out->reason = p.reason.c_str();
-  out->relaxations = p.relaxations.c_str();
-  out->num_candidates = 0;
-  out->candidates = nullptr;
-  if (out->status == NVL_PLACED && store->decision) {
-    store->views.Sync(*store->decision);
-    out->num_candidates = static_cast<int>(store->views.views.size());
-    out->candidates = out->num_candidates ? store->views.views.data() : nullptr;
-  }
+namespace {
+
+// When nvl_decide itself fails: a job whose options make a promise waits, any other goes to
+// cons_tres. Never freed.
+nvl_decision g_fallback_waits{nullptr,
+                              {},
+                              NVL_ACT_REFUSE,
+                              "nvlplace: waiting: nvlplace could not decide on this job "
+                              "(an internal error, logged by slurmctld); it is tried again"};
+nvl_decision g_fallback_cons_tres{nullptr, {}, NVL_ACT_CONS_TRES, ""};
+
+bool IsFallback(const nvl_decision_t* d) {
+  return d == &g_fallback_waits || d == &g_fallback_cons_tres;
 }
 
-int StatusOf(Decider::Placement::Status s) {
-  switch (s) {
-    case Decider::Placement::kPlaced:
-      return NVL_PLACED;
-    case Decider::Placement::kNoRoom:
-      return NVL_NO_ROOM;
-    case Decider::Placement::kBadRequest:
-      return NVL_BAD_REQUEST;
-    case Decider::Placement::kInternal:
-      return NVL_INTERNAL;
-  }
-  return NVL_INTERNAL;
-}
-
-RequestSpec SpecOf(const nvl_request_t* q, NvlMode default_nvl, std::string* bad) {
-  RequestSpec spec;
-  spec.gpus = q->gpus;
-  spec.nodes = q->nodes;
-  spec.gpus_per_node = q->gpus_per_node;
-  if (q->nodes > 0 && q->gpus_per_node > 0) spec.gpus = 0;
-  spec.tp = q->tp;
-  spec.pp = q->pp;
-  spec.dp = q->dp;
-  spec.nvl = default_nvl;
-  if (q->nvl != nullptr && *q->nvl != '\0') {
-    absl::StatusOr<NvlMode> mode = nvlplace::ParseNvlMode(q->nvl);
-    if (!mode.ok())
-      *bad = std::string(mode.status().message());
-    else
-      spec.nvl = *mode;
-  }
-  if (q->max_tier != nullptr) spec.max_tier = q->max_tier;
-  spec.exclusive = q->exclusive != 0;
-  return spec;
+// The fallback for `job`, read without allocating: its options from the SPANK environment
+// (bad options promise too: they are held when the facade works).
+nvl_decision_t* FallbackFor(const nvl_facade_t* facade, const nvl_job_t* job) noexcept {
+  if (job == nullptr) return &g_fallback_cons_tres;
+  nvl_job_opts_t opts;
+  char msg[256];
+  int found = nvl_opts_from_env(job->env, job->env_size, &opts, msg, sizeof(msg));
+  int default_strict = facade == nullptr ||
+                       facade->decider->config().config.default_nvl == nvlplace::NvlMode::kStrict;
+  return nvl_opts_promise(found, &opts, default_strict) ? &g_fallback_waits : &g_fallback_cons_tres;
 }
 
 }  // namespace
 
-struct nvl_decision {
-  std::unique_ptr<JobDecision> d;
-  CandidateViews views;
-};
-
 extern "C" {
 
+void nvl_facade_set_log_sink(nvl_log_sink_t sink) { g_sink.store(sink, std::memory_order_release); }
+
 nvl_facade_t* nvl_facade_load(const char* path, char* err, size_t err_len) {
-  try {
-    if (path == nullptr) {
-      CopyMessage("no configuration file name", err, err_len);
-      return nullptr;
-    }
-    auto loaded = nvlplace::plugin::LoadPluginConfig(path);
-    if (!loaded.ok()) {
-      CopyMessage(std::string(loaded.status().message()), err, err_len);
-      return nullptr;
-    }
-    auto f = std::make_unique<nvl_facade>();
-    f->decider = std::make_unique<Decider>(*std::move(loaded));
-    const nvlplace::plugin::LoadedConfig& cfg = f->decider->config();
-    const Topology& topo = *cfg.topology;
-    f->describe = absl::StrFormat(
-        "topology %s (%d nodes, %d GPUs, %d NVLink domains) from %s, policy %s, %d "
-        "candidates, default nvl=%s",
-        topo.name(), topo.num_nodes(), topo.num_gpus(), topo.num_domains(), cfg.config.topology,
-        cfg.policy->name, cfg.config.candidates, nvlplace::NvlModeName(cfg.config.default_nvl));
-    return f.release();
-  } catch (const std::exception& e) {
-    CopyMessage(absl::StrCat(path ? path : "", ": internal error: ", e.what()), err, err_len);
-  } catch (...) {
-    CopyMessage("internal error", err, err_len);
+  CopyMessage("", err, err_len);
+  nvl_facade_t* loaded = Resolve<nvl_facade_t*>(
+      "nvl_facade_load", "the configuration is not loaded", nullptr, [&]() -> nvl_facade_t* {
+        if (path == nullptr) {
+          CopyMessage("no configuration file name", err, err_len);
+          return nullptr;
+        }
+        auto cfg = nvlplace::plugin::LoadPluginConfig(path);
+        if (!cfg.ok()) {
+          CopyMessage(std::string(cfg.status().message()), err, err_len);
+          return nullptr;
+        }
+        auto f = std::make_unique<nvl_facade>();
+        f->decider = std::make_unique<Decider>(*std::move(cfg));
+        const nvlplace::plugin::LoadedConfig& c = f->decider->config();
+        const Topology& topo = *c.topology;
+        f->describe = absl::StrFormat(
+            "topology %s (%d nodes, %d GPUs, %d NVLink domains) from %s, policy %s, %d "
+            "candidates, default nvl=%s",
+            topo.name(), topo.num_nodes(), topo.num_gpus(), topo.num_domains(), c.config.topology,
+            c.policy->name, c.config.candidates, nvlplace::NvlModeName(c.config.default_nvl));
+        return f.release();
+      });
+  if (loaded == nullptr && err != nullptr && err_len > 0 && err[0] == '\0') {
+    std::snprintf(err, err_len, "%s: internal error while loading (logged)",
+                  path != nullptr ? path : "?");
   }
-  return nullptr;
+  return loaded;
 }
 
 nvl_facade_t* nvl_facade_ref(nvl_facade_t* facade) {
@@ -221,7 +264,7 @@ nvl_facade_t* nvl_facade_ref(nvl_facade_t* facade) {
 
 void nvl_facade_free(nvl_facade_t* facade) {
   if (facade != nullptr && facade->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    delete facade;
+    ResolveVoid("nvl_facade_free", "the configuration is leaked", [&] { delete facade; });
   }
 }
 
@@ -235,144 +278,49 @@ const char* nvl_facade_describe(const nvl_facade_t* facade) {
 
 int nvl_facade_knows_node(const nvl_facade_t* facade, const char* name) {
   if (facade == nullptr || name == nullptr) return 0;
-  try {
-    return facade->decider->config().topology->FindNode(name) >= 0 ? 1 : 0;
-  } catch (...) {
-    return 0;
-  }
+  return Resolve("nvl_facade_knows_node", "the node counts as unknown", 0,
+                 [&] { return facade->decider->config().topology->FindNode(name) >= 0 ? 1 : 0; });
 }
 
 int nvl_facade_summary(const nvl_facade_t* facade, double now_s, double interval_s, char* buf,
                        size_t buf_len) {
   if (facade == nullptr) return 0;
-  try {
+  return Resolve("nvl_facade_summary", "no summary this time", 0, [&] {
     std::string line = facade->decider->SummaryDue(now_s, interval_s);
     if (line.empty()) return 0;
     CopyMessage(line, buf, buf_len);
     return 1;
-  } catch (...) {
-    return 0;
-  }
+  });
 }
 
-int nvl_facade_place(const nvl_facade_t* facade, const nvl_node_t* nodes, int num_nodes,
-                     const nvl_request_t* request, nvl_result_t* out) {
-  if (out == nullptr) return NVL_INTERNAL;
-  std::memset(out, 0, sizeof(*out));
-  out->request = out->relaxations = "";
-  ResultStore* store = new (std::nothrow) ResultStore;
-  if (store == nullptr) {
-    out->status = NVL_INTERNAL;
-    out->reason = "out of memory";
-    return out->status;
-  }
-  out->priv = store;
-  try {
-    if (facade == nullptr || request == nullptr || (nodes == nullptr && num_nodes > 0)) {
-      store->placement.reason = "no configuration or no request";
-      out->status = NVL_INTERNAL;
-    } else {
-      std::string bad, broken;
-      RequestSpec spec = SpecOf(request, facade->decider->config().config.default_nvl, &bad);
-      std::vector<LiveNode> live = LiveNodes(nodes, num_nodes, &broken);
-      if (!broken.empty()) {
-        store->placement.status = Decider::Placement::kInternal;
-        store->placement.reason = absl::StrCat("internal error: ", broken);
-      } else if (!bad.empty()) {
-        store->placement.status = Decider::Placement::kBadRequest;
-        store->placement.reason = bad;
-      } else {
-        store->decision =
-            facade->decider->PlaceRequest(spec, live, request->ignore_busy != 0, &store->placement);
-      }
-      out->status = StatusOf(store->placement.status);
-    }
-  } catch (const std::exception& e) {
-    store->decision.reset();
-    store->placement = Decider::Placement{};
-    store->placement.reason = absl::StrCat("internal error: ", e.what());
-    out->status = NVL_INTERNAL;
-  } catch (...) {
-    store->decision.reset();
-    store->placement = Decider::Placement{};
-    store->placement.reason = "internal error";
-    out->status = NVL_INTERNAL;
-  }
-  try {
-    Publish(store, out);
-  } catch (...) {
-    out->num_candidates = 0;
-    out->candidates = nullptr;
-  }
-  return out->status;
-}
-
-int nvl_facade_more(const nvl_facade_t* facade, nvl_result_t* result) {
-  if (facade == nullptr || result == nullptr || result->priv == nullptr ||
-      result->status != NVL_PLACED) {
-    return 0;
-  }
-  auto* store = static_cast<ResultStore*>(result->priv);
-  if (!store->decision) return 0;
-  int added = 0;
-  try {
-    int before = store->decision->num_candidates();
-    added = store->decision->CandidateAt(before) != nullptr ? 1 : 0;
-    Publish(store, result);
-  } catch (...) {
-    added = 0;
-  }
-  return added;
-}
-
-void nvl_result_clear(nvl_result_t* result) {
-  if (result == nullptr) return;
-  delete static_cast<ResultStore*>(result->priv);
-  std::memset(result, 0, sizeof(*result));
+int nvl_facade_compares_cons_tres(const nvl_facade_t* facade) {
+  return facade != nullptr && facade->decider->config().config.compare_cons_tres ? 1 : 0;
 }
 
 // ---- decisions ----------------------------------------------------------------------------
 
 nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl_node_t* nodes,
                            int num_nodes) {
-  if (facade == nullptr || job == nullptr) return nullptr;
-  try {
-    nvlplace::plugin::SlurmJob j;
-    j.id = job->job_id;
-    j.mode = job->mode == NVL_MODE_TEST_ONLY  ? nvlplace::plugin::Mode::kTestOnly
-             : job->mode == NVL_MODE_WILL_RUN ? nvlplace::plugin::Mode::kWillRun
-                                              : nvlplace::plugin::Mode::kRunNow;
-    j.gpus_per_job = job->gpus_per_job;
-    j.gpus_per_node = job->gpus_per_node;
-    j.gpus_per_task = job->gpus_per_task;
-    j.gpus_per_socket = job->gpus_per_socket;
-    j.gpu_requests = job->gpu_requests;
-    if (job->gpu_type) j.gpu_type = job->gpu_type;
-    j.num_tasks = job->num_tasks;
-    j.min_nodes = job->min_nodes;
-    j.max_nodes = job->max_nodes;
-    j.whole_node = job->whole_node != 0;
-    j.required_nodes = job->required_nodes;
-    j.now = job->now;
-    j.will_run_start = job->will_run_start;
-    j.will_run_end = job->will_run_end;
-    j.now_only = job->now_only != 0;
-    for (uint32_t i = 0; job->env != nullptr && i < job->env_size; ++i) {
-      if (job->env[i] != nullptr) j.env.emplace_back(job->env[i]);
-    }
-    auto out = std::make_unique<nvl_decision>();
-    std::string broken;
-    std::vector<LiveNode> live = LiveNodes(nodes, num_nodes, &broken);
-    out->d = broken.empty() ? facade->decider->Decide(j, live)
-                            : facade->decider->Unusable(j, "internal error: " + broken);
-    return out.release();
-  } catch (...) {
-    return nullptr;
-  }
+  nvl_decision_t* fallback = FallbackFor(facade, job);
+  if (facade == nullptr || job == nullptr) return fallback;
+  return Resolve<nvl_decision_t*>(
+      "nvl_decide",
+      fallback == &g_fallback_waits ? "the job waits (its options make a promise)"
+                                    : "placing as cons_tres",
+      fallback, [&]() -> nvl_decision_t* {
+        nvlplace::plugin::SlurmJob j = SlurmJobOf(*job);
+        auto out = std::make_unique<nvl_decision>();
+        std::string broken;
+        std::vector<LiveNode> live = LiveNodes(nodes, num_nodes, &broken);
+        out->d = broken.empty() ? facade->decider->Decide(j, live)
+                                : facade->decider->Unusable(j, "internal error: " + broken);
+        return out.release();
+      });
 }
 
 int nvl_decision_action(const nvl_decision_t* d) {
   if (d == nullptr) return NVL_ACT_CONS_TRES;
+  if (d->d == nullptr) return d->fallback_action;
   switch (d->d->action()) {
     case nvlplace::plugin::Action::kConsTres:
       return NVL_ACT_CONS_TRES;
@@ -384,80 +332,78 @@ int nvl_decision_action(const nvl_decision_t* d) {
   return NVL_ACT_CONS_TRES;
 }
 
-int nvl_decision_hold(const nvl_decision_t* d) { return d != nullptr && d->d->hold() ? 1 : 0; }
+int nvl_decision_hold(const nvl_decision_t* d) {
+  return d != nullptr && d->d != nullptr && d->d->hold() ? 1 : 0;
+}
 
-int nvl_decision_mask(const nvl_decision_t* d) { return d != nullptr && d->d->mask_gpus() ? 1 : 0; }
+int nvl_decision_mask(const nvl_decision_t* d) {
+  return d != nullptr && d->d != nullptr && d->d->mask_gpus() ? 1 : 0;
+}
 
 const char* nvl_decision_log(const nvl_decision_t* d, int* level) {
-  if (d == nullptr || d->d->log().text.empty()) return nullptr;
+  if (d == nullptr || d->d == nullptr || d->d->log().text.empty()) return nullptr;
   if (level != nullptr) *level = static_cast<int>(d->d->log().level);
   return d->d->log().text.c_str();
 }
 
 const char* nvl_decision_reason(const nvl_decision_t* d) {
-  return d != nullptr ? d->d->reason().c_str() : "";
+  if (d == nullptr) return "";
+  return d->d != nullptr ? d->d->reason().c_str() : d->fallback_reason;
 }
 
 const char* nvl_decision_comment(const nvl_decision_t* d) {
-  if (d == nullptr || !d->d->comment()) return nullptr;
-  return d->d->comment()->c_str();
+  if (d == nullptr) return nullptr;
+  if (d->d == nullptr) return d->fallback_action == NVL_ACT_REFUSE ? d->fallback_reason : nullptr;
+  return d->d->comment() ? d->d->comment()->c_str() : nullptr;
 }
 
 const nvl_candidate_t* nvl_decision_candidate(nvl_decision_t* d, int i) {
-  if (d == nullptr || i < 0) return nullptr;
-  try {
-    if (d->d->CandidateAt(i) == nullptr) return nullptr;
-    d->views.Sync(*d->d);
-    return &d->views.views[i];
-  } catch (...) {
-    return nullptr;
-  }
+  if (d == nullptr || d->d == nullptr || i < 0) return nullptr;
+  return Resolve<const nvl_candidate_t*>("nvl_decision_candidate", "no more node sets", nullptr,
+                                         [&]() -> const nvl_candidate_t* {
+                                           if (d->d->CandidateAt(i) == nullptr) return nullptr;
+                                           d->views.Sync(*d->d);
+                                           return &d->views.views[i];
+                                         });
 }
 
 int64_t nvl_decision_start_time(const nvl_decision_t* d) {
-  return d != nullptr ? d->d->start_time() : 0;
+  return d != nullptr && d->d != nullptr ? d->d->start_time() : 0;
 }
 
 void nvl_decision_refused(nvl_decision_t* d, int i) {
-  if (d == nullptr) return;
-  try {
-    d->d->Refused(i);
-  } catch (...) {
-  }
-}
-
-int nvl_facade_compares_cons_tres(const nvl_facade_t* facade) {
-  return facade != nullptr && facade->decider->config().config.compare_cons_tres ? 1 : 0;
+  if (d == nullptr || d->d == nullptr) return;
+  ResolveVoid("nvl_decision_refused", "the refusal is not logged", [&] { d->d->Refused(i); });
 }
 
 void nvl_decision_cons_tres_alone(nvl_decision_t* d, const nvl_layout_t* alone) {
-  if (d == nullptr) return;
-  try {
-    d->d->ConsTresAlone(LayoutOf(alone));
-  } catch (...) {
-  }
+  if (d == nullptr || d->d == nullptr) return;
+  ResolveVoid("nvl_decision_cons_tres_alone", "the comparison is left out",
+              [&] { d->d->ConsTresAlone(LayoutOf(alone)); });
 }
 
 int nvl_decision_took(nvl_decision_t* d, int i, const nvl_layout_t* got) {
-  if (d == nullptr) return 1;
-  try {
-    return d->d->Took(i, LayoutOf(got)) ? 1 : 0;
-  } catch (...) {
-    // Cannot check: keep a hard promise by refusing this node set.
-    return d->d->hard() ? 0 : 1;
-  }
+  if (d == nullptr || d->d == nullptr) return 1;
+  // Cannot check: a hard promise is kept by refusing this node set.
+  const bool hard = d->d->hard();
+  return Resolve("nvl_decision_took", hard ? "the node set is refused" : "the node set is taken",
+                 hard ? 0 : 1, [&] { return d->d->Took(i, LayoutOf(got)) ? 1 : 0; });
 }
 
 int nvl_decision_exhausted(nvl_decision_t* d) {
   if (d == nullptr) return NVL_ACT_CONS_TRES;
-  try {
-    d->d->Exhausted();
-    return nvl_decision_action(d);
-  } catch (...) {
-    return d->d->hard() ? NVL_ACT_REFUSE : NVL_ACT_CONS_TRES;
-  }
+  if (d->d == nullptr) return d->fallback_action;
+  const bool hard = d->d->hard();
+  return Resolve<int>("nvl_decision_exhausted", hard ? "the job waits" : "placing as cons_tres",
+                      hard ? NVL_ACT_REFUSE : NVL_ACT_CONS_TRES, [&] {
+                        d->d->Exhausted();
+                        return nvl_decision_action(d);
+                      });
 }
 
-void nvl_decision_free(nvl_decision_t* d) { delete d; }
+void nvl_decision_free(nvl_decision_t* d) {
+  if (d == nullptr || IsFallback(d)) return;
+  ResolveVoid("nvl_decision_free", "the decision is leaked", [&] { delete d; });
+}
 
 }  // extern "C"

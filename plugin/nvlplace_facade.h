@@ -1,6 +1,9 @@
 /* The C facade between the Slurm plugins and the placement engine: plain structs in, plain
- * structs out. C++ inside; no exception, abort or assert ever leaves it. No Slurm header
- * here, and no engine header in the files that include Slurm's. */
+ * structs out. C++ inside; no exception, abort or assert ever leaves it: every entry point
+ * runs through one guard (plugin/guard.h) that turns an exception into the entry's documented
+ * fallback and one logged line. No Slurm header here, and no engine header in the files that
+ * include Slurm's. The one way in for decisions is nvl_decide: slurmctld, the benchmark
+ * (facade_bench.cc) and the fuzz target (tests/fuzz/facade_fuzz.cc) all call it. */
 #ifndef NVLPLACE_PLUGIN_NVLPLACE_FACADE_H_
 #define NVLPLACE_PLUGIN_NVLPLACE_FACADE_H_
 
@@ -18,6 +21,12 @@ extern "C" {
 typedef struct nvl_facade nvl_facade_t;
 
 enum nvl_log_level { NVL_LOG_ERROR = 0, NVL_LOG_INFO = 1, NVL_LOG_DEBUG = 2 };
+
+/* Where the guard writes the line of an exception it caught ("nvlplace: internal error in
+ * nvl_decide: std::bad_alloc; the job waits"): slurmctld's log. Set once, before any other
+ * call (default: standard error). NULL restores the default. */
+typedef void (*nvl_log_sink_t)(int level, const char* line);
+void nvl_facade_set_log_sink(nvl_log_sink_t sink);
 
 /* Reads nvlplace.yaml:
  *   topology: cluster.yaml   # required; relative to the directory of nvlplace.yaml
@@ -62,26 +71,6 @@ typedef struct {
   int num_busy;
 } nvl_node_t;
 
-/* What the job asks for; 0 / NULL / "" means "not given". */
-typedef struct {
-  uint32_t job_id; /* for messages only */
-  int gpus;        /* total GPUs; or nodes x gpus_per_node */
-  int nodes;       /* exact node count */
-  int gpus_per_node;
-  int tp, pp, dp;
-  const char* nvl;      /* "strict", "prefer", "off"; NULL: default_nvl */
-  const char* max_tier; /* "leaf", "spine", "core"; NULL: any */
-  int exclusive;        /* whole nodes only */
-  int ignore_busy;      /* place as if every GPU of the usable nodes were free */
-} nvl_request_t;
-
-enum nvl_status {
-  NVL_PLACED = 0,      /* candidates holds at least one node set */
-  NVL_NO_ROOM = 1,     /* a normal result: reason says why, in topology terms */
-  NVL_BAD_REQUEST = 2, /* the request does not fit this topology: reason says why */
-  NVL_INTERNAL = 3     /* a bug or an out-of-memory: reason says what */
-};
-
 /* One node set to try, best first. */
 typedef struct {
   int num_nodes;
@@ -91,31 +80,6 @@ typedef struct {
   const char* describe;   /* "node03:4-7 node05:0-3 domains=node03:nvl1,node05:nvl0
                              score=97.1 origin=..." */
 } nvl_candidate_t;
-
-typedef struct {
-  int status;              /* enum nvl_status */
-  int hard;                /* the request has a constraint the job must wait for: strict
-                              NVLink TP groups (TP > 1) or a required max tier */
-  const char* request;     /* "8 GPUs (TP=4 PP=1 DP=2, nvl=strict)", or "" */
-  const char* reason;      /* when not placed */
-  const char* relaxations; /* "; "-joined, "none" when none */
-  int num_candidates;
-  const nvl_candidate_t* candidates;
-  void* priv; /* owned storage; release with nvl_result_clear */
-} nvl_result_t;
-
-/* Chooses node sets for the request from the nodes' free GPUs. Nodes of the topology that
- * are not in `nodes` are taken as busy; names unknown to the topology are ignored.
- * RET out->status; out must be released with nvl_result_clear. */
-int nvl_facade_place(const nvl_facade_t* facade, const nvl_node_t* nodes, int num_nodes,
-                     const nvl_request_t* request, nvl_result_t* out);
-
-/* Adds one more node set to a placed result, computed only when the ones offered were all
- * refused: the best placement away from every node offered so far, up to the
- * configuration's `candidates`. RET 1 if one was added (result->candidates may move). */
-int nvl_facade_more(const nvl_facade_t* facade, nvl_result_t* result);
-
-void nvl_result_clear(nvl_result_t* result);
 
 /* ---- what job_test does with one job (the decision logic lives in decision.h) ---------- */
 
@@ -138,6 +102,10 @@ typedef struct {
    * 0: from now, no end); now_only: the job asks about now only (TEST_NOW_ONLY). */
   int64_t now, will_run_start, will_run_end;
   int now_only;
+  /* The submit-time check has only the job description: its tres_per_* strings
+   * ("gres/gpu:h100:8", "gres:gpu:2,gres:gpu:a100:1"). When any is non-NULL, the GPU counts,
+   * entries and type above are read from them instead. */
+  const char *tres_per_job, *tres_per_node, *tres_per_socket, *tres_per_task;
 } nvl_job_t;
 
 enum nvl_action {
@@ -157,8 +125,10 @@ typedef struct {
 
 typedef struct nvl_decision nvl_decision_t;
 
-/* The first step for one job in one job_test call. RET a decision (release it with
- * nvl_decision_free), or NULL when there is no memory: then do what cons_tres does. */
+/* The first step for one job in one job_test call. RET a decision, never NULL (release it
+ * with nvl_decision_free). When the facade fails (no memory, a bug), the decision is a
+ * fallback: NVL_ACT_REFUSE with a reason for a job whose options make a promise (strict TP
+ * groups, a max tier), else NVL_ACT_CONS_TRES; the guard logs why. */
 nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl_node_t* nodes,
                            int num_nodes);
 int nvl_decision_action(const nvl_decision_t* d); /* enum nvl_action */

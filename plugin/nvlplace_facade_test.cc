@@ -1,10 +1,12 @@
-// Tests for the C facade the select plugin calls: plain structs in, node sets out, never an
-// exception.
+// Tests for the C facade the select plugin calls: nvl_decide and the steps of a decision, on
+// plain structs as nvl_ctld.c hands them over, never an exception.
 #include "plugin/nvlplace_facade.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,7 +15,40 @@
 
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+
+// A job as nvl_ctld.c's _job_of flattens it: GPU counts, node counts, and the SPANK
+// environment holding the options ("NVLPLACE_TP=4").
+struct Job {
+  nvl_job_t job{};
+  std::vector<std::string> env;
+  std::vector<char*> envp;
+
+  explicit Job(uint64_t gpus, std::vector<std::string> options = {}, int mode = NVL_MODE_RUN_NOW)
+      : env(std::move(options)) {
+    job.job_id = 7;
+    job.mode = mode;
+    job.gpus_per_job = gpus;
+    job.gpu_requests = 1;
+    job.min_nodes = 1;
+    job.max_nodes = 500000;  // slurmctld's bound for a job without -N
+  }
+  // -N nodes --gpus-per-node=per_node
+  static Job PerNode(int nodes, uint64_t per_node, std::vector<std::string> options = {}) {
+    Job j(0, std::move(options));
+    j.job.gpus_per_node = per_node;
+    j.job.min_nodes = j.job.max_nodes = nodes;
+    return j;
+  }
+  const nvl_job_t* get() {
+    envp.clear();
+    for (std::string& e : env) envp.push_back(e.data());
+    job.env = envp.data();
+    job.env_size = static_cast<uint32_t>(envp.size());
+    return &job;
+  }
+};
 
 // lab-islands: node[00-15], 8 GPUs each in two NVLink islands {0-3} and {4-7}; four leaves
 // of four nodes under one spine.
@@ -42,20 +77,26 @@ class FacadeTest : public ::testing::Test {
     std::ofstream(path) << text;
     return nvl_facade_load(path.c_str(), err_, sizeof(err_));
   }
-  // Places on the current free lists; every node usable unless listed in `unusable`.
-  int Place(nvl_request_t q, nvl_result_t* r, std::vector<int> unusable = {}) {
-    std::vector<nvl_node_t> nodes;
+  // Decides on the current free lists; every node usable unless listed in `unusable`.
+  nvl_decision_t* Decide(Job& job, std::vector<int> unusable = {}) {
+    nodes_.clear();
     for (size_t i = 0; i < names_.size(); ++i) {
       bool usable = std::find(unusable.begin(), unusable.end(), i) == unusable.end();
-      nodes.push_back(
+      nodes_.push_back(
           {names_[i].c_str(), usable, free_[i].data(), static_cast<int>(free_[i].size())});
     }
-    return nvl_facade_place(facade_, nodes.data(), static_cast<int>(nodes.size()), &q, r);
+    return nvl_decide(facade_, job.get(), nodes_.data(), static_cast<int>(nodes_.size()));
   }
   std::vector<std::string> Names(const nvl_candidate_t& c) {
     std::vector<std::string> out;
     for (int i = 0; i < c.num_nodes; ++i) out.push_back(names_[c.nodes[i]]);
     return out;
+  }
+  // Tells d that Slurm took node set i exactly as decided. RET nvl_decision_took's verdict.
+  int TakeAsDecided(nvl_decision_t* d, int i) {
+    const nvl_candidate_t* c = nvl_decision_candidate(d, i);
+    nvl_layout_t got{c->num_nodes, c->nodes, c->gpu_offsets, c->gpus};
+    return nvl_decision_took(d, i, &got);
   }
 
   std::filesystem::path dir_;
@@ -63,6 +104,7 @@ class FacadeTest : public ::testing::Test {
   nvl_facade_t* facade_ = nullptr;
   std::vector<std::string> names_;
   std::vector<std::vector<int>> free_;
+  std::vector<nvl_node_t> nodes_;
 };
 
 TEST_F(FacadeTest, DescribesItsConfiguration) {
@@ -77,168 +119,224 @@ TEST_F(FacadeTest, TpGroupGoesToAFreeIsland) {
   for (int i = 0; i < 16; ++i) free_[i].clear();
   free_[0] = {2, 3, 6, 7};
   free_[1] = {4, 5, 6, 7};
-  nvl_request_t q{};
-  q.job_id = 7;
-  q.nodes = 1;
-  q.gpus_per_node = 4;
-  q.tp = 4;
-  nvl_result_t r;
-  ASSERT_EQ(Place(q, &r), NVL_PLACED) << r.reason;
-  EXPECT_TRUE(r.hard);  // strict (the default) with TP > 1
-  EXPECT_STREQ(r.request, "4 GPUs on 1 nodes (TP=4 PP=1 DP=1, nvl=strict)");
-  ASSERT_GE(r.num_candidates, 1);
-  EXPECT_THAT(Names(r.candidates[0]), ::testing::ElementsAre("node01"));
-  EXPECT_THAT(r.candidates[0].describe, HasSubstr("node01:4-7 domains=node01:nvl1"));
-  // The GPU indexes per node, for steering cons_tres's choice inside the node.
-  const nvl_candidate_t& c = r.candidates[0];
-  EXPECT_THAT(std::vector<int>(c.gpu_offsets, c.gpu_offsets + 2), ::testing::ElementsAre(0, 4));
-  EXPECT_THAT(std::vector<int>(c.gpus, c.gpus + 4), ::testing::ElementsAre(4, 5, 6, 7));
-  EXPECT_STREQ(r.relaxations, "none");
-  nvl_result_clear(&r);
+  Job job = Job::PerNode(1, 4, {"NVLPLACE_TP=4"});
+  nvl_decision_t* d = Decide(job);
+  ASSERT_EQ(nvl_decision_action(d), NVL_ACT_TRY) << nvl_decision_reason(d);
+  EXPECT_EQ(nvl_decision_mask(d), 1);  // RUN_NOW: cons_tres may take only the decision's GPUs
+  const nvl_candidate_t* c = nvl_decision_candidate(d, 0);
+  ASSERT_NE(c, nullptr);
+  EXPECT_THAT(Names(*c), ElementsAre("node01"));
+  EXPECT_THAT(c->describe, HasSubstr("node01:4-7 domains=node01:nvl1"));
+  // The GPU indexes per node, for masking cons_tres's choice inside the node.
+  EXPECT_THAT(std::vector<int>(c->gpu_offsets, c->gpu_offsets + 2), ElementsAre(0, 4));
+  EXPECT_THAT(std::vector<int>(c->gpus, c->gpus + 4), ElementsAre(4, 5, 6, 7));
+  EXPECT_EQ(TakeAsDecided(d, 0), 1);
+  int level = -1;
+  EXPECT_THAT(nvl_decision_log(d, &level),
+              HasSubstr("placed 4 GPUs on 1 nodes (TP=4 PP=1 DP=1, nvl=strict) -> node01:4-7"));
+  EXPECT_EQ(level, NVL_LOG_INFO);
+  EXPECT_THAT(nvl_decision_comment(d), HasSubstr("relaxations: none"));
+  nvl_decision_free(d);
 }
 
 TEST_F(FacadeTest, StrictWaitsWithATopologyReason) {
-  // TP=8 never fits a 4-GPU island.
-  nvl_request_t q{};
-  q.gpus = 8;
-  q.tp = 8;
-  nvl_result_t r;
-  EXPECT_EQ(Place(q, &r), NVL_NO_ROOM);
-  EXPECT_TRUE(r.hard);
-  EXPECT_THAT(r.reason, HasSubstr("needs 1 TP group of 8 GPUs inside one NVLink domain; no "
-                                  "free NVLink domain holds it"));
-  EXPECT_EQ(r.num_candidates, 0);
-  nvl_result_clear(&r);
+  // TP=8 never fits a 4-GPU island: never runnable on this cluster.
+  Job job(8, {"NVLPLACE_TP=8"});
+  nvl_decision_t* d = Decide(job);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_REFUSE);
+  EXPECT_EQ(nvl_decision_hold(d), 0);  // it waits; a bad request would be held
+  EXPECT_THAT(nvl_decision_reason(d), HasSubstr("needs 1 TP group of 8 GPUs inside one NVLink "
+                                                "domain; no free NVLink domain holds it"));
+  EXPECT_THAT(nvl_decision_comment(d), HasSubstr("nvlplace: waiting: "));
+  EXPECT_EQ(nvl_decision_candidate(d, 0), nullptr);
+  nvl_decision_free(d);
 }
 
 TEST_F(FacadeTest, PreferRunsWithARelaxation) {
-  nvl_request_t q{};
-  q.gpus = 8;
-  q.tp = 8;
-  q.nvl = "prefer";
-  nvl_result_t r;
-  ASSERT_EQ(Place(q, &r), NVL_PLACED) << r.reason;
-  EXPECT_FALSE(r.hard);
-  EXPECT_THAT(r.relaxations, HasSubstr("nvl=prefer"));
-  nvl_result_clear(&r);
+  Job job(8, {"NVLPLACE_TP=8", "NVLPLACE_NVL=prefer"});
+  nvl_decision_t* d = Decide(job);
+  ASSERT_EQ(nvl_decision_action(d), NVL_ACT_TRY) << nvl_decision_reason(d);
+  EXPECT_EQ(TakeAsDecided(d, 0), 1);
+  EXPECT_THAT(nvl_decision_comment(d), HasSubstr("nvl=prefer"));
+  nvl_decision_free(d);
 }
 
-TEST_F(FacadeTest, CandidatesAreDistinctAndOnlyOnUsableNodes) {
-  nvl_request_t q{};
-  q.nodes = 2;
-  q.gpus_per_node = 8;
-  nvl_result_t r;
-  ASSERT_EQ(Place(q, &r, /*unusable=*/{0, 1, 2}), NVL_PLACED) << r.reason;
-  EXPECT_EQ(r.num_candidates, 2);  // the best and the runner-up; more only when asked
-  EXPECT_EQ(nvl_facade_more(facade_, &r), 1);
-  EXPECT_EQ(r.num_candidates, 3);
-  EXPECT_EQ(nvl_facade_more(facade_, &r), 0);  // candidates: 3 in the configuration
-  EXPECT_EQ(r.num_candidates, 3);
+TEST_F(FacadeTest, NodeSetsAreDistinctOnlyOnUsableNodesAndComputedWhenAsked) {
+  Job job = Job::PerNode(2, 8);
+  nvl_decision_t* d = Decide(job, /*unusable=*/{0, 1, 2});
+  ASSERT_EQ(nvl_decision_action(d), NVL_ACT_TRY) << nvl_decision_reason(d);
   std::set<std::vector<std::string>> seen;
-  for (int c = 0; c < r.num_candidates; ++c) {
-    auto names = Names(r.candidates[c]);
+  for (int i = 0; i < 3; ++i) {
+    const nvl_candidate_t* c = nvl_decision_candidate(d, i);
+    ASSERT_NE(c, nullptr) << "node set " << i;
+    std::vector<std::string> names = Names(*c);
     EXPECT_EQ(names.size(), 2u);
-    for (const auto& n : names)
+    for (const auto& n : names) {
       EXPECT_THAT(n, ::testing::Not(::testing::AnyOf("node00", "node01", "node02")));
-    EXPECT_TRUE(seen.insert(names).second) << "candidate " << c << " repeats";
+    }
+    EXPECT_TRUE(seen.insert(names).second) << "node set " << i << " repeats";
+    nvl_decision_refused(d, i);
   }
-  nvl_result_clear(&r);
+  EXPECT_EQ(nvl_decision_candidate(d, 3), nullptr);  // candidates: 3 in the configuration
+  // Every node set refused (CPUs, memory): a job without a hard constraint goes to cons_tres.
+  EXPECT_EQ(nvl_decision_exhausted(d), NVL_ACT_CONS_TRES);
+  nvl_decision_free(d);
+}
+
+TEST_F(FacadeTest, ANodeSetOfAnotherNodeCountIsNeverOffered) {
+  // -N1 --gpus=16 on 8-GPU nodes: the engine's 16 GPUs span two nodes, which Slurm's node
+  // count forbids; that node set is passed over, not handed to cons_tres to refuse.
+  Job job(16);
+  job.job.max_nodes = 1;
+  nvl_decision_t* d = Decide(job);
+  EXPECT_EQ(nvl_decision_candidate(d, 0), nullptr);
+  EXPECT_EQ(nvl_decision_exhausted(d), NVL_ACT_CONS_TRES);
+  nvl_decision_free(d);
+  // A strict TP=4 job of 8 GPUs on -N1 when only two half-free nodes hold its groups: its
+  // one node set has two nodes, so it waits.
+  free_.assign(16, {});
+  free_[3] = {0, 1, 2, 3};
+  free_[4] = {0, 1, 2, 3};
+  Job tp4(8, {"NVLPLACE_TP=4"});
+  tp4.job.max_nodes = 1;
+  d = Decide(tp4);
+  EXPECT_EQ(nvl_decision_candidate(d, 0), nullptr);
+  EXPECT_EQ(nvl_decision_exhausted(d), NVL_ACT_REFUSE);
+  EXPECT_THAT(nvl_decision_comment(d), HasSubstr("no node set of nvlplace has the job's node "
+                                                 "count (1 to 1 nodes)"));
+  nvl_decision_free(d);
 }
 
 TEST_F(FacadeTest, BusyGpusAreNeverOffered) {
   for (int i = 0; i < 15; ++i) free_[i].clear();  // only node15 has free GPUs
-  nvl_request_t q{};
-  q.gpus = 8;
-  nvl_result_t r;
-  ASSERT_EQ(Place(q, &r), NVL_PLACED) << r.reason;
-  ASSERT_EQ(r.num_candidates, 1);
-  EXPECT_THAT(Names(r.candidates[0]), ::testing::ElementsAre("node15"));
-  nvl_result_clear(&r);
-  q.gpus = 9;
-  EXPECT_EQ(Place(q, &r), NVL_NO_ROOM);
-  EXPECT_FALSE(r.hard);  // TP=1: nothing to wait for that cons_tres would not also need
-  nvl_result_clear(&r);
-  q.ignore_busy = 1;  // "could it ever run"
-  EXPECT_EQ(Place(q, &r), NVL_PLACED);
-  nvl_result_clear(&r);
+  Job job(8);
+  nvl_decision_t* d = Decide(job);
+  ASSERT_EQ(nvl_decision_action(d), NVL_ACT_TRY);
+  EXPECT_THAT(Names(*nvl_decision_candidate(d, 0)), ElementsAre("node15"));
+  EXPECT_EQ(nvl_decision_candidate(d, 1), nullptr);
+  nvl_decision_free(d);
+  // 9 GPUs: no room now, and TP=1 promises nothing cons_tres would not also need.
+  Job nine(9);
+  d = Decide(nine);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
+  nvl_decision_free(d);
+  // "Could it ever run" (TEST_ONLY, asked as if every GPU were free): yes.
+  Job ever(9, {"NVLPLACE_TP=1"}, NVL_MODE_TEST_ONLY);
+  d = Decide(ever);
+  EXPECT_NE(nvl_decision_action(d), NVL_ACT_REFUSE);
+  nvl_decision_free(d);
 }
 
-TEST_F(FacadeTest, BadRequestsSayWhy) {
-  nvl_request_t q{};
-  q.gpus = 8;
-  q.tp = 3;
-  nvl_result_t r;
-  EXPECT_EQ(Place(q, &r), NVL_BAD_REQUEST);
-  EXPECT_THAT(r.reason, HasSubstr("does not divide 8 GPUs"));
-  nvl_result_clear(&r);
-  q.tp = 4;
-  q.nvl = "sometimes";
-  EXPECT_EQ(Place(q, &r), NVL_BAD_REQUEST);
-  nvl_result_clear(&r);
+TEST_F(FacadeTest, BadRequestsAreHeldWithWhy) {
+  Job job(8, {"NVLPLACE_TP=3"});
+  nvl_decision_t* d = Decide(job);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_REFUSE);
+  EXPECT_EQ(nvl_decision_hold(d), 1);
+  EXPECT_THAT(nvl_decision_reason(d), HasSubstr("does not divide 8 GPUs"));
+  nvl_decision_free(d);
+  Job mode(8, {"NVLPLACE_TP=4", "NVLPLACE_NVL=sometimes"});  // the SPANK plugin bypassed
+  d = Decide(mode);
+  EXPECT_EQ(nvl_decision_hold(d), 1);
+  EXPECT_THAT(nvl_decision_reason(d), HasSubstr("--nvl=sometimes"));
+  nvl_decision_free(d);
 }
 
-TEST_F(FacadeTest, TierAboveTheTopLimitsNothing) {
-  nvl_request_t q{};
-  q.gpus = 16;
-  q.max_tier = "core";  // lab-islands has leaf and spine only
-  nvl_result_t r;
-  EXPECT_EQ(Place(q, &r), NVL_PLACED) << r.reason;
-  EXPECT_FALSE(r.hard);
-  nvl_result_clear(&r);
-  q.max_tier = "leaf";
-  q.gpus = 40;  // 4 nodes x 8 = 32 GPUs under one leaf
-  EXPECT_EQ(Place(q, &r), NVL_NO_ROOM);
-  EXPECT_TRUE(r.hard);
-  nvl_result_clear(&r);
+TEST_F(FacadeTest, TierAboveTheTopLimitsNothingAndSaysSo) {
+  // lab-islands has leaf and spine only: --nvl-max-tier=core is dropped as a named
+  // relaxation (the same in `nvlplace place` and the replay), not silently.
+  Job job(16, {"NVLPLACE_MAX_TIER=core"});
+  nvl_decision_t* d = Decide(job);
+  ASSERT_EQ(nvl_decision_action(d), NVL_ACT_TRY) << nvl_decision_reason(d);
+  EXPECT_EQ(TakeAsDecided(d, 0), 1);
+  EXPECT_THAT(nvl_decision_comment(d),
+              HasSubstr("relaxations: max-tier=core limits nothing: cluster lab-islands's "
+                        "highest tier is spine (dropped)"));
+  nvl_decision_free(d);
+  // A tier the cluster has is a hard limit: 40 GPUs exceed a leaf's 32.
+  Job leaf(40, {"NVLPLACE_MAX_TIER=leaf"}, NVL_MODE_TEST_ONLY);
+  d = Decide(leaf);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_REFUSE);
+  nvl_decision_free(d);
 }
 
 TEST_F(FacadeTest, UnknownNodesAreIgnored) {
   std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7};
   nvl_node_t nodes[2] = {{"login1", 1, all.data(), 8}, {"node07", 1, all.data(), 8}};
-  nvl_request_t q{};
-  q.gpus = 4;
-  nvl_result_t r;
-  ASSERT_EQ(nvl_facade_place(facade_, nodes, 2, &q, &r), NVL_PLACED) << r.reason;
-  ASSERT_EQ(r.num_candidates, 1);
-  EXPECT_EQ(r.candidates[0].nodes[0], 1);  // index into `nodes`
-  nvl_result_clear(&r);
+  Job job(4);
+  nvl_decision_t* d = nvl_decide(facade_, job.get(), nodes, 2);
+  ASSERT_EQ(nvl_decision_action(d), NVL_ACT_TRY);
+  EXPECT_EQ(nvl_decision_candidate(d, 0)->nodes[0], 1);  // index into `nodes`
+  nvl_decision_free(d);
 }
 
-TEST_F(FacadeTest, NullArgumentsAreErrorsNotCrashes) {
-  nvl_result_t r;
-  EXPECT_EQ(nvl_facade_place(nullptr, nullptr, 0, nullptr, &r), NVL_INTERNAL);
-  nvl_result_clear(&r);
-  EXPECT_EQ(nvl_facade_place(facade_, nullptr, 3, nullptr, &r), NVL_INTERNAL);
-  EXPECT_EQ(nvl_facade_more(facade_, &r), 0);
-  nvl_result_clear(&r);
-  EXPECT_EQ(nvl_facade_more(nullptr, nullptr), 0);
+TEST_F(FacadeTest, NullArgumentsAreFallbacksNotCrashes) {
+  Job plain(4);
+  Job strict(8, {"NVLPLACE_TP=8"});
+  // No configuration: a job whose options promise something waits; any other is cons_tres's.
+  nvl_decision_t* d = nvl_decide(nullptr, strict.get(), nullptr, 0);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_REFUSE);
+  EXPECT_THAT(nvl_decision_comment(d), HasSubstr("nvlplace: waiting: "));
+  EXPECT_EQ(nvl_decision_exhausted(d), NVL_ACT_REFUSE);
+  nvl_decision_free(d);
+  d = nvl_decide(nullptr, plain.get(), nullptr, 0);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
+  EXPECT_EQ(nvl_decision_comment(d), nullptr);
+  EXPECT_EQ(nvl_decision_candidate(d, 0), nullptr);
+  EXPECT_EQ(nvl_decision_took(d, -1, nullptr), 1);
+  nvl_decision_free(d);
+  d = nvl_decide(facade_, nullptr, nullptr, 0);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
+  nvl_decision_free(d);
+  // A node array that is NULL with a count is the caller's bug: cons_tres, with an error.
+  d = nvl_decide(facade_, plain.get(), nullptr, 3);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
+  nvl_decision_free(d);
+  EXPECT_EQ(nvl_decision_action(nullptr), NVL_ACT_CONS_TRES);
+  EXPECT_EQ(nvl_decision_candidate(nullptr, 0), nullptr);
+  nvl_decision_free(nullptr);
   EXPECT_EQ(nvl_facade_load(nullptr, err_, sizeof(err_)), nullptr);
+  EXPECT_STREQ(err_, "no configuration file name");
 }
 
 TEST_F(FacadeTest, AFreeListWithoutIndexesIsRefusedNotRead) {
   // Found by the facade fuzzer: free_gpus NULL with num_free > 0 was dereferenced.
   std::vector<int> all = {0, 1, 2, 3};
   nvl_node_t nodes[2] = {{"node00", 1, all.data(), 4}, {"node01", 1, nullptr, 4}};
-  nvl_request_t q{};
-  q.gpus = 4;
-  nvl_result_t r;
-  EXPECT_EQ(nvl_facade_place(facade_, nodes, 2, &q, &r), NVL_INTERNAL);
-  EXPECT_THAT(r.reason, HasSubstr("node 1 lists 4 free GPUs but no indexes"));
-  EXPECT_EQ(r.num_candidates, 0);
-  nvl_result_clear(&r);
-  q.ignore_busy = 1;  // refused before anything else, whatever the request
-  EXPECT_EQ(nvl_facade_place(facade_, nodes, 2, &q, &r), NVL_INTERNAL);
-  nvl_result_clear(&r);
-  nvl_job_t job{};
-  job.job_id = 9;
-  job.gpus_per_job = 4;
-  job.gpu_requests = 1;
-  nvl_decision_t* d = nvl_decide(facade_, &job, nodes, 2);
-  ASSERT_NE(d, nullptr);
+  Job job(4);
+  nvl_decision_t* d = nvl_decide(facade_, job.get(), nodes, 2);
   EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
   int level = -1;
   EXPECT_THAT(nvl_decision_log(d, &level), HasSubstr("no indexes; placing as cons_tres"));
   EXPECT_EQ(level, NVL_LOG_ERROR);
+  nvl_decision_free(d);
+}
+
+TEST_F(FacadeTest, TheSubmitCheckReadsTheJobDescriptionsTres) {
+  // job_submit/nvlplace hands over the description's tres_per_* strings, not counts.
+  Job never(0, {"NVLPLACE_TP=8"}, NVL_MODE_TEST_ONLY);
+  never.job.gpu_requests = 0;
+  never.job.tres_per_job = "gres/gpu:8";
+  nvl_decision_t* d = Decide(never);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_REFUSE);  // TP=8 never fits a 4-GPU island
+  EXPECT_THAT(nvl_decision_reason(d), HasSubstr("never runnable on this cluster: 8 GPUs"));
+  nvl_decision_free(d);
+  // A count that is not a plain number: slurmctld's own checks decide.
+  never.job.tres_per_job = "gres/gpu:h100:lots";
+  d = Decide(never);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
+  nvl_decision_free(d);
+  // A typed request names the model: lab-islands has none called A100.
+  never.job.tres_per_job = "gres:gpu:a100:4";
+  never.env = {"NVLPLACE_TP=4"};
+  d = Decide(never);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_REFUSE);
+  EXPECT_THAT(nvl_decision_reason(d), HasSubstr("GPU model 'a100' is not in cluster"));
+  nvl_decision_free(d);
+  // No GPU at all: nothing for nvlplace.
+  never.job.tres_per_job = "cpu:4";
+  d = Decide(never);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
   nvl_decision_free(d);
 }
 
@@ -273,19 +371,20 @@ switches: [{name: leaf0, tier: leaf, nodes: "a[0-1],cpu0,h0"}]
                          {"a1", 1, all.data(), 8},
                          {"cpu0", 1, nullptr, 0},
                          {"h0", 1, all.data(), 8}};
-  nvl_request_t q{};
-  q.gpus = 8;
-  nvl_result_t r;
-  ASSERT_EQ(nvl_facade_place(kept, nodes, 4, &q, &r), NVL_PLACED) << r.reason;
-  ASSERT_GE(r.num_candidates, 1);
-  for (int c = 0; c < r.num_candidates; ++c) {
-    ASSERT_EQ(r.candidates[c].num_nodes, 1);
-    EXPECT_EQ(r.candidates[c].nodes[0], 3);  // h0
+  Job job(8);
+  nvl_decision_t* d = nvl_decide(kept, job.get(), nodes, 4);
+  ASSERT_EQ(nvl_decision_action(d), NVL_ACT_TRY);
+  const nvl_candidate_t* c;
+  for (int i = 0; (c = nvl_decision_candidate(d, i)) != nullptr; ++i) {
+    ASSERT_EQ(c->num_nodes, 1);
+    EXPECT_EQ(c->nodes[0], 3);  // h0
+    nvl_decision_refused(d, i);
   }
-  nvl_result_clear(&r);
-  q.gpus = 16;  // a1 and a0 hold 16 free GPUs that nvlplace must not count
-  EXPECT_NE(nvl_facade_place(kept, nodes, 4, &q, &r), NVL_PLACED);
-  nvl_result_clear(&r);
+  nvl_decision_free(d);
+  Job sixteen(16, {"NVLPLACE_TP=1"});  // a1 and a0 hold 16 free GPUs nvlplace must not count
+  d = nvl_decide(kept, sixteen.get(), nodes, 4);
+  EXPECT_NE(nvl_decision_action(d), NVL_ACT_TRY);
+  nvl_decision_free(d);
   nvl_facade_free(kept);
 }
 

@@ -1,22 +1,28 @@
-// Fuzzes the C facade the select plugin calls: nvl_facade_place, nvl_facade_more until 0,
-// nvl_result_clear, with node arrays and requests built from the input. Contract checked here
-// beyond "no crash": a negative node count and a node entry with free_gpus == NULL and
-// num_free > 0 are caller errors, refused (NVL_BAD_REQUEST or NVL_INTERNAL) and never read,
-// whatever the names or flags; every candidate names usable known nodes of the caller's
-// array, ascending, and free GPUs.
+// Fuzzes the one way slurmctld calls the engine: nvl_decide with the values nvl_ctld.c hands
+// it (the job's GPU counts, node counts and SPANK environment, every node's free GPU indexes,
+// in WILL_RUN the running jobs' end times and backfill's window), then the steps job_test
+// takes (node sets in turn, refused or taken with what Slurm would allocate, exhausted) in an
+// order the input chooses. Contract checked beyond "no crash": a decision always comes back;
+// a negative node count, a NULL node array with a count, and a NULL free or busy list with a
+// count are caller errors, left to cons_tres and never read; every node set is on usable,
+// known nodes of the caller's array, ascending, with ascending GPUs that are free (TEST_ONLY:
+// any), as many nodes as the job allows; a start time is 0 or within [now, the window's end]
+// and only with node sets; a hard job never accepts an allocation other than its node set.
 //
-// Input (tests/fuzz/fuzz_common.h ByteReader): flags (bit 0 ignore_busy, 1 exclusive, 2 pass
-// nodes == NULL, 3 pass -num_nodes, 4 facade NULL, 5 request NULL, 6 the second
-// configuration); six int32 (gpus, nodes, gpus_per_node, tp, pp, dp); nvl and max_tier, each
-// a length byte (0xff: NULL) then bytes; a node count byte; per node: a name byte (0xff NULL,
-// 0xfe a length-prefixed string, else "node%02d" of it mod 20, 16-19 unknown), a usable byte,
-// a free count byte (bit 7: free_gpus NULL; 0xff: NULL with INT_MAX) and that many int8
-// GPU indexes. Then, for nvl_decide in WILL_RUN (backfill's question, with the running
-// jobs' end times), read from what is left: per node a busy count byte (bit 7: busy_gpus and
-// busy_until NULL) and that many (int8 GPU, int32 seconds after now) pairs, then the window
-// (two int32, seconds after now; 0: none). Checked: a NULL busy list with a count is
-// refused and never read; a start time is 0 or within [now, the window's end]; every node
-// set is on usable known nodes, ascending.
+// Input (tests/fuzz/fuzz_common.h ByteReader; the first part is the layout of the earlier
+// target, so its findings still reach the same values): flags (bit 0 TEST_ONLY instead of
+// RUN_NOW, 1 --exclusive, 2 pass nodes == NULL, 3 pass -num_nodes, 4 facade NULL, 5 job
+// NULL, 6 the second configuration, 7 at submit: GPU counts as tres_per_* text); six int32
+// (GPUs, nodes, GPUs per node, TP, PP, DP: a non-zero TP/PP/DP becomes NVLPLACE_TP=<value>
+// and so on, as the SPANK plugin would write it; nodes > 0 is -N); nvl and max_tier, each a
+// length byte (0xff: not given) then bytes; a node count byte; per node: a name byte (0xff
+// NULL, 0xfe a length-prefixed string, else "node%02d" of it mod 20, 16-19 unknown), a usable
+// byte, a free count byte (bit 7: free_gpus NULL; 0xff: NULL with INT_MAX) and that many
+// int8 GPU indexes. Then, for a second decision in WILL_RUN: per node a busy count byte (bit
+// 7: busy_gpus and busy_until NULL) and that many (int8 GPU, int32 seconds after now) pairs,
+// and the window (two int32, seconds after now; 0: none). Then the steps, a byte each (low
+// two bits: candidate, refused, took as decided or with one GPU moved, exhausted; the rest
+// the node set's index), applied to both decisions.
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,7 +32,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +42,7 @@
 namespace {
 
 constexpr int kGpusPerNode = 8;  // every node of lab-islands
+constexpr int64_t kNow = 1000000000;
 nvl_facade_t* g_facade[2];
 
 // The configuration, written to a temporary nvlplace.yaml and loaded once.
@@ -79,46 +85,77 @@ bool IsFreeIn(const std::vector<Entry>& entries, const std::string& name, int gp
   return false;
 }
 
-void CheckResult(const nvl_result_t& r, const std::vector<Entry>& entries, int num_nodes,
-                 const nvl_request_t& q, bool ignore_busy) {
-  FUZZ_CHECK(r.status >= NVL_PLACED && r.status <= NVL_INTERNAL, "status %d", r.status);
-  FUZZ_CHECK(r.request && r.reason && r.relaxations, "NULL text in the result");
-  (void)std::strlen(r.request);
-  (void)std::strlen(r.reason);
-  (void)std::strlen(r.relaxations);
-  if (r.status != NVL_PLACED) {
-    FUZZ_CHECK(r.num_candidates == 0, "%d candidates, status %d", r.num_candidates, r.status);
-    FUZZ_CHECK(*r.reason, "status %d without a reason", r.status);
-    return;
+void CheckText(const char* text) {
+  if (text != nullptr) (void)std::strlen(text);
+}
+
+void CheckCandidate(const nvl_candidate_t& c, int i, const std::vector<Entry>& entries,
+                    int num_nodes, const nvl_job_t& job, bool any_gpu) {
+  FUZZ_CHECK(c.num_nodes >= 1 && c.nodes && c.gpu_offsets && c.gpus && c.describe,
+             "node set %d is empty", i);
+  CheckText(c.describe);
+  FUZZ_CHECK(c.gpu_offsets[0] == 0, "node set %d starts at %d", i, c.gpu_offsets[0]);
+  FUZZ_CHECK(c.num_nodes >= static_cast<int64_t>(job.min_nodes) &&
+                 (job.max_nodes == 0 || c.num_nodes <= static_cast<int64_t>(job.max_nodes)),
+             "node set %d has %d nodes; the job takes %u to %u", i, c.num_nodes, job.min_nodes,
+             job.max_nodes);
+  for (int k = 0; k < c.num_nodes; ++k) {
+    int n = c.nodes[k];
+    FUZZ_CHECK(n >= 0 && n < num_nodes, "node index %d of %d", n, num_nodes);
+    FUZZ_CHECK(k == 0 || c.nodes[k - 1] < n, "node indexes not ascending");
+    const Entry& e = entries[n];
+    FUZZ_CHECK(e.name.has_value() && e.usable, "node set %d on unusable or unnamed entry %d", i, n);
+    FUZZ_CHECK(c.gpu_offsets[k + 1] > c.gpu_offsets[k], "no GPU on node %d", n);
+    for (int j = c.gpu_offsets[k]; j < c.gpu_offsets[k + 1]; ++j) {
+      int g = c.gpus[j];
+      FUZZ_CHECK(g >= 0 && g < kGpusPerNode, "GPU index %d", g);
+      FUZZ_CHECK(j == c.gpu_offsets[k] || c.gpus[j - 1] < g, "GPUs not ascending");
+      FUZZ_CHECK(any_gpu || IsFreeIn(entries, *e.name, g), "%s:%d is not free", e.name->c_str(), g);
+    }
   }
-  FUZZ_CHECK(r.num_candidates >= 1 && r.num_candidates <= 16 && r.candidates, "%d candidates",
-             r.num_candidates);
-  for (int c = 0; c < r.num_candidates; ++c) {
-    const nvl_candidate_t& cand = r.candidates[c];
-    FUZZ_CHECK(cand.num_nodes >= 1 && cand.nodes && cand.gpu_offsets && cand.gpus && cand.describe,
-               "candidate %d is empty", c);
-    (void)std::strlen(cand.describe);
-    FUZZ_CHECK(cand.gpu_offsets[0] == 0, "candidate %d starts at %d", c, cand.gpu_offsets[0]);
-    for (int k = 0; k < cand.num_nodes; ++k) {
-      int i = cand.nodes[k];
-      FUZZ_CHECK(i >= 0 && i < num_nodes, "node index %d of %d", i, num_nodes);
-      FUZZ_CHECK(k == 0 || cand.nodes[k - 1] < i, "node indexes not ascending");
-      const Entry& e = entries[i];
-      FUZZ_CHECK(e.name.has_value(), "candidate on a NULL name");
-      FUZZ_CHECK(e.usable, "candidate on unusable entry %d (%s)", i, e.name->c_str());
-      FUZZ_CHECK(cand.gpu_offsets[k + 1] > cand.gpu_offsets[k], "no GPU on node %d", i);
-      for (int j = cand.gpu_offsets[k]; j < cand.gpu_offsets[k + 1]; ++j) {
-        int g = cand.gpus[j];
-        FUZZ_CHECK(g >= 0 && g < kGpusPerNode, "GPU index %d", g);
-        FUZZ_CHECK(j == cand.gpu_offsets[k] || cand.gpus[j - 1] < g, "GPUs not ascending");
-        FUZZ_CHECK(ignore_busy || IsFreeIn(entries, *e.name, g), "%s:%d is not free",
-                   e.name->c_str(), g);
+}
+
+// The steps of job_test on one decision, as the input orders them.
+void Steps(nvl_decision_t* d, const std::vector<uint8_t>& steps, const std::vector<Entry>& entries,
+           int num_nodes, const nvl_job_t& job) {
+  const bool any_gpu = job.mode != NVL_MODE_RUN_NOW;  // WILL_RUN: GPUs free by its start
+  const bool try_sets = nvl_decision_action(d) == NVL_ACT_TRY;
+  for (uint8_t step : steps) {
+    const int i = step >> 2;
+    const nvl_candidate_t* c = nvl_decision_candidate(d, i);
+    FUZZ_CHECK(c == nullptr || try_sets, "a node set without NVL_ACT_TRY");
+    if (c != nullptr) CheckCandidate(*c, i, entries, num_nodes, job, any_gpu);
+    switch (step & 3) {
+      case 0:
+        break;
+      case 1:
+        nvl_decision_refused(d, i);
+        break;
+      case 2: {
+        if (c == nullptr) {
+          (void)nvl_decision_took(d, -1, nullptr);
+          break;
+        }
+        // As decided, or with the last GPU moved to another index (what cons_tres choosing
+        // on its own would look like).
+        std::vector<int> gpus(c->gpus, c->gpus + c->gpu_offsets[c->num_nodes]);
+        bool moved = (step & 0x80) && !gpus.empty();
+        if (moved) gpus.back() = (gpus.back() + 1) % kGpusPerNode;
+        nvl_layout_t got{c->num_nodes, c->nodes, c->gpu_offsets, gpus.data()};
+        int ok = nvl_decision_took(d, i, &got);
+        FUZZ_CHECK(ok == 0 || ok == 1, "took returned %d", ok);
+        break;
+      }
+      case 3: {
+        int a = nvl_decision_exhausted(d);
+        FUZZ_CHECK(a == NVL_ACT_CONS_TRES || a == NVL_ACT_REFUSE, "exhausted: action %d", a);
+        break;
       }
     }
-    int total = cand.gpu_offsets[cand.num_nodes];
-    if (q.gpus > 0 && q.nodes <= 0 && q.gpus_per_node <= 0) {
-      FUZZ_CHECK(total == q.gpus, "candidate %d has %d GPUs for %d", c, total, q.gpus);
-    }
+    int level = -1;
+    CheckText(nvl_decision_log(d, &level));
+    CheckText(nvl_decision_comment(d));
+    CheckText(nvl_decision_reason(d));
   }
 }
 
@@ -135,20 +172,39 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   nvlplace::fuzz::ByteReader in(data, size);
   const uint8_t flags = in.U8();
-  const bool ignore_busy = flags & 1;
-  nvl_request_t q{};
-  q.job_id = 7;
-  q.ignore_busy = ignore_busy;
-  q.exclusive = (flags >> 1) & 1;
-  q.gpus = in.I32();
-  q.nodes = in.I32();
-  q.gpus_per_node = in.I32();
-  q.tp = in.I32();
-  q.pp = in.I32();
-  q.dp = in.I32();
+  const int32_t gpus = in.I32(), nodes_wanted = in.I32(), per_node = in.I32();
+  const int32_t sizes[3] = {in.I32(), in.I32(), in.I32()};
   std::optional<std::string> nvl = NullableStr(in), tier = NullableStr(in);
-  q.nvl = nvl ? nvl->c_str() : nullptr;
-  q.max_tier = tier ? tier->c_str() : nullptr;
+
+  // The job as _job_of (or, at submit, nvl_ctld_submit_check) fills it.
+  std::vector<std::string> env;
+  const char* const names[3] = {"NVLPLACE_TP=", "NVLPLACE_PP=", "NVLPLACE_DP="};
+  for (int k = 0; k < 3; ++k) {
+    if (sizes[k] != 0) env.push_back(names[k] + std::to_string(sizes[k]));
+  }
+  if (nvl) env.push_back("NVLPLACE_NVL=" + *nvl);
+  if (tier) env.push_back("NVLPLACE_MAX_TIER=" + *tier);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  nvl_job_t job{};
+  job.job_id = 7;
+  job.mode = (flags & 1) ? NVL_MODE_TEST_ONLY : NVL_MODE_RUN_NOW;
+  job.gpus_per_job = static_cast<uint32_t>(gpus);
+  job.gpus_per_node = static_cast<uint32_t>(per_node);
+  job.gpu_requests = gpus != 0 || per_node != 0;
+  job.min_nodes = nodes_wanted > 0 ? static_cast<uint32_t>(nodes_wanted) : 1;
+  job.max_nodes = nodes_wanted > 0 ? static_cast<uint32_t>(nodes_wanted) : 500000;
+  job.whole_node = (flags >> 1) & 1;
+  job.env = envp.data();
+  job.env_size = static_cast<uint32_t>(envp.size());
+  job.now = kNow;
+  std::string tres[2];
+  if (flags & 0x80) {  // at submit: the description's strings
+    tres[0] = "gres/gpu:" + (nvl ? *nvl + ":" : std::string()) + std::to_string(gpus);
+    tres[1] = "gres:gpu:" + std::to_string(per_node);
+    job.tres_per_job = gpus != 0 ? tres[0].c_str() : nullptr;
+    job.tres_per_node = per_node != 0 ? tres[1].c_str() : "";
+  }
 
   std::vector<Entry> entries(in.U8());
   for (Entry& e : entries) {
@@ -175,36 +231,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const int num_nodes = static_cast<int>(nodes.size());
   const bool null_nodes = flags & 4, negative = flags & 8;
-  const bool null_facade = flags & 16, null_request = flags & 32;
+  const bool null_facade = flags & 16, null_job = flags & 32;
   nvl_facade_t* facade = null_facade ? nullptr : g_facade[(flags >> 6) & 1];
-
-  nvl_result_t r;
-  int status = nvl_facade_place(facade, null_nodes ? nullptr : nodes.data(),
-                                negative ? -num_nodes : num_nodes, null_request ? nullptr : &q, &r);
-  FUZZ_CHECK(status == r.status, "returned %d, result says %d", status, r.status);
-  bool caller_error = null_facade || null_request || (num_nodes > 0 && (null_nodes || negative));
   bool null_free = false;
   for (const Entry& e : entries) null_free |= e.null_free && e.num_free > 0;
-  if (!negative && !null_nodes && null_free) caller_error = true;
-  if (caller_error) {
-    FUZZ_CHECK(status == NVL_BAD_REQUEST || status == NVL_INTERNAL,
-               "caller error not refused (NULL facade, request, nodes or free_gpus): status %d",
-               status);
-  }
-  CheckResult(r, entries, num_nodes, q, ignore_busy);
-  int more = 0;
-  while (nvl_facade_more(facade, &r)) {
-    FUZZ_CHECK(++more <= 16, "nvl_facade_more keeps adding candidates");
-    CheckResult(r, entries, num_nodes, q, ignore_busy);
-  }
-  CheckResult(r, entries, num_nodes, q, ignore_busy);
-  nvl_result_clear(&r);
-  FUZZ_CHECK(r.priv == nullptr, "nvl_result_clear left its storage");
 
-  if (null_facade || null_nodes || negative) return 0;
-  constexpr int64_t kNow = 1000000000;
+  // WILL_RUN's busy lists and window, then the steps.
   std::vector<std::vector<int>> busy(entries.size());
   std::vector<std::vector<int64_t>> until(entries.size());
+  std::vector<nvl_node_t> will_nodes = nodes;
   bool null_busy = false;
   for (size_t i = 0; i < entries.size() && !in.empty(); ++i) {
     uint8_t count = in.U8();
@@ -212,32 +247,43 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       busy[i].push_back(in.I8());
       until[i].push_back(kNow + in.I32());
     }
-    nodes[i].num_busy = count & 0x7f;
+    will_nodes[i].num_busy = count & 0x7f;
     if (count & 0x80) {
-      null_busy |= nodes[i].num_busy > 0;
+      null_busy |= will_nodes[i].num_busy > 0;
     } else {
-      nodes[i].busy_gpus = busy[i].data();
-      nodes[i].busy_until = until[i].data();
+      will_nodes[i].busy_gpus = busy[i].data();
+      will_nodes[i].busy_until = until[i].data();
     }
   }
-  nvl_job_t job{};
-  job.job_id = 7;
-  job.mode = NVL_MODE_WILL_RUN;
-  job.gpus_per_job = q.gpus > 0 ? static_cast<uint64_t>(q.gpus) : 0;
-  job.gpu_requests = q.gpus > 0 ? 1 : 0;
-  job.min_nodes = 1;
-  job.now = kNow;
   int32_t from = in.I32(), to = in.I32();
-  job.will_run_start = from ? kNow + from : 0;
-  job.will_run_end = to ? kNow + to : 0;
-  std::string env[2] = {"NVLPLACE_TP=" + std::to_string(q.tp),
-                        "NVLPLACE_NVL=" + std::string(q.nvl ? q.nvl : "strict")};
-  char* envp[2] = {env[0].data(), env[1].data()};
-  job.env = envp;
-  job.env_size = 2;
-  nvl_decision_t* d = nvl_decide(facade, &job, nodes.data(), num_nodes);
+  std::vector<uint8_t> steps;
+  while (!in.empty() && steps.size() < 64) steps.push_back(in.U8());
+
+  const nvl_node_t* given = null_nodes ? nullptr : nodes.data();
+  const int count = negative ? -num_nodes : num_nodes;
+  nvl_decision_t* d = nvl_decide(facade, null_job ? nullptr : &job, given, count);
   FUZZ_CHECK(d != nullptr, "no decision");
   int action = nvl_decision_action(d);
+  FUZZ_CHECK(action >= NVL_ACT_CONS_TRES && action <= NVL_ACT_REFUSE, "action %d", action);
+  const bool caller_error = null_job || (num_nodes > 0 && (null_nodes || negative)) ||
+                            (!null_nodes && !negative && null_free);
+  if (caller_error && !null_facade) {
+    FUZZ_CHECK(action == NVL_ACT_CONS_TRES,
+               "a caller error (NULL job, nodes or free list) was not left to cons_tres: %d",
+               action);
+  }
+  CheckText(nvl_decision_reason(d));
+  Steps(d, steps, entries, num_nodes, job);
+  nvl_decision_free(d);
+
+  if (null_facade || null_nodes || negative || null_job) return 0;
+  job.mode = NVL_MODE_WILL_RUN;
+  job.tres_per_job = job.tres_per_node = nullptr;
+  job.will_run_start = from ? kNow + from : 0;
+  job.will_run_end = to ? kNow + to : 0;
+  d = nvl_decide(facade, &job, will_nodes.data(), num_nodes);
+  FUZZ_CHECK(d != nullptr, "no decision");
+  action = nvl_decision_action(d);
   if (null_busy || null_free) {
     FUZZ_CHECK(action == NVL_ACT_CONS_TRES, "a NULL busy or free list was not refused");
   }
@@ -247,20 +293,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              "start time %lld outside [now, %lld]", static_cast<long long>(start),
              static_cast<long long>(last));
   FUZZ_CHECK(start == 0 || action == NVL_ACT_TRY, "a start time without node sets");
-  for (int c = 0; action == NVL_ACT_TRY && c < 16; ++c) {
-    const nvl_candidate_t* cand = nvl_decision_candidate(d, c);
-    if (cand == nullptr) {
-      FUZZ_CHECK(c > 0, "NVL_ACT_TRY without a node set");
-      break;
-    }
-    for (int k = 0; k < cand->num_nodes; ++k) {
-      int i = cand->nodes[k];
-      FUZZ_CHECK(i >= 0 && i < num_nodes && entries[i].name && entries[i].usable &&
-                     (k == 0 || cand->nodes[k - 1] < i),
-                 "node set %d: bad node index %d", c, i);
-    }
-    nvl_decision_refused(d, c);
-  }
+  Steps(d, steps, entries, num_nodes, job);
   nvl_decision_free(d);
   return 0;
 }
