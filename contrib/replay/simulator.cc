@@ -9,6 +9,7 @@
 #include <queue>
 
 #include "absl/strings/str_cat.h"
+#include "placement/engine/earliest_start.h"
 #include "placement/model/limits.h"
 
 namespace nvlplace::replay {
@@ -116,6 +117,12 @@ class Sim {
   }
 
  private:
+  struct Reservation {
+    int head = -1;  // the pending job it is for
+    double time = 0;
+    std::vector<NodeId> nodes;  // ascending
+  };
+
   double Submit(const TraceJob& j) const { return j.submit / options_.load_scale; }
 
   int ModelOfGpu(GpuId g) const { return topo_.nodes()[topo_.gpus()[g].node].model; }
@@ -189,11 +196,11 @@ class Sim {
   }
 
   // The earliest time the head job could have enough free GPUs of its model (any model when
-  // it names none), counting GPUs only.
-  double Shadow(int head) const {
+  // it names none), counting GPUs only: `t` when it has them now. A lower bound of its start.
+  double CountedStart(int head, double t) const {
     const int model = job_model_[head];
     int need = jobs_[head].gpus - FreeFor(head);
-    if (need <= 0) return std::numeric_limits<double>::infinity();  // topology blocks it
+    if (need <= 0) return t;
     auto copy = running_;
     while (!copy.empty()) {
       const std::vector<GpuId>& ranks = result_.jobs[copy.top().second].ranks;
@@ -208,13 +215,60 @@ class Sim {
     return std::numeric_limits<double>::infinity();
   }
 
+  // The head's reservation, as Slurm's backfill makes it from the plugin's answer: the
+  // earliest time the engine places the head as running jobs end (FindEarliestStart, the
+  // estimate the plugin gives backfill) and the nodes of that placement. Computed when the
+  // head changes, kept while it waits: a job started meanwhile ends before it or keeps off
+  // its nodes, so it stays true.
+  const Reservation& Reserve(int head, double t) {
+    if (reservation_.head == head && t < reservation_.time &&
+        reservation_.time < std::numeric_limits<double>::infinity()) {
+      return reservation_;
+    }
+    reservation_ = Reservation{head, std::numeric_limits<double>::infinity(), {}};
+    double from = CountedStart(head, t);
+    if (!(from < std::numeric_limits<double>::infinity())) return reservation_;
+    std::vector<Release> releases;
+    auto copy = running_;
+    for (; !copy.empty(); copy.pop()) {
+      releases.push_back(Release{copy.top().first, result_.jobs[copy.top().second].ranks});
+    }
+    EarliestStart at = FindEarliestStart(engine_, &state_, *shape_of_[head]->request,
+                                         std::move(releases), from, /*until=*/0);
+    ++result_.decisions;
+    if (!at.found) return reservation_;
+    reservation_.time = at.time;
+    for (GpuId g : at.placement.ranks) reservation_.nodes.push_back(topo_.gpus()[g].node);
+    std::sort(reservation_.nodes.begin(), reservation_.nodes.end());
+    reservation_.nodes.erase(std::unique(reservation_.nodes.begin(), reservation_.nodes.end()),
+                             reservation_.nodes.end());
+    return reservation_;
+  }
+
+  // Tries to start pending job `idx` now on any node but `kept_off` (the free GPUs there are
+  // held for the call). True when it started.
+  bool TryStartOff(int idx, double t, const std::vector<NodeId>& kept_off) {
+    std::vector<GpuId> held;
+    for (NodeId n : kept_off) {
+      for (GpuId g : topo_.nodes()[n].gpus) {
+        if (!state_.busy(g)) held.push_back(g);
+      }
+    }
+    if (!held.empty() && !state_.Allocate(held).ok()) return false;
+    bool started = TryStart(idx, t);
+    if (!held.empty()) (void)state_.Release(held);
+    return started;
+  }
+
   void Schedule(double t) {
     while (!pending_.empty() && TryStart(pending_.front(), t)) pending_.pop_front();
     if (options_.scheduler != Scheduler::kBackfill || pending_.size() < 2) return;
-    // EASY backfill: a later job may start now if it ends before the head's reservation,
-    // or if it runs on another GPU model than the head's (it cannot take the head's GPUs).
-    const int head_model = job_model_[pending_.front()];
-    double shadow = Shadow(pending_.front());
+    // EASY backfill: a later job may start now if it ends before the head's reservation, if
+    // it keeps off the nodes reserved for the head, or if it runs on another GPU model than
+    // the head's (it cannot take the head's GPUs).
+    const int head = pending_.front();
+    const int head_model = job_model_[head];
+    const Reservation* reserved = nullptr;
     int tried = 0;
     for (auto it = std::next(pending_.begin()); it != pending_.end() && tried < kBackfillDepth;) {
       const TraceJob& j = jobs_[*it];
@@ -225,7 +279,11 @@ class Sim {
       ++tried;
       const int model = job_model_[*it];
       const bool disjoint = head_model >= 0 && model >= 0 && model != head_model;
-      if ((disjoint || t + j.duration <= shadow) && TryStart(*it, t)) {
+      if (!disjoint && reserved == nullptr) reserved = &Reserve(head, t);
+      const bool started = disjoint || t + j.duration <= reserved->time
+                               ? TryStart(*it, t)
+                               : TryStartOff(*it, t, reserved->nodes);
+      if (started) {
         it = pending_.erase(it);
       } else {
         ++it;
@@ -263,6 +321,7 @@ class Sim {
   std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>,
                       std::greater<std::pair<double, int>>>
       running_;
+  Reservation reservation_;
   std::map<std::string, Shape> shapes_;  // node-based: the addresses below stay valid
   std::vector<const Shape*> shape_of_;   // per job, once it arrived
   std::vector<int> job_model_;           // per job: its request's GPU model, -1 for any

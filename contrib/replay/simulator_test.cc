@@ -62,6 +62,34 @@ TEST_F(SimulatorTest, BackfillStartsShortJobsBeforeTheReservation) {
   EXPECT_DOUBLE_EQ(r.jobs[1].start, 100);
 }
 
+// Backfill reserves with the plugin's estimate (FindEarliestStart, issue 24): a strict TP=4
+// head that counting GPUs says could start now (4 GPUs free, but 2 + 2 over two nodes) had no
+// reservation at all, so any later job could take the GPUs whose release would make room.
+// Now the head is reserved the node whose job ends first, at that end; a long job keeps off
+// that node, a short one may use it, and the head starts on time.
+TEST_F(SimulatorTest, AStrictHeadIsReservedTheNodeWhoseJobEndCompletesItsDomain) {
+  std::vector<TraceJob> jobs;
+  // node0-5 full for a long time; two 6-GPU jobs leave 2 + 2 free GPUs on two nodes.
+  for (int n = 0; n < 6; ++n) jobs.push_back(Job("full" + std::to_string(n), n, 10000, 8, 8));
+  jobs.push_back(Job("six-a", 6, 100, 6));    // ends at 106
+  jobs.push_back(Job("six-b", 7, 5000, 6));   //
+  jobs.push_back(Job("head", 8, 100, 4, 4));  // TP=4 strict: 4 GPUs of one node
+  jobs.push_back(Job("long", 9, 1000, 2));    // fits now beside either six, runs past 106
+  jobs.push_back(Job("short", 10, 50, 2));    // ends at 60, before 106
+  SimResult r = Simulate(*engine_, jobs, SimOptions{});
+  auto node_of = [&](int job) { return topo_->gpus()[r.jobs[job].ranks.at(0)].node; };
+  const NodeId reserved = node_of(6);  // six-a's
+  ASSERT_NE(node_of(7), reserved);
+  EXPECT_DOUBLE_EQ(r.jobs[8].start, 106);  // when six-a ends: its node has 8 free
+  for (GpuId g : r.jobs[8].ranks) EXPECT_EQ(topo_->gpus()[g].node, reserved);
+  // The long job started at once, beside six-b, not on the reserved node.
+  EXPECT_DOUBLE_EQ(r.jobs[9].start, 9);
+  EXPECT_EQ(node_of(9), node_of(7));
+  // The short one ends before the reservation: it may use the reserved node's free GPUs.
+  EXPECT_DOUBLE_EQ(r.jobs[10].start, 10);
+  EXPECT_EQ(node_of(10), reserved);
+}
+
 TEST_F(SimulatorTest, NeverPlaceableJobsAreRejectedWithAReason) {
   std::vector<TraceJob> jobs = {Job("big", 0, 10, 128), Job("wide", 1, 10, 16, 16),
                                 Job("ok", 2, 10, 8, 8)};

@@ -87,6 +87,30 @@ MUTANTS = [
      "    } else if (false) {",
      ENGINE_TESTS,
      "the largest free domain under a switch shrinks when the child that held it does"),
+    ("facade-guard-catches-all", "plugin/guard.h",
+     "  } catch (...) {\n    LogCaught(entry, \"an exception that is not a std::exception\", "
+     "consequence);\n  }",
+     "  }",
+     PLUGIN_TESTS,
+     "no exception of any kind leaves the facade into slurmctld: the guard turns it into the "
+     "entry's fallback"),
+    ("facade-fallback-keeps-promises", "plugin/nvlplace_facade.cc",
+     "return nvl_opts_promise(found, &opts, default_strict) ? &g_fallback_waits",
+     "return false ? &g_fallback_waits",
+     PLUGIN_TESTS,
+     "when nvlplace cannot decide, a job whose options promise something waits, never runs as "
+     "cons_tres would place it"),
+    ("earliest-start-gallop", "placement/engine/earliest_start.cc",
+     "    if (hi == times.size() - 1) return out;",
+     "    if (true) return out;",
+     ["earliest_start_test"] + ENGINE_TESTS,
+     "backfill's start estimate looks past the first end time that does not make room"),
+    ("replay-reservation-keeps-off", "contrib/replay/simulator.cc",
+     "    for (NodeId n : kept_off) {",
+     "    for (NodeId n : std::vector<NodeId>{}) {",
+     ["simulator_test", "nvlplace"],
+     "a job the replay backfills past the head's reservation keeps off the reserved nodes, as "
+     "Slurm's backfill does with the plugin's answer"),
 ]
 
 
