@@ -88,7 +88,7 @@ TEST_F(FacadeTest, TpGroupGoesToAFreeIsland) {
   EXPECT_STREQ(r.request, "4 GPUs on 1 nodes (TP=4 PP=1 DP=1, nvl=strict)");
   ASSERT_GE(r.num_candidates, 1);
   EXPECT_THAT(Names(r.candidates[0]), ::testing::ElementsAre("node01"));
-  EXPECT_THAT(r.candidates[0].describe, HasSubstr("node01:4-7 domains=node01:nvl1"));
+  EXPECT_THAT(r.candidates[0].describe, HasSubstr("gpus=node01:4-7 domains=node01:nvl1 "));
   // The GPU indexes per node, for steering cons_tres's choice inside the node.
   const nvl_candidate_t& c = r.candidates[0];
   EXPECT_THAT(std::vector<int>(c.gpu_offsets, c.gpu_offsets + 2), ::testing::ElementsAre(0, 4));
@@ -237,7 +237,9 @@ TEST_F(FacadeTest, AFreeListWithoutIndexesIsRefusedNotRead) {
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
   int level = -1;
-  EXPECT_THAT(nvl_decision_log(d, &level), HasSubstr("no indexes; placing as cons_tres"));
+  EXPECT_THAT(nvl_decision_log(d, &level),
+              HasSubstr("v=1 event=cons_tres why=\"internal error: node 1 lists 4 free GPUs but no "
+                        "indexes\""));
   EXPECT_EQ(level, NVL_LOG_ERROR);
   nvl_decision_free(d);
 }
