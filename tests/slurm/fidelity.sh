@@ -42,9 +42,7 @@ PY
 ) || fail "cannot read $out/jobs.csv"
 [[ $(wc -l <<<"$jobs") -eq $(($(wc -l <"$trace") - 1)) ]] || fail "replay lost jobs: $jobs"
 
-settled() {
-  scontrol show job "$1" | grep -E 'JobState=RUNNING|SystemComment=nvlplace: waiting' >/dev/null
-}
+settled() { is_state "$1" RUNNING || comment_has "$1" event=waiting; }
 
 gone() { [[ -z $(squeue -h -j "$1" -o %A 2>/dev/null) ]]; }
 # Ends, in end order, every started job the replay ends by time $1.
