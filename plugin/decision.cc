@@ -34,37 +34,44 @@ struct Decider::Shared {
 
 namespace {
 
-// "node03:4-7" per node of a layout, joined by `sep`.
-std::string LayoutText(const Layout& layout, const std::vector<std::string>& names,
-                       absl::string_view sep) {
-  std::vector<std::string> parts;
-  for (size_t k = 0; k < layout.nodes.size(); ++k) {
-    int n = layout.nodes[k];
-    const std::string& name =
-        n >= 0 && n < static_cast<int>(names.size()) ? names[n] : absl::StrCat("#", n);
-    parts.push_back(absl::StrCat(
-        name, ":", layout.gpus[k].empty() ? "no-gpu-index" : IndexList(layout.gpus[k])));
-  }
-  return parts.empty() ? "none" : absl::StrJoin(parts, sep);
-}
-
-// "node03:4-7 node05:0-3 domains=node03:nvl1,node05:nvl0 score=97.1 origin=..."
-std::string Describe(const PlacementResult& r, const Topology& topo) {
-  std::vector<std::string> parts;
-  for (const auto& [node, gpus] : GpusByNode(r.ranks, topo)) {
-    parts.push_back(absl::StrCat(node, ":", IndexList(gpus)));
-  }
-  std::vector<std::string> domains;
+// A placement as the placement line states it: GPUs, NVLink domains, span, score, origin.
+LinePlacement FactsOf(const PlacementResult& r, const Topology& topo) {
+  LinePlacement p;
+  for (auto& [node, gpus] : GpusByNode(r.ranks, topo)) p.gpus.push_back({node, std::move(gpus)});
   std::set<int> seen;
   for (GpuId g : r.ranks) {
     int d = topo.DomainOf(g);
-    if (seen.insert(d).second) domains.push_back(topo.domains()[d].name);
+    if (seen.insert(d).second) p.domains.push_back(topo.domains()[d].name);
   }
-  std::string out =
-      absl::StrFormat("%s domains=%s score=%.1f origin=\"%s\"", absl::StrJoin(parts, " "),
-                      absl::StrJoin(domains, ","), r.total, r.origin);
-  if (!r.locality_traded.empty()) absl::StrAppend(&out, " locality traded: ", r.locality_traded);
-  return out;
+  Span span = SpanOf(r.ranks, topo);
+  p.span_domains = span.domains;
+  p.span_nodes = span.nodes;
+  p.span_tier = SpanTierName(topo, span.tier);
+  p.score = r.total;
+  p.origin = r.origin;
+  p.locality_traded = r.locality_traded;
+  return p;
+}
+
+// The request as the placement line states it.
+LineRequest AskedOf(const Request& r, const Topology& topo) {
+  LineRequest a;
+  a.gpus = r.gpus;
+  a.nodes = r.nodes;
+  a.tp = r.tp;
+  a.pp = r.pp;
+  a.dp = r.dp;
+  a.nvl = NvlModeName(r.nvl);
+  if (r.max_tier >= 0) a.max_tier = topo.tiers()[r.max_tier];
+  a.max_tier_required = r.max_tier_required;
+  if (r.gpu_model >= 0) a.model = topo.gpu_models()[r.gpu_model].name;
+  a.exclusive = r.exclusive;
+  return a;
+}
+
+// "a; b", or b alone when a is "none".
+std::string AndRelaxation(const std::string& relaxations, const std::string& more) {
+  return relaxations == "none" ? more : absl::StrCat(relaxations, "; ", more);
 }
 
 // A placement as the caller's node indexes (ascending) and each node's GPU indexes.
@@ -79,6 +86,14 @@ Layout CallerLayout(const std::vector<GpuId>& ranks, const Topology& topo,
     layout.gpus.push_back(std::move(gpus));
   }
   return layout;
+}
+
+// The candidate of a placement, on the caller's node indexes.
+Candidate CandidateOf(const PlacementResult& r, const Topology& topo,
+                      const std::vector<int>& to_caller) {
+  Candidate c{CallerLayout(r.ranks, topo, to_caller), FactsOf(r, topo), ""};
+  c.describe = FormatPlacement(c.facts);
+  return c;
 }
 
 const char* ModeName(Mode mode) {
@@ -237,8 +252,49 @@ bool JobDecision::Say(LogLevel level, std::string text, bool once) {
 
 void JobDecision::Comment(std::string text) { comment_ = std::move(text); }
 
-std::string JobDecision::Names(const Layout& layout) const {
-  return LayoutText(layout, node_names_, " ");
+std::vector<NodeGpus> JobDecision::Gpus(const Layout& layout) const {
+  std::vector<NodeGpus> out;
+  for (size_t k = 0; k < layout.nodes.size(); ++k) {
+    int n = layout.nodes[k];
+    out.push_back(
+        {n >= 0 && n < static_cast<int>(node_names_.size()) ? node_names_[n] : absl::StrCat("#", n),
+         layout.gpus[k]});
+  }
+  return out;
+}
+
+PlacementLine JobDecision::Line(Event event, std::string why) const {
+  PlacementLine line;
+  line.event = event;
+  if (job_.mode != Mode::kRunNow) line.mode = ModeName(job_.mode);
+  line.request = asked_;
+  line.why = std::move(why);
+  return line;
+}
+
+void JobDecision::WithCandidate(PlacementLine* line, int i) const {
+  if (i < 0 || i >= num_candidates()) return;
+  line->placement = candidates_[i].facts;
+  line->candidate = i + 1;
+  line->candidates = num_candidates();
+}
+
+bool JobDecision::Tell(LogLevel level, const PlacementLine& line, bool once, bool comment) {
+  bool said = Say(level, Format(line), once);
+  if (comment) {
+    PlacementLine own = line;
+    own.cons_tres_alone.reset();  // the admin's measurement, not the job's
+    Comment(absl::StrCat("nvlplace: ", Format(own)));
+  }
+  return said;
+}
+
+void JobDecision::SayFitsLater() {
+  PlacementLine line = Line(Event::kWillRun);
+  line.start_in = start_time_ - job_.now;
+  WithCandidate(&line, 0);
+  line.relaxations = relaxations_;
+  Tell(kLogDebug, line, false);
 }
 
 void JobDecision::Refuse(std::string why, bool bad_request) {
@@ -247,28 +303,27 @@ void JobDecision::Refuse(std::string why, bool bad_request) {
   reason_ = bad_request ? what : absl::StrCat("never runnable on this cluster: ", what);
   switch (job_.mode) {
     case Mode::kTestOnly:
-      if (Say(kLogInfo,
-              absl::StrCat(bad_request ? "refused at submit: " : "never runnable on this cluster: ",
-                           what),
-              true)) {
+      if (Tell(kLogInfo,
+               Line(Event::kRefused,
+                    bad_request ? why : absl::StrCat("never runnable on this cluster: ", why)),
+               true)) {
         decider_->Count(&Counters::refused);
       }
       break;
     case Mode::kRunNow:
       hold_ = bad_request;
       if (bad_request) {
-        std::string line =
-            absl::StrCat("held: ", what, "; resubmit with other --nvl-* options or GPUs");
-        if (Say(kLogInfo, line, true)) decider_->Count(&Counters::refused);
-        Comment(absl::StrCat("nvlplace: ", line));
+        PlacementLine line =
+            Line(Event::kHeld, absl::StrCat(why, "; resubmit with other --nvl-* options or GPUs"));
+        if (Tell(kLogInfo, line, true, /*comment=*/true)) decider_->Count(&Counters::refused);
       } else {
-        std::string line = absl::StrCat("waiting: ", what);
-        if (Say(kLogInfo, line, true)) decider_->Count(&Counters::waiting);
-        Comment(absl::StrCat("nvlplace: ", line));
+        if (Tell(kLogInfo, Line(Event::kWaiting, why), true, /*comment=*/true)) {
+          decider_->Count(&Counters::waiting);
+        }
       }
       break;
     case Mode::kWillRun:
-      Say(kLogDebug, absl::StrCat("will_run: ", what), false);
+      Tell(kLogDebug, Line(Event::kWaiting, why), false);
       break;
   }
 }
@@ -284,10 +339,9 @@ void JobDecision::Refused(int i) {
   log_ = LogLine{};
   comment_.reset();
   if (i < 0 || i >= num_candidates()) return;
-  Say(kLogDebug,
-      absl::StrFormat("%s: cons_tres refused candidate %d of %d: %s", ModeName(job_.mode), i + 1,
-                      num_candidates(), candidates_[i].describe),
-      false);
+  PlacementLine line = Line(Event::kCandidateRefused);
+  WithCandidate(&line, i);
+  Tell(kLogDebug, line, false);
 }
 
 bool JobDecision::Took(int i, const Layout& got) {
@@ -295,83 +349,71 @@ bool JobDecision::Took(int i, const Layout& got) {
   comment_.reset();
   if (job_.mode != Mode::kRunNow) {
     if (i >= 0 && i < num_candidates()) {
-      Say(kLogDebug,
-          absl::StrFormat("%s on candidate %d of %d: %s", ModeName(job_.mode), i + 1,
-                          num_candidates(), candidates_[i].describe),
-          false);
+      PlacementLine line = Line(Event::kCandidateTaken);
+      WithCandidate(&line, i);
+      Tell(kLogDebug, line, false);
     }
     return true;
   }
-  std::string slurm = LayoutText(got, node_names_, ",");
   if (i < 0 || i >= num_candidates()) {
     if (!gpus_) return true;
     if (!relaxed_) {
       // Left to cons_tres from the start: no promise was made; a comment of ours left from
       // an earlier wait goes, and a job with options says who placed it.
       decider_->Count(&Counters::cons_tres);
-      Comment(has_options_ && !request_.empty()
-                  ? absl::StrCat("nvlplace: ", request_, " -> ", Names(got), " by cons_tres")
-                  : "");
+      if (has_options_ && !request_.empty()) {
+        PlacementLine line = Line(Event::kConsTres);
+        line.slurm_gpus = Gpus(got);
+        Comment(absl::StrCat("nvlplace: ", Format(line)));
+      } else {
+        Comment("");
+      }
       return true;
     }
     decider_->Count(&Counters::relaxed);
-    std::string relaxation =
+    PlacementLine line = Line(Event::kPlacedByConsTres);
+    line.slurm_gpus = Gpus(got);
+    line.candidates = num_candidates();
+    line.relaxations = AndRelaxation(
+        relaxations_,
         candidates_.empty()
             ? absl::StrCat("no node set of nvlplace has the job's node count (", job_.min_nodes,
                            " to ", job_.max_nodes, " nodes)")
             : absl::StrCat("cons_tres refused the ", num_candidates(),
-                           " node sets of nvlplace, first ", candidates_[0].describe);
-    Say(kLogInfo,
-        absl::StrCat("placed ", request_, " -> ", Names(got),
-                     " by cons_tres (relaxation: ", relaxation, "); slurm gpus ", slurm),
-        false);
-    Comment(absl::StrCat(
-        "nvlplace: ", request_, " -> ", Names(got), " by cons_tres; relaxations: ",
-        relaxations_ == "none" ? relaxation : absl::StrCat(relaxations_, "; ", relaxation)));
+                           " node sets of nvlplace, first ", GpusText(candidates_[0].facts.gpus)));
+    Tell(kLogInfo, line, false, /*comment=*/true);
     return true;
   }
   const Candidate& c = candidates_[i];
+  PlacementLine line = Line(Event::kPlaced);
+  WithCandidate(&line, i);
+  line.slurm_gpus = Gpus(got);
+  line.cons_tres_alone = alone_;
   if (got == c.layout) {
     decider_->Count(&Counters::placed);
     decider_->Count(&Counters::as_decided);
-    Say(kLogInfo,
-        absl::StrFormat("placed %s -> %s; slurm gpus %s; candidate %d of %d; relaxations: %s%s",
-                        request_, c.describe, slurm, i + 1, num_candidates(), relaxations_, alone_),
-        false);
-    Comment(
-        absl::StrCat("nvlplace: ", request_, " -> ", c.describe, "; relaxations: ", relaxations_));
+    line.relaxations = relaxations_;
+    Tell(kLogInfo, line, false, /*comment=*/true);
     return true;
   }
   if (hard_) {
     decider_->Count(&Counters::strict_rejected);
-    Say(kLogInfo,
-        absl::StrFormat("%s: candidate %d of %d refused: cons_tres would allocate %s, not the "
-                        "decision %s",
-                        request_, i + 1, num_candidates(), slurm, c.describe),
-        false);
+    line.event = Event::kRejected;
+    line.cons_tres_alone.reset();
+    Tell(kLogInfo, line, false);
     return false;
   }
   decider_->Count(&Counters::placed);
   decider_->Count(&Counters::differed);
-  std::string relaxation =
-      absl::StrCat("cons_tres allocated ", Names(got), " instead of ", Names(c.layout));
-  Say(kLogInfo,
-      absl::StrFormat(
-          "placed %s -> %s; slurm gpus %s DIFFER from the decision %s; candidate %d "
-          "of %d; relaxations: %s%s",
-          request_, Names(got), slurm, c.describe, i + 1, num_candidates(),
-          relaxations_ == "none" ? relaxation : absl::StrCat(relaxations_, "; ", relaxation),
-          alone_),
-      false);
-  Comment(absl::StrCat(
-      "nvlplace: ", request_, " -> ", Names(got), "; relaxations: ",
-      relaxations_ == "none" ? relaxation : absl::StrCat(relaxations_, "; ", relaxation)));
+  line.event = Event::kDiffers;
+  line.relaxations =
+      AndRelaxation(relaxations_, absl::StrCat("cons_tres allocated ", GpusText(Gpus(got)),
+                                               " instead of ", GpusText(c.facts.gpus)));
+  Tell(kLogInfo, line, false, /*comment=*/true);
   return true;
 }
 
-void JobDecision::ConsTresAlone(const Layout& alone) {
-  alone_ = absl::StrCat("; cons_tres alone: ", alone.nodes.empty() ? "none" : Names(alone));
-}
+void JobDecision::ConsTresAlone(const Layout& alone) { alone_ = Gpus(alone); }
 
 Action JobDecision::Exhausted() {
   log_ = LogLine{};
@@ -383,18 +425,16 @@ Action JobDecision::Exhausted() {
   }
   action_ = Action::kRefuse;
   if (job_.mode == Mode::kRunNow) {
-    std::string line =
+    PlacementLine line = Line(
+        Event::kWaiting,
         candidates_.empty()
-            ? absl::StrFormat(
-                  "waiting: %s: no node set of nvlplace has the job's node count "
-                  "(%u to %u nodes)",
-                  request_, job_.min_nodes, job_.max_nodes)
-            : absl::StrFormat(
-                  "waiting: %s: cons_tres refused the %d node sets that keep it (CPUs, "
-                  "memory or other limits), first %s",
-                  request_, num_candidates(), candidates_[0].describe);
-    if (Say(kLogInfo, line, true)) decider_->Count(&Counters::waiting);
-    Comment(absl::StrCat("nvlplace: ", line));
+            ? absl::StrFormat("no node set of nvlplace has the job's node count (%u to %u nodes)",
+                              job_.min_nodes, job_.max_nodes)
+            : absl::StrFormat("cons_tres refused the %d node sets that keep it (CPUs, "
+                              "memory or other limits)",
+                              num_candidates()));
+    if (!candidates_.empty()) WithCandidate(&line, 0);
+    if (Tell(kLogInfo, line, true, /*comment=*/true)) decider_->Count(&Counters::waiting);
   }
   return action_;
 }
@@ -495,31 +535,33 @@ Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<L
   return p;
 }
 
-bool Decider::Add(JobDecision* d, Layout layout, std::string describe) const {
+bool Decider::Add(JobDecision* d, Candidate c) const {
   if (d->num_candidates() >= config_->config.candidates) return false;
   for (const Candidate& have : d->candidates_) {
-    if (have.layout.nodes == layout.nodes) return false;
+    if (have.layout.nodes == c.layout.nodes) return false;
   }
   // Slurm's node count for the job (-N, or -N1 for --gpus=16 on 8-GPU nodes): a node set of
   // another size is never offered; its nodes are kept out of the next ones.
-  const int count = static_cast<int>(layout.nodes.size());
+  const int64_t count = static_cast<int64_t>(c.layout.nodes.size());
   const SlurmJob& job = d->job_;
-  if ((job.min_nodes > 0 && count < static_cast<int64_t>(job.min_nodes)) ||
-      (job.max_nodes > 0 && count > static_cast<int64_t>(job.max_nodes))) {
-    d->Say(kLogDebug,
-           absl::StrFormat("%s: node set %s passed over: %d nodes, the job takes %u to %u",
-                           ModeName(job.mode), describe, count, job.min_nodes, job.max_nodes),
-           false);
-    d->passed_over_.push_back(std::move(layout.nodes));
+  if ((job.min_nodes > 0 && count < job.min_nodes) ||
+      (job.max_nodes > 0 && count > job.max_nodes)) {
+    PlacementLine line = d->Line(
+        Event::kCandidateRefused,
+        absl::StrFormat("%d nodes; the job takes %u to %u", count, job.min_nodes, job.max_nodes));
+    line.placement = c.facts;
+    d->Tell(kLogDebug, line, false);
+    d->passed_over_.push_back(std::move(c.layout.nodes));
     return false;
   }
-  d->candidates_.push_back(Candidate{std::move(layout), std::move(describe)});
+  d->candidates_.push_back(std::move(c));
   return true;
 }
 
 Decider::Placement Decider::Offer(Live live, PlacementResult first, Placement p,
                                   JobDecision* d) const {
   const Topology& topo = *config_->topology;
+  d->asked_ = AskedOf(*live.request, topo);
   if (!first.placed) {
     p.status = first.internal_error ? Placement::kInternal : Placement::kNoRoom;
     p.reason = first.reason;
@@ -528,13 +570,13 @@ Decider::Placement Decider::Offer(Live live, PlacementResult first, Placement p,
   if (!first.relaxations.empty()) p.relaxations = absl::StrJoin(first.relaxations, "; ");
   // Candidates: the best placement and the runner-up on other nodes now; more, each away
   // from the nodes already offered, only when asked.
-  Add(d, CallerLayout(first.ranks, topo, live.to_caller), Describe(first, topo));
+  Add(d, CandidateOf(first, topo, live.to_caller));
   if (first.best_rejected) {
     PlacementResult alt;
     alt.ranks = first.best_rejected->ranks;
     alt.total = first.best_rejected->total;
     alt.origin = first.best_rejected->origin;
-    Add(d, CallerLayout(alt.ranks, topo, live.to_caller), Describe(alt, topo));
+    Add(d, CandidateOf(alt, topo, live.to_caller));
   }
   d->rest_ = std::move(live.request);
   d->state_ = std::move(live.state);
@@ -568,7 +610,7 @@ bool Decider::More(JobDecision* d) const {
     for (const std::vector<int>& nodes : d->passed_over_) keep_out(nodes);
     PlacementResult next = config_->engine->Place(*d->state_, *d->rest_);
     if (!next.placed) break;
-    if (Add(d, CallerLayout(next.ranks, topo, d->to_caller_), Describe(next, topo))) return true;
+    if (Add(d, CandidateOf(next, topo, d->to_caller_))) return true;
   }
   d->exhausted_ = true;
   return false;
@@ -604,11 +646,7 @@ bool Decider::Later(const RequestSpec& spec, const std::vector<LiveNode>& nodes,
   if (p.status != Placement::kPlaced || d->candidates_.empty()) return false;
   d->relaxations_ = p.relaxations;
   d->start_time_ = std::max(static_cast<int64_t>(at.time), job.now);
-  d->Say(kLogDebug,
-         absl::StrFormat("will_run: %s fits when running jobs end, in %d s at the earliest, on "
-                         "%s",
-                         d->request_, d->start_time_ - job.now, d->candidates_[0].describe),
-         false);
+  d->SayFitsLater();
   return true;
 }
 
@@ -616,7 +654,7 @@ std::unique_ptr<JobDecision> Decider::Unusable(const SlurmJob& job, const std::s
   std::unique_ptr<JobDecision> d(new JobDecision());
   d->decider_ = this;
   d->job_ = job;
-  d->Say(kLogError, absl::StrCat(why, "; placing as cons_tres"), true);
+  d->Tell(kLogError, d->Line(Event::kConsTres, why), true);
   return d;
 }
 
@@ -636,7 +674,7 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
       if (jr.has_options) {
         d->Refuse(jr.unusable, /*bad_request=*/true);
       } else {
-        d->Say(kLogDebug, absl::StrCat(jr.unusable, "; placing as cons_tres"), true);
+        d->Tell(kLogDebug, d->Line(Event::kConsTres, jr.unusable), true);
       }
       return d;
     }
@@ -653,18 +691,13 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
         if (jr.has_options) {
           d->Refuse(p.reason, /*bad_request=*/true);
         } else {
-          d->Say(kLogInfo, absl::StrCat("request not usable: ", p.reason, "; placing as cons_tres"),
-                 true);
+          d->Tell(kLogInfo, d->Line(Event::kConsTres, "request not usable: " + p.reason), true);
         }
         return d;
       case Placement::kInternal:
-        d->Say(kLogError,
-               absl::StrCat(p.reason, d->hard_ ? "; the job waits" : "; placing as cons_tres"),
-               true);
-        if (d->hard_) {
-          d->action_ = Action::kRefuse;
-          d->Comment(absl::StrCat("nvlplace: waiting: ", p.reason));
-        }
+        d->Tell(kLogError, d->Line(d->hard_ ? Event::kWaiting : Event::kConsTres, p.reason), true,
+                /*comment=*/d->hard_);
+        if (d->hard_) d->action_ = Action::kRefuse;
         return d;
       case Placement::kNoRoom:
         if (d->hard_ && job.mode == Mode::kWillRun && !job.now_only &&
@@ -675,10 +708,7 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
         if (d->hard_) {
           d->Refuse(p.reason, /*bad_request=*/false);
         } else {
-          d->Say(kLogDebug,
-                 absl::StrCat(ModeName(job.mode), ": no placement now (", p.reason,
-                              "); cons_tres decides"),
-                 false);
+          d->Tell(kLogDebug, d->Line(Event::kConsTres, "no placement now: " + p.reason), false);
         }
         return d;
       case Placement::kPlaced:
@@ -688,7 +718,7 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
   } catch (const std::exception& e) {
     d->action_ = Action::kConsTres;
     d->candidates_.clear();
-    d->Say(kLogError, absl::StrCat("internal error: ", e.what(), "; placing as cons_tres"), true);
+    d->Tell(kLogError, d->Line(Event::kConsTres, absl::StrCat("internal error: ", e.what())), true);
   }
   return d;
 }

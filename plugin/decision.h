@@ -10,7 +10,8 @@
 //                    choice as a named relaxation.
 //
 // Each step leaves the line to log (once per job and text where a job may be tested every
-// cycle) and the SystemComment to set. No Slurm header here.
+// cycle) and the SystemComment to set: both the placement line (placement_line.h), the
+// comment prefixed with "nvlplace: ". No Slurm header here.
 #ifndef NVLPLACE_PLUGIN_DECISION_H_
 #define NVLPLACE_PLUGIN_DECISION_H_
 
@@ -25,6 +26,7 @@
 #include "placement/engine/engine.h"
 #include "placement/model/cluster_state.h"
 #include "placement/model/request.h"
+#include "plugin/placement_line.h"
 #include "plugin/plugin_config.h"
 
 namespace nvlplace::plugin {
@@ -82,12 +84,13 @@ struct Layout {
 
 struct Candidate {
   Layout layout;
-  std::string describe;  // "node03:4-7 node05:0-3 domains=... score=97.1 origin=..."
+  LinePlacement facts;   // for the placement line
+  std::string describe;  // FormatPlacement(facts): "gpus=\"node03:4-7 node05:0-3\" ..."
 };
 
 enum class Action { kConsTres, kTry, kRefuse };
 
-// A line for slurmctld's log, without the "nvlplace: JobId=N " prefix.
+// A line for slurmctld's log, without the "nvlplace: JobId=N " prefix: a placement line.
 struct LogLine {
   LogLevel level = kLogInfo;
   std::string text;  // empty: nothing to log
@@ -143,7 +146,8 @@ class JobDecision {
   // Every node set was refused: kRefuse (a hard constraint waits) or kConsTres (relaxed).
   Action Exhausted();
   // compare_cons_tres (RUN_NOW): where cons_tres alone would have put the job on the same
-  // state; Took's placement line then ends with "; cons_tres alone: node03:0-3 node04:0".
+  // state; Took's placement line (not the comment) then ends with
+  // cons_tres_alone="node03:0-3 node04:0" (none: it would not start the job).
   void ConsTresAlone(const Layout& alone);
 
  private:
@@ -154,7 +158,14 @@ class JobDecision {
   bool Say(LogLevel level, std::string text, bool once);
   void Comment(std::string text);
   void Refuse(std::string why, bool bad_request);
-  std::string Names(const Layout& layout) const;
+  // A placement line of this job's (its mode and request filled in), with node set i.
+  PlacementLine Line(Event event, std::string why = "") const;
+  void WithCandidate(PlacementLine* line, int i) const;
+  // Logs the line (Say); `comment`: also the SystemComment, without cons_tres_alone.
+  bool Tell(LogLevel level, const PlacementLine& line, bool once, bool comment = false);
+  // Mode::kWillRun: the job fits on node set 0 once running jobs end (start_time_).
+  void SayFitsLater();
+  std::vector<NodeGpus> Gpus(const Layout& layout) const;
 
   const Decider* decider_ = nullptr;
   SlurmJob job_;
@@ -165,6 +176,7 @@ class JobDecision {
   bool relaxed_ = false;  // every node set refused; cons_tres's own choice
   bool has_options_ = false;
   std::string request_;
+  std::optional<LineRequest> asked_;  // request_ as the placement line's fields
   std::string reason_;
   std::string relaxations_ = "none";
   LogLine log_;
@@ -179,7 +191,7 @@ class JobDecision {
   int rounds_ = 0;
   bool exhausted_ = false;
   int64_t start_time_ = 0;
-  std::string alone_;  // "; cons_tres alone: ..." or ""
+  std::optional<std::vector<NodeGpus>> alone_;  // compare_cons_tres; empty: none
 };
 
 // The decisions of one loaded configuration. Thread-safe: the log de-duplication and the
@@ -232,7 +244,7 @@ class Decider {
   bool More(JobDecision* d) const;
   // Adds a node set to d unless it repeats one, breaks the job's node count or d has enough.
   // RET true when added.
-  bool Add(JobDecision* d, Layout layout, std::string describe) const;
+  bool Add(JobDecision* d, Candidate c) const;
   // Mode::kWillRun, a hard request with no room now: the earliest end time of running jobs
   // after which it fits (FindEarliestStart, the estimate the replay reserves with), placed
   // into `d` with start_time_ set. RET false when it fits at none of them.

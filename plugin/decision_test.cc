@@ -88,11 +88,14 @@ TEST_F(DecisionTest, StrictTpGroupIsTriedOnAFreeIslandAndCheckedAgainstSlurm) {
   EXPECT_EQ(c->layout, (Layout{{1}, {{4, 5, 6, 7}}}));
   // Slurm allocates exactly the decision: accepted, logged, and the comment says where.
   EXPECT_TRUE(d->Took(0, c->layout));
-  EXPECT_EQ(d->log().text, "placed 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> " + c->describe +
-                               "; slurm gpus node01:4-7; candidate 1 of 1; relaxations: none");
+  EXPECT_EQ(d->log().text,
+            "v=1 event=placed asked_gpus=4 asked_nodes=any tp=4 pp=1 dp=1 nvl=strict "
+            "max_tier=none model=any exclusive=no " +
+                c->describe + " slurm_gpus=node01:4-7 candidate=1 candidates=1 relaxations=none");
+  EXPECT_THAT(c->describe, StartsWith("gpus=node01:4-7 domains=node01:nvl1 span_domains=1 "
+                                      "span_nodes=1 span_tier=node score="));
   ASSERT_TRUE(d->comment());
-  EXPECT_THAT(*d->comment(), StartsWith("nvlplace: 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> "
-                                        "node01:4-7 domains=node01:nvl1"));
+  EXPECT_EQ(*d->comment(), "nvlplace: " + d->log().text);  // the same line
   EXPECT_EQ(decider_->counters().as_decided, 1u);
 }
 
@@ -105,14 +108,15 @@ TEST_F(DecisionTest, ThePlacementLineNamesCons_tresAloneWhenAsked) {
   const Candidate* c = d->CandidateAt(0);
   ASSERT_NE(c, nullptr);
   EXPECT_TRUE(d->Took(0, c->layout));
-  EXPECT_THAT(d->log().text, ::testing::EndsWith("; relaxations: none; cons_tres alone: "
-                                                 "node00:2-3,6-7"));
-  EXPECT_THAT(*d->comment(), ::testing::Not(HasSubstr("cons_tres alone")));
+  EXPECT_THAT(d->log().text,
+              ::testing::EndsWith(" relaxations=none cons_tres_alone=node00:2-3,6-7"));
+  // The comment is the same line without it: the admin's measurement, not the job's.
+  EXPECT_EQ("nvlplace: " + d->log().text, *d->comment() + " cons_tres_alone=node00:2-3,6-7");
   auto none = Decide(Job(3, 4, {"NVLPLACE_TP=4"}));
   none->ConsTresAlone(Layout{});  // cons_tres would not start it now
   ASSERT_NE(none->CandidateAt(0), nullptr);
   EXPECT_TRUE(none->Took(0, none->CandidateAt(0)->layout));
-  EXPECT_THAT(none->log().text, ::testing::EndsWith("; cons_tres alone: none"));
+  EXPECT_THAT(none->log().text, ::testing::EndsWith(" cons_tres_alone=none"));
 }
 
 TEST_F(DecisionTest, AStrictJobNeverRunsOtherwiseThanDecided) {
@@ -126,9 +130,9 @@ TEST_F(DecisionTest, AStrictJobNeverRunsOtherwiseThanDecided) {
   EXPECT_EQ(c->layout, (Layout{{0, 1}, {{4, 5, 6, 7}, {4, 5, 6, 7}}}));
   Layout packed{{0, 1}, {{1, 2, 3, 4, 5, 6, 7}, {4}}};
   EXPECT_FALSE(d->Took(0, packed));
-  EXPECT_THAT(d->log().text, HasSubstr("candidate 1 of"));
-  EXPECT_THAT(d->log().text, HasSubstr("cons_tres would allocate node00:1-7,node01:4, not the "
-                                       "decision node00:4-7 node01:4-7"));
+  EXPECT_THAT(d->log().text, StartsWith("v=1 event=rejected "));
+  EXPECT_THAT(d->log().text, HasSubstr(" gpus=\"node00:4-7 node01:4-7\" "));
+  EXPECT_THAT(d->log().text, HasSubstr(" slurm_gpus=\"node00:1-7 node01:4\" candidate=1 "));
   EXPECT_FALSE(d->comment());
   EXPECT_EQ(decider_->counters().strict_rejected, 1u);
   EXPECT_EQ(decider_->counters().placed, 0u);
@@ -143,10 +147,11 @@ TEST_F(DecisionTest, ASoftJobPlacedOtherwiseSaysSoEverywhere) {
   ASSERT_NE(c, nullptr);
   Layout other{{0}, {{0, 1, 2, 3, 4, 5, 6, 7}}};
   EXPECT_TRUE(d->Took(0, other));
-  EXPECT_THAT(d->log().text, HasSubstr("slurm gpus node00:0-7 DIFFER from the decision"));
+  EXPECT_THAT(d->log().text, StartsWith("v=1 event=differs "));
+  EXPECT_THAT(d->log().text, HasSubstr(" slurm_gpus=node00:0-7 "));
   ASSERT_TRUE(d->comment());
-  EXPECT_THAT(*d->comment(), HasSubstr("-> node00:0-7; relaxations: cons_tres allocated "
-                                       "node00:0-7 instead of"));
+  EXPECT_THAT(*d->comment(),
+              HasSubstr(" relaxations=\"cons_tres allocated node00:0-7 instead of "));
   Counters n = decider_->counters();
   EXPECT_EQ(n.differed, 1u);
   EXPECT_EQ(n.as_decided, 0u);
@@ -160,10 +165,11 @@ TEST_F(DecisionTest, StrictWaitsWithOneLinePerReasonAndAComment) {
     EXPECT_FALSE(d->hold());
     ASSERT_TRUE(d->comment());
     EXPECT_THAT(*d->comment(),
-                StartsWith("nvlplace: waiting: 4 GPUs (TP=4 PP=1 DP=1, nvl=strict): needs 1 TP "
+                StartsWith("nvlplace: v=1 event=waiting asked_gpus=4 asked_nodes=any tp=4 pp=1 "
+                           "dp=1 nvl=strict max_tier=none model=any exclusive=no why=\"needs 1 TP "
                            "group of 4 GPUs inside one NVLink domain"));
     if (round == 0) {
-      EXPECT_THAT(d->log().text, StartsWith("waiting: "));
+      EXPECT_EQ("nvlplace: " + d->log().text, *d->comment());
     } else {
       EXPECT_THAT(d->log().text, IsEmpty());  // the same reason is not logged every cycle
     }
@@ -209,7 +215,8 @@ TEST_F(DecisionTest, WillRunGivesAStrictJobTheEarliestTimeItsIslandIsFree) {
   const Candidate* c = d->CandidateAt(0);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->layout, (Layout{{0}, {{4, 5, 6, 7}}}));
-  EXPECT_THAT(d->log().text, HasSubstr("fits when running jobs end, in 100 s at the earliest"));
+  EXPECT_THAT(d->log().text, StartsWith("v=1 event=will-run mode=will_run "));
+  EXPECT_THAT(d->log().text, HasSubstr(" start_in=100 gpus=node00:4-7 "));
   EXPECT_FALSE(d->mask_gpus());
   EXPECT_FALSE(d->comment());
   EXPECT_TRUE(d->Took(0, Layout{}));
@@ -269,7 +276,11 @@ TEST_F(DecisionTest, SubmitTimeRefusesOnlyWhatCanNeverRun) {
   EXPECT_EQ(busy->action(), Action::kConsTres);
   auto never = Decide(Job(7, 8, {"NVLPLACE_TP=8"}, Mode::kTestOnly));  // islands hold 4
   EXPECT_EQ(never->action(), Action::kRefuse);
-  EXPECT_THAT(never->log().text, StartsWith("never runnable on this cluster: 8 GPUs (TP=8"));
+  EXPECT_THAT(never->log().text, StartsWith("v=1 event=refused mode=test_only asked_gpus=8 "
+                                            "asked_nodes=any tp=8 "));
+  EXPECT_THAT(never->log().text, HasSubstr(" why=\"never runnable on this cluster: needs 1 TP "
+                                           "group of 8 GPUs"));
+  EXPECT_THAT(never->reason(), StartsWith("never runnable on this cluster: 8 GPUs (TP=8"));
   auto plain = Decide(Job(8, 8, {}, Mode::kTestOnly));
   EXPECT_EQ(plain->action(), Action::kConsTres);
 }
@@ -311,14 +322,15 @@ TEST_F(DecisionTest, OptionsThatCannotBeUsedAreRefusedOrHeldNeverDropped) {
     submit.mode = Mode::kTestOnly;
     auto at_submit = Decide(submit);
     EXPECT_EQ(at_submit->action(), Action::kRefuse);
-    EXPECT_THAT(at_submit->log().text, StartsWith("refused at submit: "));
+    EXPECT_THAT(at_submit->log().text, StartsWith("v=1 event=refused mode=test_only "));
     EXPECT_THAT(at_submit->log().text, HasSubstr(c.why));
     auto queued = Decide(c.job);
     EXPECT_EQ(queued->action(), Action::kRefuse);
     EXPECT_TRUE(queued->hold());
     ASSERT_TRUE(queued->comment());
-    EXPECT_THAT(*queued->comment(), StartsWith("nvlplace: held: "));
+    EXPECT_THAT(*queued->comment(), StartsWith("nvlplace: v=1 event=held "));
     EXPECT_THAT(*queued->comment(), HasSubstr(c.why));
+    EXPECT_THAT(*queued->comment(), HasSubstr("; resubmit with other --nvl-* options or GPUs\""));
   }
 }
 
@@ -330,8 +342,8 @@ TEST_F(DecisionTest, ATypedJobIsPlacedOnItsModelNamedInAnyCase) {
   const Candidate* c = d->CandidateAt(0);
   ASSERT_NE(c, nullptr);
   EXPECT_TRUE(d->Took(0, c->layout));
-  EXPECT_THAT(d->log().text, StartsWith("placed 4 GPUs (TP=4 PP=1 DP=1, nvl=strict, "
-                                        "model=H100-PCIe) -> "));
+  EXPECT_THAT(d->log().text, StartsWith("v=1 event=placed asked_gpus=4 asked_nodes=any tp=4 "
+                                        "pp=1 dp=1 nvl=strict max_tier=none model=H100-PCIe "));
 }
 
 TEST_F(DecisionTest, ATypedJobIsOfferedOnlyNodesOfItsModel) {
@@ -382,7 +394,7 @@ TEST_F(DecisionTest, TheSameShapesWithoutOptionsAreLeftToConsTres) {
   for (const SlurmJob& job : {two_kinds, named, other_model}) {
     auto d = Decide(job);
     EXPECT_EQ(d->action(), Action::kConsTres);
-    EXPECT_THAT(d->log().text, HasSubstr("placing as cons_tres"));
+    EXPECT_THAT(d->log().text, StartsWith("v=1 event=cons_tres why="));
     EXPECT_TRUE(d->Took(-1, Layout{{0, 1}, {{0, 1, 2, 3}, {0, 1, 2, 3}}}));
     ASSERT_TRUE(d->comment());
     EXPECT_EQ(*d->comment(), "");  // removes a stale comment of ours, if any
@@ -414,17 +426,21 @@ TEST_F(DecisionTest, EveryNodeSetRefused) {
   EXPECT_EQ(strict->num_candidates(), 3);
   EXPECT_EQ(strict->Exhausted(), Action::kRefuse);
   ASSERT_TRUE(strict->comment());
+  EXPECT_THAT(*strict->comment(), StartsWith("nvlplace: v=1 event=waiting "));
   EXPECT_THAT(*strict->comment(), HasSubstr("cons_tres refused the 3 node sets that keep it"));
+  EXPECT_THAT(*strict->comment(), HasSubstr(" candidate=1 candidates=3"));
   // Soft: cons_tres's own choice, as a named relaxation.
   auto soft = Decide(Job(31, 4));
   ASSERT_EQ(soft->action(), Action::kTry);
   for (int i = 0; soft->CandidateAt(i) != nullptr; ++i) soft->Refused(i);
   EXPECT_EQ(soft->Exhausted(), Action::kConsTres);
   EXPECT_TRUE(soft->Took(-1, Layout{{5}, {{0, 1, 2, 3}}}));
-  EXPECT_THAT(soft->log().text, HasSubstr("-> node05:0-3 by cons_tres (relaxation: cons_tres "
-                                          "refused the 3 node sets of nvlplace"));
+  EXPECT_THAT(soft->log().text, StartsWith("v=1 event=placed-by-cons_tres "));
+  EXPECT_THAT(soft->log().text,
+              HasSubstr(" slurm_gpus=node05:0-3 candidates=3 relaxations=\"cons_tres "
+                        "refused the 3 node sets of nvlplace, first node"));
   ASSERT_TRUE(soft->comment());
-  EXPECT_THAT(*soft->comment(), HasSubstr("relaxations: cons_tres refused the 3 node sets"));
+  EXPECT_EQ(*soft->comment(), "nvlplace: " + soft->log().text);
   EXPECT_EQ(decider_->counters().relaxed, 1u);
 }
 

@@ -909,9 +909,10 @@ extern int nvl_ctld_submit_check(job_desc_msg_t* desc, char** err_msg) {
   }
   d = nvl_decide(f, &job, nodes, node_record_count);
   if (nvl_decision_action(d) == NVL_ACT_REFUSE) {
+    const char* line = nvl_decision_log(d, NULL); /* event=refused; no job id yet */
     xfree(*err_msg);
     *err_msg = xstrdup_printf("nvlplace: %s", nvl_decision_reason(d));
-    info("nvlplace: submission refused: %s", nvl_decision_reason(d));
+    if (line) info("nvlplace: %s", line);
     rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
   }
   nvl_decision_free(d);

@@ -200,8 +200,10 @@ namespace {
 nvl_decision g_fallback_waits{nullptr,
                               {},
                               NVL_ACT_REFUSE,
-                              "nvlplace: waiting: nvlplace could not decide on this job "
-                              "(an internal error, logged by slurmctld); it is tried again"};
+                              // A placement line (placement_line.h), written out: no memory.
+                              "nvlplace: v=1 event=waiting why=\"nvlplace could not decide on "
+                              "this job (an internal error, logged by slurmctld); it is tried "
+                              "again\""};
 nvl_decision g_fallback_cons_tres{nullptr, {}, NVL_ACT_CONS_TRES, ""};
 
 bool IsFallback(const nvl_decision_t* d) {

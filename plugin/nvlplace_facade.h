@@ -77,8 +77,9 @@ typedef struct {
   const int* nodes;       /* indexes into the caller's node array, ascending */
   const int* gpu_offsets; /* num_nodes + 1 entries: the GPUs of nodes[k] are */
   const int* gpus;        /* gpus[gpu_offsets[k] .. gpu_offsets[k + 1]), ascending */
-  const char* describe;   /* "node03:4-7 node05:0-3 domains=node03:nvl1,node05:nvl0
-                             score=97.1 origin=..." */
+  const char* describe;   /* the placement line's fields of this node set:
+                             gpus="node03:4-7 node05:0-3" domains=node03:nvl1,node05:nvl0
+                             span_domains=2 ... score=97.1 origin="..." */
 } nvl_candidate_t;
 
 /* ---- what job_test does with one job (the decision logic lives in decision.h) ---------- */
@@ -137,8 +138,8 @@ int nvl_decision_hold(const nvl_decision_t* d);
 /* NVL_ACT_TRY: mask each node's free GPUs to the node set's before calling cons_tres, so
  * that what it allocates is the decision (RUN_NOW). */
 int nvl_decision_mask(const nvl_decision_t* d);
-/* After each step: the line to log (without "nvlplace: JobId=N "), or NULL; *level gets its
- * enum nvl_log_level. */
+/* After each step: the placement line to log (placement_line.h; without "nvlplace: JobId=N
+ * "), or NULL; *level (when level is not NULL) gets its enum nvl_log_level. */
 const char* nvl_decision_log(const nvl_decision_t* d, int* level);
 /* NVL_ACT_REFUSE: why, for the user (also when the log line was de-duplicated). */
 const char* nvl_decision_reason(const nvl_decision_t* d);

@@ -12,6 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "plugin/placement_line.h"
 
 namespace {
 
@@ -126,16 +127,17 @@ TEST_F(FacadeTest, TpGroupGoesToAFreeIsland) {
   const nvl_candidate_t* c = nvl_decision_candidate(d, 0);
   ASSERT_NE(c, nullptr);
   EXPECT_THAT(Names(*c), ElementsAre("node01"));
-  EXPECT_THAT(c->describe, HasSubstr("node01:4-7 domains=node01:nvl1"));
+  EXPECT_THAT(c->describe, HasSubstr("gpus=node01:4-7 domains=node01:nvl1 "));
   // The GPU indexes per node, for masking cons_tres's choice inside the node.
   EXPECT_THAT(std::vector<int>(c->gpu_offsets, c->gpu_offsets + 2), ElementsAre(0, 4));
   EXPECT_THAT(std::vector<int>(c->gpus, c->gpus + 4), ElementsAre(4, 5, 6, 7));
   EXPECT_EQ(TakeAsDecided(d, 0), 1);
   int level = -1;
   EXPECT_THAT(nvl_decision_log(d, &level),
-              HasSubstr("placed 4 GPUs on 1 nodes (TP=4 PP=1 DP=1, nvl=strict) -> node01:4-7"));
+              HasSubstr("event=placed asked_gpus=4 asked_nodes=1 tp=4 pp=1 dp=1 nvl=strict "
+                        "max_tier=none model=any exclusive=no gpus=node01:4-7 "));
   EXPECT_EQ(level, NVL_LOG_INFO);
-  EXPECT_THAT(nvl_decision_comment(d), HasSubstr("relaxations: none"));
+  EXPECT_THAT(nvl_decision_comment(d), HasSubstr(" relaxations=none"));
   nvl_decision_free(d);
 }
 
@@ -147,7 +149,7 @@ TEST_F(FacadeTest, StrictWaitsWithATopologyReason) {
   EXPECT_EQ(nvl_decision_hold(d), 0);  // it waits; a bad request would be held
   EXPECT_THAT(nvl_decision_reason(d), HasSubstr("needs 1 TP group of 8 GPUs inside one NVLink "
                                                 "domain; no free NVLink domain holds it"));
-  EXPECT_THAT(nvl_decision_comment(d), HasSubstr("nvlplace: waiting: "));
+  EXPECT_THAT(nvl_decision_comment(d), HasSubstr("nvlplace: v=1 event=waiting "));
   EXPECT_EQ(nvl_decision_candidate(d, 0), nullptr);
   nvl_decision_free(d);
 }
@@ -249,8 +251,8 @@ TEST_F(FacadeTest, TierAboveTheTopLimitsNothingAndSaysSo) {
   ASSERT_EQ(nvl_decision_action(d), NVL_ACT_TRY) << nvl_decision_reason(d);
   EXPECT_EQ(TakeAsDecided(d, 0), 1);
   EXPECT_THAT(nvl_decision_comment(d),
-              HasSubstr("relaxations: max-tier=core limits nothing: cluster lab-islands's "
-                        "highest tier is spine (dropped)"));
+              HasSubstr("relaxations=\"max-tier=core limits nothing: cluster lab-islands's "
+                        "highest tier is spine (dropped)\""));
   nvl_decision_free(d);
   // A tier the cluster has is a hard limit: 40 GPUs exceed a leaf's 32.
   Job leaf(40, {"NVLPLACE_MAX_TIER=leaf"}, NVL_MODE_TEST_ONLY);
@@ -276,7 +278,14 @@ TEST_F(FacadeTest, NullArgumentsAreFallbacksNotCrashes) {
   nvl_decision_t* d = nvl_decide(nullptr, strict.get(), nullptr, 0);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(nvl_decision_action(d), NVL_ACT_REFUSE);
-  EXPECT_THAT(nvl_decision_comment(d), HasSubstr("nvlplace: waiting: "));
+  // The fallback's comment is written out by hand (it needs no memory): it is the placement
+  // line Format would write.
+  nvlplace::plugin::PlacementLine waiting;
+  waiting.event = nvlplace::plugin::Event::kWaiting;
+  waiting.why =
+      "nvlplace could not decide on this job (an internal error, logged by slurmctld); it is "
+      "tried again";
+  EXPECT_EQ(std::string(nvl_decision_comment(d)), "nvlplace: " + nvlplace::plugin::Format(waiting));
   EXPECT_EQ(nvl_decision_exhausted(d), NVL_ACT_REFUSE);
   nvl_decision_free(d);
   d = nvl_decide(nullptr, plain.get(), nullptr, 0);
@@ -307,7 +316,9 @@ TEST_F(FacadeTest, AFreeListWithoutIndexesIsRefusedNotRead) {
   nvl_decision_t* d = nvl_decide(facade_, job.get(), nodes, 2);
   EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
   int level = -1;
-  EXPECT_THAT(nvl_decision_log(d, &level), HasSubstr("no indexes; placing as cons_tres"));
+  EXPECT_THAT(nvl_decision_log(d, &level),
+              HasSubstr("v=1 event=cons_tres why=\"internal error: node 1 lists 4 free GPUs but no "
+                        "indexes\""));
   EXPECT_EQ(level, NVL_LOG_ERROR);
   nvl_decision_free(d);
 }

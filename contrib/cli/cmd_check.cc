@@ -58,22 +58,14 @@ absl::StatusOr<Held> ReadHeld(const CheckArgs& a) {
   return h;
 }
 
-std::string TierName(const Topology& topo, int tier) {
-  return tier == Topology::kSameNode       ? "node"
-         : tier >= Topology::kDisconnected ? "disconnected"
-                                           : topo.tiers()[tier];
-}
-
-// "nvlink_domains=2 nodes=3 tier=leaf": how far the GPUs spread.
+// "nvlink_domains=2 nodes=3 tier=leaf locality=1010000000002": how far the GPUs spread, and
+// locality= the engine's rank of that spread (LocalityRank: lower is more local; compare
+// two, read nothing else into it).
 std::string SpanText(const Topology& topo, const std::vector<GpuId>& ranks) {
-  std::set<DomainId> domains;
-  std::vector<NodeId> nodes;
-  for (GpuId g : ranks) {
-    domains.insert(topo.DomainOf(g));
-    if (nodes.empty() || nodes.back() != topo.gpus()[g].node) nodes.push_back(topo.gpus()[g].node);
-  }
-  return absl::StrCat("nvlink_domains=", domains.size(), " nodes=", nodes.size(),
-                      " tier=", TierName(topo, topo.CommonTier(nodes)));
+  Span s = SpanOf(ranks, topo);
+  return absl::StrCat("nvlink_domains=", s.domains, " nodes=", s.nodes,
+                      " tier=", SpanTierName(topo, s.tier),
+                      " locality=", LocalityRank(s.domains, s.tier));
 }
 
 // "node05:4-7 nvlink_domains=1", a line per node of the job.
@@ -182,8 +174,9 @@ void AddSpan(CLI::App* check, std::function<int()>* run) {
   auto a = std::make_shared<CheckArgs>();
   CLI::App* c = check->add_subcommand(
       "span",
-      "How far the job's GPUs spread: \"nvlink_domains=N nodes=N tier=T\" (T: node, a "
-      "fabric tier, or disconnected)");
+      "How far the job's GPUs spread: \"nvlink_domains=N nodes=N tier=T locality=L\" (T: "
+      "node, a fabric tier, or disconnected; L: the engine's locality rank, lower is more "
+      "local, for comparing two jobs)");
   c->add_option("--topology", a->topology, "cluster YAML file")->required();
   c->add_option("gpus", a->gpus, "the job's GPUs as NODES:INDEXES words");
   CLI::Option* per_node = c->add_flag(

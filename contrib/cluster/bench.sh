@@ -137,7 +137,16 @@ wait_burst() {
 }
 
 # The plugin's placements in this run's slurmctld log (start.sh starts a fresh log).
-placed() { grep -c 'nvlplace: JobId=[0-9]* placed' "$NVL_RUN/log/slurmctld.log" || true; }
+# The jobs that started on a placement of nvlplace's: as decided, differing, or relaxed to
+# cons_tres's own choice after every node set was refused.
+placed() {
+  local n=0 event
+  for event in placed differs placed-by-cons_tres; do
+    n=$((n + $(nvl_placement_log --log "$NVL_RUN/log/slurmctld.log" --count --job '*' \
+      "event=$event" || echo 0)))
+  done
+  echo "$n"
+}
 
 declare -A sum
 for ((round = 1; round <= rounds; round++)); do

@@ -33,6 +33,8 @@ import sys
 import threading
 import time
 
+import placement_log  # the placement line's one reader, beside this file
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -171,7 +173,6 @@ def parse_jobs(cli, text):
                "start": start.group(1) if start else None,
                "array": (int(array.group(1)), array.group(2)) if array else None,
                "reason": (re.search(r"Reason=(\S+)", line) or [None, ""])[1],
-               "comment": (re.search(r"SystemComment=(.*?)(?= \w+=|$)", line) or [None, ""])[1],
                "gpus": {}, "indexless": []}
         allocs += [(job, kind, nodes, idx) for nodes, kind, idx in ALLOC_RE.findall(line)]
         jobs[int(m.group(1))] = job
@@ -197,7 +198,10 @@ def parse_jobs(cli, text):
 # %pJ prints "JobId=127", or for an array task "JobId=123_4(N)", N being the array's record
 # while the task is still part of it and the task's own job id once it started.
 JOB = r"JobId=(\d+)(?:_(\d+)\((\d+)\))?"
-PLACED_RE = re.compile(r"nvlplace: " + JOB + r" placed (.*?) -> (.*?)(?: domains=| by cons_tres|; slurm gpus)")
+# The placement lines of a job that starts, and of those the ones that name a difference
+# between the decision and what Slurm allocates (the rest must match the allocation).
+STARTS = ("placed", "differs", "placed-by-cons_tres")
+NAMED_DIFFERENCE = ("differs", "placed-by-cons_tres")
 STARTED_RE = re.compile(r"(?:sched: Allocate|sched/backfill: _start_job: Started|"
                         r"_slurm_rpc_allocate_resources) " + JOB)
 
@@ -231,7 +235,7 @@ def soon_after(placed_at, started_at):
 
 
 def layouts(cli, texts):
-    """{text: {node: [idx]}} for the layouts of placement lines ("node01:0-3 node02:0-1";
+    """{text: {node: [idx]}} for the GPU fields of placement lines ("node01:0-3 node02:0-1";
     "node03:no-gpu-index" for a node without GPU indexes)."""
     texts = sorted(set(texts))
     numbered = [" ".join(w for w in t.split() if not w.endswith(":no-gpu-index")) for t in texts]
@@ -242,10 +246,17 @@ def layouts(cli, texts):
     return out
 
 
-Decision = collections.namedtuple("Decision", "when key until layout line")
+Decision = collections.namedtuple("Decision", "when key until layout record")
 Decision.__doc__ = """A placement line of the plugin: its time, the job as the line names it
 ((job or array id, task)), the time of the next slurmctld start after it (None if none), the
-layout {node: [idx]} and the line."""
+layout {node: [idx]} (the decision's GPUs; what Slurm allocates when the line names a
+difference) and the line (placement_log.Record)."""
+
+
+Span = collections.namedtuple("Span", "domains nodes tier locality")
+Span.__doc__ = """How far a job's GPUs spread, as `nvlplace check span` says: NVLink domains,
+nodes, the highest tier crossed ("node", a tier, "disconnected"), and the engine's locality
+rank (lower is more local; compared, never decoded)."""
 
 
 def decisions(log_path, cli):
@@ -266,10 +277,14 @@ def decisions(log_path, cli):
         for line in f:
             t = LOG_TIME_RE.search(line)
             when = log_time(t.group(1)) if t else None
-            m = PLACED_RE.search(line)
-            if m:
-                key = (m.group(1), m.group(2))
-                pending[key] = (when, key, len(restarts), m.group(5), line.strip())
+            r = placement_log.parse(line)
+            if r:
+                m = re.fullmatch(JOB, f"JobId={r.job}") if r.job else None
+                event = r.fields["event"]
+                if m and event in STARTS:
+                    key = (m.group(1), m.group(2))
+                    gpus = r.fields["gpus" if event == "placed" else "slurm_gpus"]
+                    pending[key] = (when, key, len(restarts), gpus, r)
                 continue
             if CTLD_STARTED_RE.search(line):
                 pending.clear()
@@ -289,15 +304,15 @@ def decisions(log_path, cli):
     # The layouts, read at once.
     read = layouts(cli, [p[3] for p in out.values()] + [p[3] for p in pending.values()])
 
-    def decision(when, key, incarnation, text, line):
+    def decision(when, key, incarnation, text, record):
         until = restarts[incarnation] if incarnation < len(restarts) else None
-        return Decision(when, key, until, read[text], line)
+        return Decision(when, key, until, read[text], record)
     return ({job: decision(*p) for job, p in out.items()},
             {key: decision(*p) for key, p in pending.items()})
 
 
 def decision_for(jid, job, placed, unpaired):
-    """The placement (layout, line) that decided the allocation job jid recorded of itself
+    """The placement (layout, placement_log.Record) that decided the allocation job jid recorded of itself
     when it started, or None: the line must name this job (its array and task; a job id a
     SIGKILLed slurmctld never saved goes to another job after the restart), the job's
     StartTime must follow it within START_AFTER_PLACED_S, and no slurmctld may have started
@@ -307,7 +322,7 @@ def decision_for(jid, job, placed, unpaired):
     for d in (placed.get(jid), unpaired.get(name)):
         if (d and d.key == name and soon_after(d.when, started)
                 and (d.until is None or started + datetime.timedelta(seconds=1) <= d.until)):
-            return d.layout, d.line
+            return d.layout, d.record
     return None
 
 
@@ -514,7 +529,7 @@ class Burst:
         cli = self.c.cli
         final = parse_jobs(cli, run(["scontrol", "-d", "-o", "show", "job"]).stdout)
         logged, unpaired = decisions(self.c.log, cli)
-        placed = {}  # job id -> (layout, line) of the placement that decided its allocation
+        placed = {}  # job id -> (layout, Record) of the placement that decided its allocation
         states = collections.Counter()
         kind_of = {}  # job id -> kind, for every task of the burst's arrays
         seen_tasks = collections.Counter()
@@ -550,14 +565,15 @@ class Burst:
             if jid not in got:
                 continue
             if jid in placed:
-                layout, line = placed[jid]
-                if "by cons_tres" in line or "DIFFER" in line:
+                layout, record = placed[jid]
+                event = record.fields["event"]
+                if event in NAMED_DIFFERENCE:
                     differ_named += 1  # the line names what Slurm allocated and why
                 elif layout == got[jid]:
                     equal += 1
                 else:
-                    silent.append((jid, got[jid], line))
-                if "by cons_tres" in line:
+                    silent.append((jid, got[jid], record.text))
+                if event == "placed-by-cons_tres":
                     by_cons_tres += 1
             if kind[4] and kind[3] > 1 and jid in placed:
                 strict_checked += 1
@@ -615,7 +631,8 @@ class Burst:
             "max_running": self.max_running,
             "double_allocations": [f"{g} held by {js}" for _, g, js in self.double[:10]],
             "double_allocation_count": len(self.double),
-            "held_lines": log_tail.count(" held: "),
+            "held_lines": sum(r.fields["event"] == "held"
+                              for r in placement_log.read(log_tail.splitlines())),
             "config_errors_logged": log_tail.count("error: nvlplace: "),
             # The plugin checks the GPUs it keeps as held by running jobs (for backfill's
             # WILL_RUN) against Slurm's own GRES bitmaps at every use: any difference is a
@@ -654,15 +671,15 @@ class Burst:
 
 
     def spans(self, topology, texts):
-        """{text: (NVLink domains, nodes, tier)} for GPUs given as "node:idx" words, from one
-        `nvlplace check span --batch`."""
+        """{text: Span} for GPUs given as "node:idx" words, from one `nvlplace check span
+        --batch`."""
         texts = sorted(set(texts))
         out = {}
         for text, answer in zip(texts, batch(self.c.cli, ["span", "--topology", topology], texts)):
-            m = re.match(r"nvlink_domains=(\d+) nodes=(\d+) tier=(\S+)$", answer)
+            m = re.match(r"nvlink_domains=(\d+) nodes=(\d+) tier=(\S+) locality=(\d+)$", answer)
             if not m:
                 raise RuntimeError(f"nvlplace check span answered {answer!r} for {text}")
-            out[text] = (int(m.group(1)), int(m.group(2)), m.group(3))
+            out[text] = Span(int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4)))
         return out
 
     def quality(self, got, kind_of, topology, placed):
@@ -677,13 +694,15 @@ class Burst:
         worse = collections.defaultdict(list)
         words_of = {jid: " ".join(f"{n}:{','.join(map(str, idx))}" for n, idx in gpus.items())
                     for jid, gpus in got.items() if jid in kind_of}
-        alone_of = {jid: placed.get(jid, (None, ""))[1].partition("; cons_tres alone: ")[2].strip()
-                    for jid in words_of}
+        fields_of = {jid: placed[jid][1].fields if jid in placed else {} for jid in words_of}
+        # "": not compared; "none": cons_tres alone would not have started it; else its GPUs.
+        alone_of = {jid: f.get("cons_tres_alone", "") for jid, f in fields_of.items()}
         span = self.spans(topology, [*words_of.values(),
                                      *(a for a in alone_of.values() if a and a != "none")])
         for jid, words in words_of.items():
             kind, gpus = kind_of[jid], got[jid]
-            domains, _, tier = span[words]
+            mine = span[words]
+            domains, tier = mine.domains, mine.tier
             cls = "tp" if kind[3] > 1 else "plain"
             c = acc[cls]
             c["jobs"] += 1
@@ -691,32 +710,32 @@ class Burst:
                 c["fit_one_domain"] += 1
                 c["one_domain"] += domains == 1
             c["one_leaf"] += tier in ("node", self.leaf_tier)
-            line = placed.get(jid, (None, ""))[1]
+            fields = fields_of[jid]
             alone = alone_of[jid]
             if not alone:
                 continue
             if alone == "none":
                 c["alone_would_wait"] += 1
                 continue
-            a_domains, _, a_tier = span[alone]
+            theirs = span[alone]
+            a_domains, a_tier = theirs.domains, theirs.tier
             c["compared"] += 1
             c["fewer_domains"] += domains < a_domains
             c["more_domains"] += domains > a_domains
             rank, a_rank = self.tier_rank.get(tier, 99), self.tier_rank.get(a_tier, 99)
             c["lower_tier"] += rank < a_rank
             c["higher_tier"] += rank > a_rank
-            # Less local than cons_tres alone, in the engine's order (one NVLink domain, then
-            # the lower tier, then fewer domains): said (the line names the trade) or not.
-            said = " locality traded: " in line
-            less_local = ((domains > 1, rank, domains) > (a_domains > 1, a_rank, a_domains))
+            # Less local than cons_tres alone, in the engine's own order (its locality rank,
+            # from `nvlplace check span`): said (the line names the trade) or not.
+            said = "locality_traded" in fields
+            less_local = mine.locality > theirs.locality
             if less_local:
                 c["less_local_said" if said else "less_local_unsaid"] += 1
             if less_local and len(worse[cls]) < 10:
                 worse[cls].append(f"JobId={jid}: got {words} ({domains} domains, "
                                   f"{tier}); cons_tres alone {alone} ({a_domains} domains, "
                                   f"{a_tier}); "
-                                  + (line.partition(" locality traded: ")[2].partition("; cons_tres alone")[0]
-                                     if said else "not said"))
+                                  + fields.get("locality_traded", "not said"))
         out = {}
         for cls, c in sorted(acc.items()):
             out[cls] = {"jobs": c["jobs"],

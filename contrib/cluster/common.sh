@@ -260,3 +260,11 @@ nvl_job_gpu_list() {
   # shellcheck disable=SC2086
   [[ -z $words ]] || "$NVL_CLI" check gpus $words | sort
 }
+
+# A job's SystemComment (`scontrol show job`), "" when it has none.
+nvl_job_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*[^ ]\) *$/\1/p'; }
+
+# The plugin's placement line (plugin/README.md, "The placement line"), read by its one
+# reader: nvl_placement_log (--log FILE|- | --comment TEXT) [--job ID] [--field KEY]...
+# [--count] [KEY=VALUE | KEY~TEXT]... (contrib/cluster/placement_log.py).
+nvl_placement_log() { python3 "$NVL_ROOT/contrib/cluster/placement_log.py" "$@"; }

@@ -17,7 +17,8 @@ cancel_all() {
 }
 settled() {  # running, or waiting for resources (nvlplace's reason or Slurm's); not while
   # it waits behind a higher-priority job, since backfill may still start it
-  scontrol show job "$1" | grep -E 'JobState=RUNNING|SystemComment=nvlplace: waiting|Reason=Resources' >/dev/null
+  scontrol show job "$1" | grep -E 'JobState=RUNNING|Reason=Resources' >/dev/null ||
+    nvl_placement_log --comment "$(nvl_job_comment "$1")" event=waiting >/dev/null
 }
 
 # where JOB TP: "node[2-3]:0-7 node4:0-3", or why it waits; " (splits TP groups)" when one of
@@ -26,8 +27,11 @@ where() {
   local id=$1 tp=$2 out split='' rc=0
   out=$(nvl_job_gpus "$id")
   if [[ -z $out ]]; then
-    out=$(scontrol show job "$id" | sed -n 's/^ *SystemComment=nvlplace: waiting: .*: \(needs .*\)/waits: \1/p')
-    echo "${out:-waits ($(scontrol show job "$id" | sed -n 's/.*Reason=\([^ ]*\).*/\1/p'))}"
+    if out=$(nvl_placement_log --comment "$(nvl_job_comment "$id")" event=waiting --field why); then
+      echo "waits: $out"
+    else
+      echo "waits ($(scontrol show job "$id" | sed -n 's/.*Reason=\([^ ]*\).*/\1/p'))"
+    fi
     return
   fi
   if ((tp > 1)); then

@@ -2,8 +2,8 @@
 #include "placement/engine/engine.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
-#include <tuple>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "placement/engine/generator.h"
 #include "placement/engine/scorer.h"
+#include "placement/model/limits.h"
 
 namespace nvlplace {
 namespace {
@@ -141,11 +142,9 @@ std::string WhyLost(const Policy& policy, const std::vector<double>& winner,
   return out;
 }
 
-// How local a candidate is, lower is better: inside one NVLink domain first, then the
-// highest fabric tier its nodes cross, then the number of NVLink domains it spans (what
-// stock cons_tres with topology.conf minimizes: the lowest switch, then the fewest nodes).
-std::tuple<int, int, size_t> Locality(const CandidateFacts& f) {
-  return {f.domains.size() > 1 ? 1 : 0, f.job_tier, f.domains.size()};
+// How local a candidate is, lower is better (LocalityRank, engine.h).
+uint64_t Locality(const CandidateFacts& f) {
+  return LocalityRank(static_cast<int>(std::min<size_t>(f.domains.size(), INT32_MAX)), f.job_tier);
 }
 
 std::string LocalityText(const Topology& topo, const CandidateFacts& f) {
@@ -525,6 +524,37 @@ void OfferAlternative(const Policy& policy, const std::string& model, const Plac
 }
 
 }  // namespace
+
+Span SpanOf(const std::vector<GpuId>& gpus, const Topology& topo) {
+  std::vector<NodeId> nodes;
+  std::vector<DomainId> domains;
+  for (GpuId g : gpus) {
+    nodes.push_back(topo.gpus()[g].node);
+    domains.push_back(topo.DomainOf(g));
+  }
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  std::sort(domains.begin(), domains.end());
+  domains.erase(std::unique(domains.begin(), domains.end()), domains.end());
+  return Span{static_cast<int>(domains.size()), static_cast<int>(nodes.size()),
+              topo.CommonTier(nodes)};
+}
+
+std::string SpanTierName(const Topology& topo, int tier) {
+  if (tier == Topology::kSameNode) return "node";
+  if (tier < 0 || tier >= static_cast<int>(topo.tiers().size())) return "disconnected";
+  return topo.tiers()[tier];
+}
+
+uint64_t LocalityRank(int domains, int tier) {
+  constexpr uint64_t kDomains = 10'000'000'000;  // 10^10
+  constexpr uint64_t kSplit = 100 * kDomains;    // 10^12: above every (tier + 1) x 10^10
+  static_assert(limits::kMaxTiers + 1 < 100);
+  uint64_t d = static_cast<uint64_t>(std::clamp<int64_t>(domains, 0, kDomains - 1));
+  int64_t t = tier >= Topology::kDisconnected ? limits::kMaxTiers
+                                              : std::clamp(tier, -1, limits::kMaxTiers - 1);
+  return (domains > 1 ? kSplit : 0) + static_cast<uint64_t>(t + 1) * kDomains + d;
+}
 
 std::vector<std::pair<int, int>> GpuModelCounts(const std::vector<GpuId>& gpus,
                                                 const Topology& topo) {

@@ -3,6 +3,7 @@
 #ifndef NVLPLACE_PLACEMENT_ENGINE_ENGINE_H_
 #define NVLPLACE_PLACEMENT_ENGINE_ENGINE_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +63,28 @@ std::vector<std::pair<int, int>> GpuModelCounts(const std::vector<GpuId>& gpus,
                                                 const Topology& topo);
 // The same as text: "A100 x8, H800 x8".
 std::string GpuModelText(const std::vector<GpuId>& gpus, const Topology& topo);
+
+// How far a set of GPUs spreads: the NVLink domains and nodes it uses, and the highest
+// fabric tier its nodes cross (Topology::kSameNode on one node, Topology::kDisconnected when
+// two of them share no switch).
+struct Span {
+  int domains = 0;
+  int nodes = 0;
+  int tier = Topology::kSameNode;
+};
+Span SpanOf(const std::vector<GpuId>& gpus, const Topology& topo);
+// A span's tier for tools and logs: "node", a fabric tier's name, or "disconnected".
+std::string SpanTierName(const Topology& topo, int tier);
+
+// How local a placement is, in the engine's own order (Choose gives a tie in score to the
+// more local candidate; LocalityTraded names a more local candidate that lost): inside one
+// NVLink domain first, then the lower highest tier crossed, then the fewer NVLink domains
+// (what stock cons_tres with topology.conf minimizes: the lowest switch, then the fewest
+// nodes). One number, lower is more local, so that a tool compares two placements by the
+// engine's order without restating it (`nvlplace check span` prints it as locality=). Equal
+// numbers are equally local. It reads split x 10^12 + (tier + 1) x 10^10 + domains, with
+// kDisconnected as limits::kMaxTiers and domains capped at 10^10 - 1.
+uint64_t LocalityRank(int domains, int tier);
 
 class Engine {
  public:

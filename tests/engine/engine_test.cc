@@ -13,6 +13,7 @@
 #include "placement/formats/busy_list.h"
 #include "placement/formats/read_file.h"
 #include "placement/formats/topology_yaml.h"
+#include "placement/model/limits.h"
 #include "policies/policy_loader.h"
 #include "tests/status_matchers.h"
 #include "tests/test_data.h"
@@ -199,6 +200,48 @@ TEST(EngineTest, SaysWhenItTradesLocality) {
   EXPECT_EQ(near.locality_traded, "");
   EXPECT_THAT(PlacementText(near, *topo), Not(HasSubstr("locality traded")));
   EXPECT_FALSE(PlacementToJson(near, *topo).contains("locality_traded"));
+}
+
+TEST(EngineTest, LocalityRankKeepsTheOrderTheEngineChoosesBy) {
+  // One NVLink domain first, then the lower tier, then the fewer domains: the rank of every
+  // pair of spans compares as the tuple (split, tier, domains) does, tiers from one node
+  // (-1) to the last of kMaxTiers and disconnected fabrics above them.
+  std::vector<std::pair<int, int>> spans;  // (domains, tier)
+  for (int domains : {1, 2, 3, 17, 1 << 24}) {
+    for (int tier : {Topology::kSameNode, 0, 1, limits::kMaxTiers - 1, Topology::kDisconnected}) {
+      spans.push_back({domains, tier});
+    }
+  }
+  for (auto [da, ta] : spans) {
+    for (auto [db, tb] : spans) {
+      auto key = [](int d, int t) { return std::tuple(d > 1, t, d); };
+      SCOPED_TRACE(absl::StrCat(da, " domains at tier ", ta, " vs ", db, " at tier ", tb));
+      EXPECT_EQ(LocalityRank(da, ta) < LocalityRank(db, tb), key(da, ta) < key(db, tb));
+      EXPECT_EQ(LocalityRank(da, ta) == LocalityRank(db, tb), key(da, ta) == key(db, tb));
+    }
+  }
+  EXPECT_EQ(LocalityRank(1, Topology::kSameNode), 1u);                      // 0 + 0 x 10^10 + 1
+  EXPECT_EQ(LocalityRank(2, 0), 1'010'000'000'002u);                        // 10^12 + 1 x 10^10 + 2
+  EXPECT_EQ(LocalityRank(2, Topology::kDisconnected), 1'170'000'000'002u);  // tier as 16
+}
+
+TEST(EngineTest, SpanOfNamesDomainsNodesAndTier) {
+  auto topo = Topo(kRacks);  // gb[01-06] rack1 under leaf1, gb[07-12] rack2 under leaf2
+  auto gpus = [&](std::vector<std::string> names) {
+    std::vector<GpuId> out;
+    for (const std::string& n : names) out.push_back(topo->nodes()[topo->FindNode(n)].gpus[0]);
+    return out;
+  };
+  Span one = SpanOf(gpus({"gb01"}), *topo);
+  EXPECT_EQ(std::tuple(one.domains, one.nodes, SpanTierName(*topo, one.tier)),
+            std::tuple(1, 1, std::string("node")));
+  Span rack = SpanOf(gpus({"gb01", "gb06"}), *topo);  // one multi-node NVLink domain
+  EXPECT_EQ(std::tuple(rack.domains, rack.nodes, SpanTierName(*topo, rack.tier)),
+            std::tuple(1, 2, std::string("leaf")));
+  Span two = SpanOf(gpus({"gb12", "gb01", "gb02"}), *topo);
+  EXPECT_EQ(std::tuple(two.domains, two.nodes, SpanTierName(*topo, two.tier)),
+            std::tuple(2, 3, std::string("spine")));
+  EXPECT_LT(LocalityRank(rack.domains, rack.tier), LocalityRank(two.domains, two.tier));
 }
 
 TEST(EngineTest, SaysWhenItSpansMoreDomainsForLessFragmentation) {

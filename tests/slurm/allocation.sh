@@ -43,10 +43,13 @@ expect_decided() {
   note "job $job runs on $got"
   [[ $got == "$want" ]] || fail "job $job got $got, not the decision $want"
   tp_groups_split 4 "$job" && fail "job $job split a TP group"
-  log_has "$mark" "nvlplace: JobId=$job placed 8 GPUs (TP=4 PP=1 DP=2, nvl=strict) -> node00:4-7 node01:0-3 domains=node00:nvl1,node01:nvl0 .*; slurm gpus node00:4-7,node01:0-3; candidate 1 of [0-9]*; relaxations: none" ||
+  local request=(asked_gpus=8 asked_nodes=any tp=4 pp=1 dp=2 nvl=strict max_tier=none model=any
+                 exclusive=no)
+  log_line_has "$mark" "$job" event=placed "${request[@]}" "gpus=$want" \
+    domains=node00:nvl1,node01:nvl0 "slurm_gpus=$want" candidate=1 relaxations=none ||
     fail "no placement line naming the allocation for job $job"
-  [[ $(job_comment "$job") == "nvlplace: 8 GPUs (TP=4 PP=1 DP=2, nvl=strict) -> node00:4-7 node01:0-3 domains=node00:nvl1,node01:nvl0 "*"; relaxations: none" ]] ||
-    fail "SystemComment of $job: $(job_comment "$job")"
+  comment_has "$job" event=placed "${request[@]}" "gpus=$want" domains=node00:nvl1,node01:nvl0 \
+    relaxations=none || fail "SystemComment of $job: $(job_comment "$job")"
   if [[ $by == main ]]; then
     log_has "$mark" "sched: Allocate JobId=$job[^0-9]" ||
       fail "job $job was not started by the main scheduler"

@@ -39,7 +39,8 @@ job=$(submit -w node00 --gpus=4 --nvl-tp=4)
 wait_state "$job" RUNNING
 got=$(nvl_job_gpus "$job" | paste -sd' ')
 [[ $got == node00:2-3,6-7 ]] || fail "with a bad nvlplace.yaml the job got $got, not cons_tres's node00:2-3,6-7"
-log_has "$mark" "nvlplace: JobId=$job " && fail "nvlplace placed job $job without a configuration"
+[[ $(log_since "$mark" | nvl_placement_log --log - --count --job "$job") == 0 ]] ||
+  fail "nvlplace placed job $job without a configuration"
 
 mark=$(log_mark)
 rm -f "$yaml"

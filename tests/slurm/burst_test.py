@@ -12,15 +12,19 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "contrib", "cluster"))
 import burst  # noqa: E402
+import placement_log  # noqa: E402
 
 CLI = None  # the nvlplace binary (argv[1])
 TOPOLOGY = os.path.join(os.path.dirname(__file__), "..", "..", "configs", "lab-islands.yaml")
 
 
 def placed(t, job, layout):
-    return (f"[2026-11-24T00:53:{t}] nvlplace: JobId={job} placed 2 GPUs (TP=2 PP=1 DP=1, "
-            f"nvl=strict) -> {layout} domains=node01:nvl1 score=99.6 origin=\"x\"; slurm gpus "
-            f"{layout}; candidate 1 of 2; relaxations: none")
+    # A placement line as plugin/placement_line.cc formats it (placement_log_test.py reads
+    # the writer's own examples).
+    return (f"[2026-11-24T00:53:{t}] nvlplace: JobId={job} v=1 event=placed asked_gpus=2 "
+            f"asked_nodes=any tp=2 pp=1 dp=1 nvl=strict max_tier=none model=any exclusive=no "
+            f"gpus={layout} domains=node01:nvl1 span_domains=1 span_nodes=1 span_tier=node "
+            f"score=99.6 origin=x slurm_gpus={layout} candidate=1 candidates=2 relaxations=none")
 
 
 def backfill_started(t, job):
@@ -152,14 +156,18 @@ class QualityTest(unittest.TestCase):
     def test_spans(self):
         got = burst.Burst.spans(self.burst(), TOPOLOGY,
                                 ["node05:4,5,6,7", "node00:0-3 node04:0-3", "node05:4,5,6,7"])
-        self.assertEqual(got, {"node05:4,5,6,7": (1, 1, "node"),
-                               "node00:0-3 node04:0-3": (2, 2, "spine")})
+        # locality: the engine's rank, 1 domain on one node = 1; split under the spine (tier
+        # 1) over 2 domains = 10^12 + 2 x 10^10 + 2.
+        self.assertEqual(got, {"node05:4,5,6,7": (1, 1, "node", 1),
+                               "node00:0-3 node04:0-3": (2, 2, "spine", 1_020_000_000_002)})
 
     def test_against_cons_tres_alone(self):
         tp4 = (1, "gpus=4 tp=4", [], 4, True)
         got = {1: {"node05": [4, 5, 6, 7]}, 2: {"node00": [0, 1], "node01": [0, 1]}}
-        placed = {1: ({}, "...; cons_tres alone: node05:2-5"),
-                  2: ({}, "... locality traded: x; cons_tres alone: node00:0-3")}
+        def line(**fields):
+            return placement_log.Record("1", {"v": "1", "event": "placed", **fields}, None, "")
+        placed = {1: ({}, line(cons_tres_alone="node05:2-5")),
+                  2: ({}, line(locality_traded="x", cons_tres_alone="node00:0-3"))}
         q = burst.Burst.quality(self.burst(), got, {1: tp4, 2: tp4}, TOPOLOGY, placed)["tp"]
         self.assertEqual((q["jobs"], q["one_domain_share"], q["one_leaf_share"]), (2, 0.5, 1.0))
         v = q["vs_cons_tres_alone"]

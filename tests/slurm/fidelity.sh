@@ -53,9 +53,7 @@ PY
 ) || fail "cannot read $out/jobs.csv"
 [[ $(wc -l <<<"$jobs") -eq $(($(wc -l <"$trace") - 1)) ]] || fail "replay lost jobs: $jobs"
 
-settled() {
-  scontrol show job "$1" | grep -E 'JobState=RUNNING|SystemComment=nvlplace: waiting' >/dev/null
-}
+settled() { is_state "$1" RUNNING || comment_has "$1" event=waiting; }
 # A job without a hard constraint that waits has no reason of nvlplace's: it has settled once
 # two backfill cycles ran after its submission and it still pends.
 bf_cycles() { sdiag | awk '/^Backfilling stats/ {s = 1} s && /Total cycles:/ {print $3; exit}'; }

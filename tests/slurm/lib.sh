@@ -89,7 +89,7 @@ wait_state() {
 
 
 job_field() { scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
-job_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*[^ ]\) *$/\1/p'; }
+job_comment() { nvl_job_comment "$1"; }
 
 # True when the job's GPUs on each node lie in one NVLink domain (island) of the topology:
 # $1 holds NODES:INDEXES words, as nvl_job_gpus prints them.
@@ -118,6 +118,21 @@ log_since() { tail -n +"$(($1 + 1))" "$NVL_CTLD_LOG"; }
 # grep reads to the end (no -q): under pipefail an early `grep -q` exit makes tail die of
 # SIGPIPE while it still writes, and the pipeline then fails although the line is there.
 log_has() { log_since "$1" | grep -- "$2" >/dev/null; }
+
+# The plugin's placement lines (nvl_placement_log; conditions KEY=VALUE, or KEY~TEXT: the
+# field holds TEXT). log_line_has MARK JOB CONDITION...: a line of JOB ("*": of any job; "":
+# any line, also job_submit's, which names no job) logged since MARK meets every condition.
+log_line_has() {
+  local mark=$1 job=$2
+  shift 2
+  log_since "$mark" | nvl_placement_log --log - ${job:+--job "$job"} "$@" >/dev/null
+}
+# comment_has JOB CONDITION...: the job's SystemComment is a placement line that meets them.
+comment_has() {
+  local job=$1
+  shift
+  nvl_placement_log --comment "$(job_comment "$job")" "$@" >/dev/null
+}
 
 # Writes nvlplace.yaml and makes slurmctld read it again.
 write_nvlplace_yaml() {

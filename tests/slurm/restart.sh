@@ -30,8 +30,7 @@ done
 
 # node05 has GPUs 1-3 free: a TP=4 group cannot fit there, 3 GPUs can, nothing else.
 waiting=$(submit -w node05 --gpus=4 --nvl-tp=4)
-nvl_wait_for 30 "job $waiting to wait" \
-  bash -c "scontrol show job $waiting | grep -q 'SystemComment=nvlplace: waiting'" ||
+nvl_wait_for 30 "job $waiting to wait" comment_has "$waiting" event=waiting ||
   fail "job $waiting: $(scontrol show job "$waiting" | grep -E 'JobState|SystemComment')"
 three=$(submit -w node05 --gpus=3)
 wait_state "$three" RUNNING

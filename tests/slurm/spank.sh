@@ -66,7 +66,7 @@ scontrol reconfigure || fail "reconfigure"
 mark=$(log_mark)
 check_refused "Requested node configuration is not available" sbatch -o /dev/null --gpus=1 --nvl-tp=8 --wrap=true
 [[ $out != *"nvlplace:"* ]] || fail "job_submit/nvlplace still answered: $out"
-log_has "$mark" "nvlplace: JobId=[0-9]* refused at submit: .*does not divide 1 GPU" ||
+log_line_has "$mark" "*" event=refused mode=test_only "why~does not divide 1 GPU" ||
   fail "no 'refused at submit' line for --gpus=1 --nvl-tp=8 without job_submit/nvlplace"
 echo "JobSubmitPlugins=nvlplace" >>"$NVL_RUN/etc/slurm.conf"
 scontrol reconfigure || fail "reconfigure"
@@ -76,7 +76,8 @@ printf '#!/bin/bash\n#SBATCH --gpus=8 -o /dev/null\n#SBATCH --nvl-tp=2 --nvl-pp=
 job=$(sbatch --parsable "$script") || fail "good #SBATCH options refused"
 rm -f "$script"
 wait_state "$job" RUNNING
-[[ $(job_comment "$job") == "nvlplace: 8 GPUs (TP=2 PP=2 DP=2, nvl=prefer, max-tier=spine) -> "* ]] ||
+comment_has "$job" event=placed asked_gpus=8 asked_nodes=any tp=2 pp=2 dp=2 nvl=prefer \
+  max_tier=spine max_tier_required=yes model=any exclusive=no ||
   fail "options did not reach slurmctld: $(job_comment "$job")"
 
 # No options: the default policy (TP=1, default nvl mode).

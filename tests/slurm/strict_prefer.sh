@@ -17,20 +17,21 @@ for h in "${holders[@]}"; do
 done
 
 strict=$(submit --gpus=8 --nvl-tp=4)
-nvl_wait_for 30 "job $strict to explain why it waits" \
-  bash -c "scontrol show job $strict | grep -q 'SystemComment=nvlplace: waiting'" ||
+nvl_wait_for 30 "job $strict to explain why it waits" comment_has "$strict" event=waiting ||
   fail "job $strict: $(scontrol show job "$strict" | grep -E 'JobState|SystemComment')"
 [[ $(job_state "$strict") == PENDING && $(job_field "$strict" Reason) == Resources ]] ||
   fail "strict job is $(job_state "$strict") / $(job_field "$strict" Reason)"
-[[ $(job_comment "$strict") == *"needs 2 TP groups of 4 GPUs, each inside one NVLink domain"* ]] ||
+comment_has "$strict" event=waiting "why~needs 2 TP groups of 4 GPUs, each inside one NVLink domain" ||
   fail "strict job's SystemComment: $(job_comment "$strict")"
-log_has "$mark" "nvlplace: JobId=$strict waiting: 8 GPUs (TP=4 PP=1 DP=2, nvl=strict)" ||
+log_line_has "$mark" "$strict" event=waiting asked_gpus=8 asked_nodes=any tp=4 pp=1 dp=2 \
+  nvl=strict max_tier=none model=any exclusive=no ||
   fail "no waiting line for job $strict"
 
 prefer=$(submit --gpus=8 --nvl-tp=4 --nvl=prefer)
 wait_state "$prefer" RUNNING 60
 note "prefer job runs on $(nvl_job_gpus "$prefer" | paste -sd' ')"
-log_has "$mark" "nvlplace: JobId=$prefer placed .*relaxations: nvl=prefer: TP groups of 4 GPUs may span NVLink domains" ||
+log_line_has "$mark" "$prefer" event=placed \
+  "relaxations~nvl=prefer: TP groups of 4 GPUs may span NVLink domains" ||
   fail "no relaxation logged for job $prefer"
 [[ $(job_state "$strict") == PENDING ]] || fail "strict job started without a free island"
 
@@ -47,7 +48,9 @@ if out=$(sbatch -o /dev/null --gpus=8 --nvl-tp=8 --wrap true 2>&1); then
 fi
 [[ $out == *"nvlplace: never runnable on this cluster: 8 GPUs (TP=8 PP=1 DP=1, nvl=strict): needs 1 TP group of 8 GPUs inside one NVLink domain"* &&
    $out == *"Requested node configuration is not available"* ]] || fail "sbatch said: $out"
-log_has "$mark" "nvlplace: submission refused: never runnable on this cluster: 8 GPUs (TP=8" ||
-  fail "no 'submission refused' line"
+# job_submit/nvlplace's line: the same placement line, without a job id (there is none yet).
+log_line_has "$mark" "" event=refused mode=test_only asked_gpus=8 tp=8 \
+  "why~never runnable on this cluster: needs 1 TP group of 8 GPUs inside one NVLink domain" ||
+  fail "no 'refused' line for the submission"
 reset_jobs
 note "ok"

@@ -33,11 +33,12 @@ note "nvlplace: split pattern -> $mine; GPU 0 busy -> $mine2"
 gpus_in_one_island "$mine" || fail "TP=4 strict job split over islands: $mine"
 [[ $mine != node00:* ]] || fail "TP=4 strict job on node00, whose free GPUs are split: $mine"
 [[ $mine2 == node05:4-7 ]] || fail "TP=4 strict job on node05 got $mine2, not the free island 4-7"
-log_has "$mark" "nvlplace: JobId=$job placed 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> " ||
+tp4=(asked_gpus=4 asked_nodes=any tp=4 pp=1 dp=1 nvl=strict max_tier=none model=any exclusive=no)
+log_line_has "$mark" "$job" event=placed "${tp4[@]}" ||
   fail "no placement line for job $job in $NVL_CTLD_LOG"
-log_has "$mark" "nvlplace: JobId=$job2 placed .*slurm gpus node05:4-7; candidate 1 of" ||
+log_line_has "$mark" "$job2" event=placed slurm_gpus=node05:4-7 candidate=1 ||
   fail "no placement line with Slurm's GPUs for job $job2"
-[[ $(job_comment "$job") == "nvlplace: 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> "*domains=* ]] ||
+comment_has "$job" event=placed "${tp4[@]}" domains~nvl span_domains=1 ||
   fail "SystemComment of $job: $(job_comment "$job")"
 
 # -w naming every node of the job: nvlplace chooses among exactly those nodes, and each TP
@@ -48,7 +49,8 @@ wait_state "$wjob" RUNNING
 [[ $(job_field "$wjob" NodeList) == "node[08-09]" ]] || fail "job $wjob on $(job_field "$wjob" NodeList)"
 got=$(nvl_job_gpus "$wjob")
 gpus_in_one_island "$got" || fail "the -w job split a TP group: $got"
-log_has "$mark" "nvlplace: JobId=$wjob placed 8 GPUs on 2 nodes (TP=4 PP=1 DP=2, nvl=strict)" ||
+log_line_has "$mark" "$wjob" event=placed asked_gpus=8 asked_nodes=2 tp=4 pp=1 dp=2 nvl=strict \
+  max_tier=none model=any exclusive=no ||
   fail "no placement line for the -w job $wjob"
 # -w naming only some of the job's nodes: nvlplace cannot promise the TP groups there, so
 # the job is refused at submit time, with the reason.

@@ -42,7 +42,8 @@ h100=$(submit --gpus=H100:4 --nvl-tp=4)
 wait_state "$h100" RUNNING
 [[ $(models_of "$h100") == H100 ]] || fail "the H100 job runs on $(nvl_job_gpus "$h100")"
 gpus_in_one_island "$(nvl_job_gpus "$h100")" || fail "TP=4 split: $(nvl_job_gpus "$h100")"
-log_has "$mark" "JobId=$h100 placed 4 GPUs (TP=4 PP=1 DP=1, nvl=strict, model=H100) -> " ||
+log_line_has "$mark" "$h100" event=placed asked_gpus=4 asked_nodes=any tp=4 pp=1 dp=1 nvl=strict \
+  max_tier=none model=H100 exclusive=no ||
   fail "no placement line naming the model for job $h100"
 good_nvlplace_yaml
 
