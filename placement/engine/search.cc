@@ -102,11 +102,120 @@ std::vector<GpuId> GroupRanks(const Topology& topo, const std::vector<GpuId>& gp
   return out;
 }
 
+// ---------------------------------------------------------------------------------------
+// The host tree, built in named steps.
+
+// The leaf groups joined into the clusters of each fabric level, tier by tier: connected at
+// tier t or lower (cumulative, so the clusters nest), and the leaf groups of one host always
+// together. Linear in the fabric (no pair of leaf groups is compared): per tier, the
+// switches of that tier or lower with nodes below them are joined to their children into
+// components; leaf groups with as many leaves join when each leaf is in the same component
+// as the other's leaf of the same index (rail by rail, as Topology::CommonTier compares
+// them), and leaf groups with different numbers of leaves when any two of their leaves are
+// (its best pair). Every leaf of a component reaches the others through switches of tier t
+// or lower, each with nodes below it, so for one leaf per group (and rail-optimized groups
+// that agree rail by rail) these are the clusters of CommonTier(a, b) <= t.
+class LeafGroupClusters {
+ public:
+  // The leaf groups of each host start joined.
+  LeafGroupClusters(const Topology& topo, const std::vector<Hierarchy::HNode>& nodes,
+                    const std::vector<int>& hosts);
+
+  // Joins what tier t connects; call for t = 0, 1, ... in order.
+  void JoinTier(int t) {
+    JoinSwitches(t);
+    JoinLeafGroups();
+  }
+  // The cluster of leaf group g at the last tier joined.
+  int Find(int g) { return groups_.Find(g); }
+
+ private:
+  // The leaf groups with a leaf in one switch component, and their numbers of leaves.
+  struct ComponentGroups {
+    std::vector<size_t> leaf_counts;  // each count once
+    std::vector<int> groups;          // each group once, ascending
+  };
+
+  void JoinSwitches(int t);
+  void JoinLeafGroups();
+
+  const Topology& topo_;
+  std::vector<NodeId> rep_;  // a node of each leaf group: its first
+  UnionFind groups_;         // leaf groups
+  UnionFind switches_;       // switches, joined up to the last tier
+};
+
+LeafGroupClusters::LeafGroupClusters(const Topology& topo,
+                                     const std::vector<Hierarchy::HNode>& nodes,
+                                     const std::vector<int>& hosts)
+    : topo_(topo),
+      rep_(topo.num_leaf_groups(), -1),
+      groups_(topo.num_leaf_groups()),
+      switches_(topo.num_switches()) {
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    if (rep_[topo.LeafGroup(n)] < 0) rep_[topo.LeafGroup(n)] = n;
+  }
+  for (int h : hosts) {
+    for (NodeId n : nodes[h].nodes) {
+      groups_.Union(topo.LeafGroup(n), topo.LeafGroup(nodes[h].nodes[0]));
+    }
+  }
+}
+
+// Each switch of tier t with nodes below it, to its children with nodes below them.
+void LeafGroupClusters::JoinSwitches(int t) {
+  for (SwitchId s = 0; s < topo_.num_switches(); ++s) {
+    const Switch& sw = topo_.switches()[s];
+    if (sw.tier != t || sw.nodes_under.empty()) continue;
+    for (SwitchId c : sw.children) {
+      if (!topo_.switches()[c].nodes_under.empty()) switches_.Union(c, s);
+    }
+  }
+}
+
+// Leaf groups whose leaves are in the same components: rail by rail for as many leaves, any
+// two for different numbers of leaves.
+void LeafGroupClusters::JoinLeafGroups() {
+  // Same number of leaves: the components rail by rail, as one key.
+  absl::flat_hash_map<std::vector<int>, int> by_key;
+  absl::flat_hash_map<int, ComponentGroups> by_component;
+  std::vector<int> key;
+  for (int g = 0; g < static_cast<int>(rep_.size()); ++g) {
+    const std::vector<SwitchId>& leaves = topo_.nodes()[rep_[g]].leaves;
+    if (leaves.empty()) continue;
+    key.assign(1, static_cast<int>(leaves.size()));
+    for (SwitchId l : leaves) key.push_back(switches_.Find(l));
+    auto [it, inserted] = by_key.emplace(key, g);
+    if (!inserted) groups_.Union(g, it->second);
+    for (size_t i = 1; i < key.size(); ++i) {
+      ComponentGroups& c = by_component[key[i]];
+      if (std::find(c.leaf_counts.begin(), c.leaf_counts.end(), leaves.size()) ==
+          c.leaf_counts.end()) {
+        c.leaf_counts.push_back(leaves.size());
+      }
+      if (c.groups.empty() || c.groups.back() != g) c.groups.push_back(g);
+    }
+  }
+  // Different numbers of leaves in one component: all its groups together.
+  for (const auto& [component, c] : by_component) {
+    if (c.leaf_counts.size() < 2) continue;
+    for (int g : c.groups) groups_.Union(g, c.groups.front());
+  }
+}
+
 Hierarchy::Hierarchy(const Topology& topo) {
-  int num_tiers = static_cast<int>(topo.tiers().size());
-  num_levels_ = num_tiers + 2;
+  num_levels_ = static_cast<int>(topo.tiers().size()) + 2;
   by_level_.resize(num_levels_);
-  // Hosts: multi-node domains, then every other node, ordered by first node.
+  AddHosts(topo);
+  AddFabricLevels(topo);
+  AddRoot();
+  LinkParents();
+  MeasureHosts(topo);
+  CheckHostOrder();
+}
+
+void Hierarchy::AddHosts(const Topology& topo) {
+  // Multi-node domains, then every other node, ordered by first node.
   std::vector<bool> in_multi(topo.num_nodes(), false);
   std::vector<std::pair<NodeId, HNode>> hosts;
   for (const NvlDomain& d : topo.domains()) {
@@ -124,86 +233,53 @@ Hierarchy::Hierarchy(const Topology& topo) {
     by_level_[0].push_back(hosts_.back());
     nodes_.push_back(std::move(h));
   }
+}
 
-  // Fabric levels: leaf groups joined when they are connected at tier t or lower
-  // (cumulative, so the clusters nest), and the leaf groups of one host always together.
-  // Linear in the fabric (no pair of leaf groups is compared): per tier, the switches of
-  // that tier or lower with nodes below them are joined to their children into components;
-  // leaf groups with as many leaves join when each leaf is in the same component as the
-  // other's leaf of the same index (rail by rail, as Topology::CommonTier compares them),
-  // and leaf groups with different numbers of leaves when any two of their leaves are (its
-  // best pair). Every leaf of a component reaches the others through switches of tier t or
-  // lower, each with nodes below it, so for one leaf per group (and rail-optimized groups
-  // that agree rail by rail) these are the clusters of CommonTier(a, b) <= t.
-  int groups = topo.num_leaf_groups();
-  std::vector<NodeId> rep(groups, -1);
-  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-    if (rep[topo.LeafGroup(n)] < 0) rep[topo.LeafGroup(n)] = n;
-  }
-  UnionFind uf(groups);
-  for (int h : hosts_) {
-    for (NodeId n : nodes_[h].nodes)
-      uf.Union(topo.LeafGroup(n), topo.LeafGroup(nodes_[h].nodes[0]));
-  }
-  UnionFind switches(topo.num_switches());
+void Hierarchy::AddFabricLevels(const Topology& topo) {
+  const int num_tiers = num_levels_ - 2;
+  LeafGroupClusters clusters(topo, nodes_, hosts_);
   std::vector<int> below = hosts_;  // HNode per host at the level below
   for (int t = 0; t < num_tiers; ++t) {
-    for (SwitchId s = 0; s < topo.num_switches(); ++s) {
-      const Switch& sw = topo.switches()[s];
-      if (sw.tier != t || sw.nodes_under.empty()) continue;
-      for (SwitchId c : sw.children) {
-        if (!topo.switches()[c].nodes_under.empty()) switches.Union(c, s);
-      }
-    }
-    // Same number of leaves: the components rail by rail, as one key.
-    absl::flat_hash_map<std::vector<int>, int> by_key;
-    // Different numbers of leaves: per component, the leaf counts present and its groups.
-    absl::flat_hash_map<int, std::pair<std::vector<size_t>, std::vector<int>>> by_component;
-    std::vector<int> key;
-    for (int g = 0; g < groups; ++g) {
-      const std::vector<SwitchId>& leaves = topo.nodes()[rep[g]].leaves;
-      if (leaves.empty()) continue;
-      key.assign(1, static_cast<int>(leaves.size()));
-      for (SwitchId l : leaves) key.push_back(switches.Find(l));
-      auto [it, inserted] = by_key.emplace(key, g);
-      if (!inserted) uf.Union(g, it->second);
-      for (size_t i = 1; i < key.size(); ++i) {
-        auto& [counts, members] = by_component[key[i]];
-        if (std::find(counts.begin(), counts.end(), leaves.size()) == counts.end()) {
-          counts.push_back(leaves.size());
-        }
-        if (members.empty() || members.back() != g) members.push_back(g);
-      }
-    }
-    for (const auto& [component, entry] : by_component) {
-      if (entry.first.size() < 2) continue;
-      for (int g : entry.second) uf.Union(g, entry.second.front());
-    }
-    absl::flat_hash_map<int, int> cluster_node;
-    std::vector<int> here(hosts_.size());
-    for (size_t i = 0; i < hosts_.size(); ++i) {
-      NodeId first = nodes_[hosts_[i]].nodes[0];
-      int cluster = uf.Find(topo.LeafGroup(first));
-      auto [it, inserted] = cluster_node.emplace(cluster, static_cast<int>(nodes_.size()));
-      if (inserted) {
-        nodes_.push_back(HNode{t + 1, {}, {}, SwitchLabel(topo, first, t)});
-        by_level_[t + 1].push_back(it->second);
-      }
-      here[i] = it->second;
-      std::vector<int>& kids = nodes_[it->second].children;
-      if (std::find(kids.begin(), kids.end(), below[i]) == kids.end()) kids.push_back(below[i]);
-    }
-    below = here;
+    clusters.JoinTier(t);
+    below = AddTierLevel(topo, t, clusters, below);
   }
-  root_ = static_cast<int>(nodes_.size());
-  nodes_.push_back(HNode{num_tiers + 1, {}, {}, "cluster"});
-  by_level_[num_tiers + 1].push_back(root_);
-  for (int id : by_level_[num_tiers]) nodes_[root_].children.push_back(id);
+}
 
+std::vector<int> Hierarchy::AddTierLevel(const Topology& topo, int t, LeafGroupClusters& clusters,
+                                         const std::vector<int>& below) {
+  absl::flat_hash_map<int, int> cluster_node;
+  std::vector<int> here(hosts_.size());
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    NodeId first = nodes_[hosts_[i]].nodes[0];
+    int cluster = clusters.Find(topo.LeafGroup(first));
+    auto [it, inserted] = cluster_node.emplace(cluster, static_cast<int>(nodes_.size()));
+    if (inserted) {
+      nodes_.push_back(HNode{t + 1, {}, {}, SwitchLabel(topo, first, t)});
+      by_level_[t + 1].push_back(it->second);
+    }
+    here[i] = it->second;
+    std::vector<int>& kids = nodes_[it->second].children;
+    if (std::find(kids.begin(), kids.end(), below[i]) == kids.end()) kids.push_back(below[i]);
+  }
+  return here;
+}
+
+void Hierarchy::AddRoot() {
+  const int top = num_levels_ - 1;
+  root_ = static_cast<int>(nodes_.size());
+  nodes_.push_back(HNode{top, {}, {}, "cluster"});
+  by_level_[top].push_back(root_);
+  for (int id : by_level_[top - 1]) nodes_[root_].children.push_back(id);
+}
+
+void Hierarchy::LinkParents() {
   parent_.assign(nodes_.size(), -1);
   for (size_t id = 0; id < nodes_.size(); ++id) {
     for (int c : nodes_[id].children) parent_[c] = static_cast<int>(id);
   }
+}
+
+void Hierarchy::MeasureHosts(const Topology& topo) {
   host_of_.assign(topo.num_nodes(), -1);
   single_node_.assign(hosts_.size(), -1);
   host_gpus_.assign(hosts_.size(), 0);
@@ -219,6 +295,9 @@ Hierarchy::Hierarchy(const Topology& topo) {
       single_node_[h] = first;
     }
   }
+}
+
+void Hierarchy::CheckHostOrder() {
   // Depth-first from the root, children in order (an explicit stack, last child pushed first).
   hosts_in_tree_order_ = true;
   int next_host = 0;

@@ -44,6 +44,9 @@ uint64_t SetFingerprint(const std::vector<GpuId>& gpus);
 // GPUs inside a group their order in `gpus`, so a candidate already grouped so is unchanged.
 std::vector<GpuId> GroupRanks(const Topology& topo, const std::vector<GpuId>& gpus, int tp);
 
+// Leaf groups joined into clusters tier by tier, for Hierarchy's construction (search.cc).
+class LeafGroupClusters;
+
 // The tree the search walks. Leaves are hosts: a multi-node NVLink domain, or one node with
 // its NVLink islands. Above them one level per fabric tier: the hosts whose nodes are
 // connected at that tier or lower (clusters of leaf groups). A virtual root holds the top
@@ -82,6 +85,23 @@ class Hierarchy {
   int max_host_nodes() const { return max_host_nodes_; }
 
  private:
+  // The constructor's steps, in its order.
+  // Level 0: the hosts, multi-node domains and other nodes, ordered by first node.
+  void AddHosts(const Topology& topo);
+  // Levels 1 .. num_tiers: per tier, one HNode per cluster of hosts it connects.
+  void AddFabricLevels(const Topology& topo);
+  // Tier t's level over `below` (the HNode of each host one level down); RET the HNode of
+  // each host at this level.
+  std::vector<int> AddTierLevel(const Topology& topo, int t, LeafGroupClusters& clusters,
+                                const std::vector<int>& below);
+  // The virtual root over the top tier's clusters.
+  void AddRoot();
+  void LinkParents();
+  // host_of, single_node, host_gpus and the largest host.
+  void MeasureHosts(const Topology& topo);
+  // hosts_in_tree_order.
+  void CheckHostOrder();
+
   std::vector<HNode> nodes_;
   std::vector<std::vector<int>> by_level_;
   std::vector<int> hosts_;

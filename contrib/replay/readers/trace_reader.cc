@@ -1,0 +1,248 @@
+// The readers' shared part: checked numbers and times, the Reader, header-led tables.
+#include "contrib/replay/readers/trace_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <optional>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "placement/model/request.h"
+
+namespace nvlplace::replay::readers {
+
+std::string Esc(absl::string_view text) { return QuoteUserText(text); }
+
+std::string CleanId(absl::string_view id) {
+  std::string out;
+  out.reserve(id.size());
+  for (char c : id) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (u < 0x20 || u == 0x7f) {
+      absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string Secs(double seconds) { return absl::StrFormat("%.12g", seconds); }
+
+bool IsNoTime(absl::string_view s) {
+  s = absl::StripAsciiWhitespace(s);
+  return s.empty() || s == "Unknown" || s == "None" || s == "null";
+}
+
+bool ParseTime(absl::string_view s, double* out) {
+  s = absl::StripAsciiWhitespace(s);
+  double v;
+  if (absl::SimpleAtod(s, &v)) {
+    if (!std::isfinite(v) || v < 0 || v > limits::kMaxTimestamp) return false;
+    *out = v;
+    return true;
+  }
+  if (s.size() != 19 || (s[10] != 'T' && s[10] != ' ')) return false;
+  std::string str(s);
+  str[10] = 'T';
+  std::tm tm{};
+  const char* end = strptime(str.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (end == nullptr || *end != '\0') return false;
+  v = static_cast<double>(timegm(&tm));
+  if (!(v >= 0 && v <= limits::kMaxTimestamp)) return false;
+  *out = v;
+  return true;
+}
+
+std::string NotATime(const char* name, absl::string_view s) {
+  return absl::StrCat(name, " ", Esc(s), " is not a time: give a date YYYY-MM-DDTHH:MM:SS (UTC) ",
+                      "or seconds from 0 to ", kMaxTimestampInt);
+}
+
+bool ParseSeconds(absl::string_view s, double* out) {
+  double v;
+  if (!absl::SimpleAtod(absl::StripAsciiWhitespace(s), &v)) return false;
+  if (!(v >= 0 && v <= limits::kMaxSeconds)) return false;  // also NaN
+  *out = v;
+  return true;
+}
+
+std::string NotSeconds(const char* name, absl::string_view s) {
+  return absl::StrCat(name, " ", Esc(s), " is not a number of seconds from 0 to ", kMaxSecondsInt);
+}
+
+std::string CheckSpan(const char* start_name, double start, const char* end_name, double end) {
+  if (end < start) {
+    return absl::StrCat(end_name, " is before ", start_name, " (", Secs(end - start),
+                        " s): not a run time");
+  }
+  if (end - start > limits::kMaxSeconds) {
+    return absl::StrCat(end_name, " - ", start_name, " = ", Secs(end - start), " s is more than ",
+                        kMaxSecondsInt, " s");
+  }
+  return "";
+}
+
+bool ParseCount(absl::string_view s, int64_t lo, int64_t hi, int* out) {
+  s = absl::StripAsciiWhitespace(s);
+  int64_t v;
+  if (!absl::SimpleAtoi(s, &v)) {
+    double d;
+    if (!absl::SimpleAtod(s, &d) || !std::isfinite(d) || d != std::floor(d) || d < -1e18 ||
+        d > 1e18) {
+      return false;
+    }
+    v = static_cast<int64_t>(d);
+  }
+  if (v < lo || v > hi) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+std::string NotACount(const char* name, absl::string_view s, int64_t lo, int64_t hi) {
+  return absl::StrCat(name, " ", Esc(s), " is not a whole number from ", lo, " to ", hi);
+}
+
+absl::Status CheckJobShape(const TraceJob& j) {
+  if (j.id.size() > limits::kMaxJobIdBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the job id is ", j.id.size(), " bytes long; at most ", limits::kMaxJobIdBytes));
+  }
+  if (!(j.duration >= 0 && j.duration <= limits::kMaxSeconds)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "duration ", Secs(j.duration), " is not a number of seconds from 0 to ", kMaxSecondsInt));
+  }
+  if (j.gpus < 1 || j.gpus > limits::kMaxJobGpus) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("gpus=", j.gpus, " is not from 1 to ", limits::kMaxJobGpus));
+  }
+  if (j.gpu_model.size() > limits::kMaxNameBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GPU model ", Esc(j.gpu_model), " is longer than ", limits::kMaxNameBytes, " bytes"));
+  }
+  return CheckRequestSizes(RequestOf(j));
+}
+
+// ---- Reader -------------------------------------------------------------------------------
+
+absl::Status Reader::Bad(int line, absl::string_view message) {
+  ++trace_->malformed;
+  std::string text = absl::StrCat(file_, ":", line, ": ", message);
+  if (options_.strict) {
+    return absl::InvalidArgumentError(absl::StrCat(text, " (--strict)"));
+  }
+  if (trace_->problems.size() < 20) trace_->problems.push_back(text);
+  return absl::OkStatus();
+}
+
+void Reader::Skip(const std::string& reason) { ++trace_->skipped[reason]; }
+
+absl::Status Reader::AddGpuJob(TraceJob job, const char* relaxed) {
+  if (job.gpus == 0) {
+    Skip("no GPU");
+    return absl::OkStatus();
+  }
+  // The submit time is still absolute here; ReadTrace checks it once the start is known.
+  absl::Status valid = CheckJobShape(job);
+  if (!valid.ok()) return Bad(job.line, valid.message());
+  if (trace_->jobs.size() >= options_.max_jobs) {
+    return absl::InvalidArgumentError(absl::StrCat(file_, ":", job.line, ": more than ",
+                                                   options_.max_jobs,
+                                                   " jobs in one trace; split the trace"));
+  }
+  trace_->jobs.push_back(std::move(job));
+  if (relaxed != nullptr) ++trace_->relaxed[relaxed];
+  return absl::OkStatus();
+}
+
+// ---- Header-led tables --------------------------------------------------------------------
+
+namespace {
+
+// Fields of a line, at most limits::kMaxTraceFields of them (callers count first).
+std::vector<std::string> SplitFields(absl::string_view line, char sep) {
+  std::vector<std::string> out;
+  for (absl::string_view f : absl::StrSplit(line, sep)) {
+    f = absl::StripAsciiWhitespace(f);
+    if (f.size() >= 2 && f.front() == '"' && f.back() == '"') f = f.substr(1, f.size() - 2);
+    out.emplace_back(f);
+  }
+  return out;
+}
+
+// A table's header: how many fields it has and the column of each (lower-case) name.
+struct Header {
+  size_t fields = 0;
+  std::map<std::string, int> cols;
+};
+
+// The header of `table` from its first line, `count` fields long (see ForEachTableRow).
+absl::StatusOr<Header> ReadHeader(absl::string_view line, size_t count, int line_no,
+                                  const Table& table, const std::string& file) {
+  auto error = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ":", line_no, ": the ", table.format, " header ", what));
+  };
+  if (count > limits::kMaxTraceFields) {
+    return error(absl::StrCat("has ", count, " fields; at most ", limits::kMaxTraceFields));
+  }
+  std::vector<std::string> names = SplitFields(line, table.sep);
+  Header header;
+  header.fields = names.size();
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::string name = absl::AsciiStrToLower(names[i]);
+    if (!header.cols.emplace(name, static_cast<int>(i)).second) {
+      return error(absl::StrCat("names column ", Esc(name), " twice"));
+    }
+  }
+  for (const char* c : table.need) {
+    if (!header.cols.count(c)) return error(absl::StrCat("has no column '", c, "'"));
+  }
+  return header;
+}
+
+}  // namespace
+
+std::string Row::operator[](const char* name) const {
+  auto it = cols.find(name);
+  return it == cols.end() || it->second >= static_cast<int>(fields.size()) ? ""
+                                                                           : fields[it->second];
+}
+
+absl::Status ForEachTableRow(absl::string_view text, const Table& table, Reader& r,
+                             absl::FunctionRef<absl::Status(const Row&)> fn) {
+  int line_no = 0;
+  std::optional<Header> header;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (absl::StripAsciiWhitespace(line).empty()) continue;
+    size_t count = static_cast<size_t>(std::count(line.begin(), line.end(), table.sep)) + 1;
+    if (!header.has_value()) {
+      absl::StatusOr<Header> read = ReadHeader(line, count, line_no, table, r.file());
+      if (!read.ok()) return read.status();
+      header = std::move(*read);
+      continue;
+    }
+    absl::Status s;
+    if (count < header->fields || (table.exact && count != header->fields) ||
+        count > limits::kMaxTraceFields) {
+      s = r.Bad(line_no, absl::StrCat(count, " fields, the header has ", header->fields));
+    } else {
+      std::vector<std::string> fields = SplitFields(line, table.sep);
+      s = fn(Row{fields, header->cols, line_no});
+    }
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace nvlplace::replay::readers
