@@ -170,6 +170,10 @@ JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
   s.nvl = default_nvl;
   if (opts.nvl[0] != '\0') s.nvl = *ParseNvlMode(opts.nvl);  // nvl_options checked it
   s.max_tier = opts.max_tier;
+  s.one_domain = std::string_view(opts.domain) == "one";
+  s.segment = job.segment;
+  s.spread_segments = job.spread_segments;
+  s.consolidate_segments = job.consolidate_segments;
   s.exclusive = job.whole_node;
   s.gpu_model = job.gpu_type;  // Slurm's GRES type: the topology's model of that name
 
@@ -494,8 +498,11 @@ Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<L
     p.reason = std::string(request.status().message());
     return p;
   }
+  // What the job waits for rather than run without: strict TP groups, a required tier, one
+  // NVLink domain it asked for, its segments.
   p.hard = (request->nvl == NvlMode::kStrict && request->tp > 1) ||
-           (request->max_tier >= 0 && request->max_tier_required);
+           (request->max_tier >= 0 && request->max_tier_required) || request->one_domain_asked ||
+           request->segment > 0;
   p.request = DescribeRequest(*request, topo);
 
   // The live state: every GPU busy except those the caller lists as free.
@@ -667,6 +674,7 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
   try {
     if (job.gpus_unreadable) return d;  // slurmctld's own checks decide on the GPU counts
     JobRequest jr = RequestOf(job, config_->config.default_nvl);
+    jr.spec.slurm_blocks = config_->config.slurm_blocks;
     if (!jr.gpus) return d;  // nothing for nvlplace: cons_tres, silently
     d->gpus_ = true;
     d->has_options_ = jr.has_options;
@@ -679,7 +687,8 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
       return d;
     }
     const RequestSpec& spec = jr.spec;
-    bool may_be_hard = (spec.nvl == NvlMode::kStrict && spec.tp > 1) || !spec.max_tier.empty();
+    bool may_be_hard = (spec.nvl == NvlMode::kStrict && spec.tp > 1) || !spec.max_tier.empty() ||
+                       spec.one_domain || spec.segment > 0;
     // "Could it ever run" matters only for a constraint the job would wait for.
     if (job.mode == Mode::kTestOnly && !may_be_hard && !jr.has_options) return d;
     Placement p = Place(spec, nodes, /*ignore_busy=*/job.mode == Mode::kTestOnly, d.get());

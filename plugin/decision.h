@@ -53,6 +53,10 @@ struct SlurmJob {
   // The submit-time check's GPU counts came from tres_per_* strings that hold a count nvlplace
   // cannot read: slurmctld's own checks decide on the job.
   bool gpus_unreadable = false;
+  // Slurm's --segment (24.05+; 0: none) and --spread-segments / --consolidate-segments
+  // (25.11+).
+  int segment = 0;
+  bool spread_segments = false, consolidate_segments = false;
 };
 
 // GPUs asked for in one tres_per_* string of a job description at submit: "gres:gpu:8",

@@ -509,6 +509,9 @@ static void _job_of(job_record_t* job_ptr, uint32_t min_nodes, uint32_t max_node
   job->env_size = job_ptr->spank_job_env_size;
   job->now = (int64_t)time(NULL);
   job->now_only = (job_ptr->bit_flags & TEST_NOW_ONLY) ? 1 : 0;
+  job->segment = NVL_JOB_SEGMENT(job_ptr);
+  job->spread_segments = NVL_JOB_SPREAD_SEGMENTS(job_ptr);
+  job->consolidate_segments = NVL_JOB_CONSOLIDATE_SEGMENTS(job_ptr);
 }
 
 /* ---- GPUs masked to a node set --------------------------------------------------------- */
@@ -901,6 +904,9 @@ extern int nvl_ctld_submit_check(job_desc_msg_t* desc, char** err_msg) {
   }
   job.env = desc->spank_job_env;
   job.env_size = desc->spank_job_env_size;
+  job.segment = NVL_DESC_SEGMENT(desc);
+  job.spread_segments = NVL_DESC_SPREAD_SEGMENTS(desc);
+  job.consolidate_segments = NVL_DESC_CONSOLIDATE_SEGMENTS(desc);
   /* "Could it ever run": every node of the cluster, as if free. */
   nodes = xcalloc(node_record_count, sizeof(nvl_node_t));
   for (int i = 0; (node_ptr = next_node(&i)); i++) {

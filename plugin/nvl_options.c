@@ -49,6 +49,11 @@ int nvl_parse_tier(const char* option, const char* text, char out[16], char* msg
   return _one_of(option, text, tiers, "leaf, spine, core", out, 16, msg, msg_len);
 }
 
+int nvl_parse_domain(const char* option, const char* text, char out[8], char* msg, size_t msg_len) {
+  static const char* const domains[] = {"one", "any", NULL};
+  return _one_of(option, text, domains, "one, any", out, 8, msg, msg_len);
+}
+
 /* The value of NAME in "NAME=value" strings, or NULL. */
 static const char* _env_get(char* const* env, uint32_t env_size, const char* name) {
   size_t len = strlen(name);
@@ -101,6 +106,10 @@ int nvl_opts_from_env(char* const* env, uint32_t env_size, nvl_job_opts_t* out, 
     found = 1;
     if (nvl_parse_tier("nvl-max-tier", v, out->max_tier, msg, msg_len)) return -1;
   }
+  if ((v = _env_get(env, env_size, NVL_ENV_DOMAIN))) {
+    found = 1;
+    if (nvl_parse_domain("nvl-domain", v, out->domain, msg, msg_len)) return -1;
+  }
   if (found && nvl_check_opts(out, msg, msg_len)) return -1;
   return found;
 }
@@ -110,7 +119,7 @@ int nvl_opts_promise(int found, const nvl_job_opts_t* opts, int default_strict) 
 
   if (found < 0) return 1;
   if (found == 0 || !opts) return 0;
-  if (opts->max_tier[0]) return 1;
+  if (opts->max_tier[0] || !strcmp(opts->domain, "one")) return 1;
   strict = opts->nvl[0] ? !strcmp(opts->nvl, "strict") : default_strict;
   return strict && opts->tp > 1;
 }

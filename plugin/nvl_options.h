@@ -18,6 +18,7 @@ extern "C" {
 #define NVL_ENV_DP "NVLPLACE_DP"
 #define NVL_ENV_NVL "NVLPLACE_NVL"
 #define NVL_ENV_MAX_TIER "NVLPLACE_MAX_TIER"
+#define NVL_ENV_DOMAIN "NVLPLACE_DOMAIN"
 
 #define NVL_MAX_GROUP 65536       /* largest TP, PP or DP size (limits::kMaxGroupSize) */
 #define NVL_MAX_JOB_GPUS 16777216 /* largest TP x PP x DP (limits::kMaxJobGpus) */
@@ -27,6 +28,7 @@ typedef struct {
   int tp, pp, dp;
   char nvl[8];       /* "", "strict", "prefer" or "off" */
   char max_tier[16]; /* "", "leaf", "spine" or "core" */
+  char domain[8];    /* "", "one" (the whole job inside one NVLink domain) or "any" */
 } nvl_job_opts_t;
 
 /* Each parser: RET 0 with the value stored, or -1 with a message for the user in msg
@@ -35,6 +37,7 @@ typedef struct {
 int nvl_parse_size(const char* option, const char* text, int* out, char* msg, size_t msg_len);
 int nvl_parse_mode(const char* option, const char* text, char out[8], char* msg, size_t msg_len);
 int nvl_parse_tier(const char* option, const char* text, char out[16], char* msg, size_t msg_len);
+int nvl_parse_domain(const char* option, const char* text, char out[8], char* msg, size_t msg_len);
 
 /* The sizes together: TP x PP x DP (absent ones count 1) at most NVL_MAX_JOB_GPUS.
  * RET 0, or -1 with a message for the user in msg. */
@@ -49,9 +52,9 @@ int nvl_opts_from_env(char* const* env, uint32_t env_size, nvl_job_opts_t* out, 
 
 /* Whether the options read by nvl_opts_from_env (its result `found` and `opts`) make a
  * promise the job waits for rather than run without: strict NVLink TP groups (TP > 1 with
- * --nvl=strict, or without --nvl when `default_strict`) or a max tier. Options that cannot
- * be read (found < 0) promise too: such a job is held, never run as if it had none.
- * RET 1 or 0. */
+ * --nvl=strict, or without --nvl when `default_strict`), a max tier, or one NVLink domain. Options
+ * that cannot be read (found < 0) promise too: such a job is held, never run as if it had none. RET
+ * 1 or 0. */
 int nvl_opts_promise(int found, const nvl_job_opts_t* opts, int default_strict);
 
 #ifdef __cplusplus

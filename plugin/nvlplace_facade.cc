@@ -133,6 +133,9 @@ nvlplace::plugin::SlurmJob SlurmJobOf(const nvl_job_t& job) {
   j.will_run_start = job.will_run_start;
   j.will_run_end = job.will_run_end;
   j.now_only = job.now_only != 0;
+  j.segment = job.segment;
+  j.spread_segments = job.spread_segments != 0;
+  j.consolidate_segments = job.consolidate_segments != 0;
   for (uint32_t i = 0; job.env != nullptr && i < job.env_size; ++i) {
     if (job.env[i] != nullptr) j.env.emplace_back(job.env[i]);
   }

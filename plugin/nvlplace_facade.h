@@ -107,6 +107,9 @@ typedef struct {
    * ("gres/gpu:h100:8", "gres:gpu:2,gres:gpu:a100:1"). When any is non-NULL, the GPU counts,
    * entries and type above are read from them instead. */
   const char *tres_per_job, *tres_per_node, *tres_per_socket, *tres_per_task;
+  /* Slurm's --segment (nodes per segment; 0: none), --spread-segments and
+   * --consolidate-segments. */
+  int segment, spread_segments, consolidate_segments;
 } nvl_job_t;
 
 enum nvl_action {

@@ -38,7 +38,7 @@ absl::StatusOr<PluginConfig> ParsePluginConfig(absl::string_view text,
   if (top.node.IsNull()) return top.Error("empty file; at least 'topology:' is needed");
   NVL_ASSIGN_OR_RETURN(
       MapReader m, MapReader::Make(top, {"topology", "policy", "weights", "log_level", "candidates",
-                                         "default_nvl", "compare_cons_tres"}));
+                                         "default_nvl", "compare_cons_tres", "slurm_blocks"}));
   NVL_ASSIGN_OR_RETURN(const Where* topo, m.Require("topology"));
   NVL_ASSIGN_OR_RETURN(std::string topo_path, yaml::ReadString(*topo));
   if (topo_path.empty()) return topo->Error("the topology file name is empty");
@@ -91,6 +91,11 @@ absl::StatusOr<PluginConfig> ParsePluginConfig(absl::string_view text,
     NVL_ASSIGN_OR_RETURN(std::string v, yaml::ReadString(*k));
     if (v != "true" && v != "false") return k->Error("compare_cons_tres must be true or false");
     c.compare_cons_tres = v == "true";
+  }
+  if (const Where* k = m.Find("slurm_blocks")) {
+    NVL_ASSIGN_OR_RETURN(std::string v, yaml::ReadString(*k));
+    if (v != "true" && v != "false") return k->Error("slurm_blocks must be true or false");
+    c.slurm_blocks = v == "true";
   }
   return c;
 } catch (const std::exception& e) {

@@ -32,6 +32,10 @@ struct PluginConfig {
   // A measurement: in RUN_NOW also ask cons_tres where it alone would put each job nvlplace
   // places (one more cons_tres call per job started) and log it beside the placement.
   bool compare_cons_tres = false;
+  // Slurm runs topology/block on the multi-node NVLink domains (the blocks of `nvlplace export
+  // slurm`): a job block keeps inside one block gets a node set inside one domain, as block
+  // would accept it (RequestSpec::slurm_blocks).
+  bool slurm_blocks = false;
 };
 
 // Parses the text of nvlplace.yaml. Never throws. Errors are InvalidArgument

@@ -1,6 +1,7 @@
 /* SPANK plugin nvlplace: the srun, sbatch and salloc options by which a job asks for
  * topology-aware placement (usable as #SBATCH lines):
  *   --nvl-tp=T  --nvl-pp=P  --nvl-dp=D  --nvl=strict|prefer|off  --nvl-max-tier=leaf|spine|core
+ *   --nvl-domain=one|any
  * Bad values are refused when the job is submitted.
  *
  * How the request reaches the select plugin in slurmctld (verified in the Slurm 22.05
@@ -21,10 +22,10 @@
 
 SPANK_PLUGIN(nvlplace, 1);
 
-enum { OPT_TP = 1, OPT_PP, OPT_DP, OPT_NVL, OPT_MAX_TIER };
+enum { OPT_TP = 1, OPT_PP, OPT_DP, OPT_NVL, OPT_MAX_TIER, OPT_DOMAIN, OPT_LAST = OPT_DOMAIN };
 
 /* The values given on the command line or in #SBATCH lines, already checked. */
-static char opt_value[OPT_MAX_TIER + 1][32];
+static char opt_value[OPT_LAST + 1][32];
 
 static int _option(int val, const char* optarg, int remote);
 
@@ -46,16 +47,20 @@ static struct spank_option nvl_options[] = {
     {"nvl-max-tier", "leaf|spine|core",
      "[nvlplace] Highest fabric tier the job may span; the job waits until it fits.", 1,
      OPT_MAX_TIER, _option},
+    {"nvl-domain", "one|any",
+     "[nvlplace] one: the whole job inside one NVLink domain (one NVL72 rack), or it waits; "
+     "any (default): TP groups and segments each inside one.",
+     1, OPT_DOMAIN, _option},
     SPANK_OPTIONS_TABLE_END};
 
-static const char* const env_names[OPT_MAX_TIER + 1] = {NULL,       NVL_ENV_TP,  NVL_ENV_PP,
-                                                        NVL_ENV_DP, NVL_ENV_NVL, NVL_ENV_MAX_TIER};
+static const char* const env_names[OPT_LAST + 1] = {
+    NULL, NVL_ENV_TP, NVL_ENV_PP, NVL_ENV_DP, NVL_ENV_NVL, NVL_ENV_MAX_TIER, NVL_ENV_DOMAIN};
 
 /* Checks one value where the user typed it. RET 0, or -1 after printing why (srun and
  * sbatch then stop with "Invalid --nvl-tp argument"). */
 static int _option(int val, const char* optarg, int remote) {
   char msg[256] = "";
-  char mode[8], tier[16];
+  char mode[8], tier[16], domain[8];
   int size, rc = -1;
 
   if (remote) /* slurmstepd: already checked on the submit side */
@@ -75,6 +80,9 @@ static int _option(int val, const char* optarg, int remote) {
       break;
     case OPT_MAX_TIER:
       rc = nvl_parse_tier("nvl-max-tier", optarg, tier, msg, sizeof(msg));
+      break;
+    case OPT_DOMAIN:
+      rc = nvl_parse_domain("nvl-domain", optarg, domain, msg, sizeof(msg));
       break;
   }
   if (rc) {
@@ -126,7 +134,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
   (void)av;
   if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR) return 0;
   if (_check_together()) return -1;
-  for (int i = OPT_TP; i <= OPT_MAX_TIER; i++) {
+  for (int i = OPT_TP; i <= OPT_LAST; i++) {
     if (!opt_value[i][0]) continue;
     if (spank_job_control_setenv(sp, env_names[i], opt_value[i], 1) != ESPANK_SUCCESS) {
       slurm_error("nvlplace: cannot pass --%s to slurmctld", nvl_options[i - 1].name);

@@ -104,6 +104,21 @@ void AddPlaceCommand(CLI::App& app, std::function<int()>* run) {
   c->add_option("--exclude", a->spec.exclude, "hostlist: never these nodes");
   c->add_option("--gpu-model", a->spec.gpu_model,
                 "only GPUs of this model (any case, as Slurm's --gpus=h100:8)");
+  c->add_option("--segment", a->spec.segment,
+                "Slurm's --segment: the nodes in segments of this many, each inside one NVLink "
+                "domain (needs --nodes)")
+      ->transform(WholeNumber(1, limits::kMaxJobNodes));
+  c->add_flag("--spread-segments", a->spec.spread_segments,
+              "Slurm's --spread-segments: no two segments in one NVLink domain");
+  c->add_flag("--consolidate-segments", a->spec.consolidate_segments,
+              "Slurm's --consolidate-segments: every segment inside one block");
+  c->add_flag("--one-domain", a->spec.one_domain,
+              "the whole job inside one NVLink domain, or not placed (--nvl-domain=one)");
+  c->add_flag("--slurm-blocks", a->spec.slurm_blocks,
+              "Slurm runs topology/block on the multi-node NVLink domains (nvlplace.yaml "
+              "slurm_blocks): a job block keeps inside one block stays inside one domain");
+  c->add_flag("--use-spares", a->spec.may_use_spares,
+              "the job may take trays a domain keeps as spares (a replacement)");
   c->add_option("--policy", a->policy, "policy name (topo, pack, firstfit, random) or YAML file");
   c->add_option("--format", a->format, "text or json (schema nvlplace.placement/1)")
       ->check(CLI::IsMember({"text", "json"}));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <numeric>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -95,6 +96,31 @@ std::string TierName(const Topology& topo, int tier) {
 
 // Why there is no room, in topology terms.
 std::string NoRoomReason(const Request& r, const ChunkRule& rule, const SearchState& s, int k) {
+  if (rule.per_node && rule.nodes > 1) {
+    std::string what =
+        r.one_domain && rule.nodes == r.nodes
+            ? absl::StrCat("the whole job inside one NVLink domain (", r.one_domain_why, ")")
+        : r.segment > 0 && rule.nodes == r.segment
+            ? absl::StrCat(k, " segment", k == 1 ? "" : "s", " of ", rule.nodes,
+                           " nodes, each inside one NVLink domain")
+        : r.segment > 0
+            ? absl::StrCat(k, " group", k == 1 ? "" : "s", " of ", rule.nodes,
+                           " nodes (segments of ", r.segment, " and TP groups of ", r.tp,
+                           " GPUs), each inside one NVLink domain")
+            : absl::StrCat(k, " TP group", k == 1 ? "" : "s", " of ", r.tp, " GPUs over ",
+                           rule.nodes, " nodes, each group inside one NVLink domain");
+    return absl::StrFormat(
+        "needs %s, each node with %d free GPUs%s; the free NVLink domains hold only %d such "
+        "group%s (largest free domain has %d GPUs)",
+        what, rule.size, r.exclusive ? " (whole nodes free)" : "", s.total_capacity(),
+        s.total_capacity() == 1 ? "" : "s", s.largest_free_domain());
+  }
+  if (!rule.per_node && r.one_domain) {
+    return absl::StrFormat(
+        "needs the whole job (%d GPUs) inside one NVLink domain (%s); the largest free domain "
+        "has %d GPUs (%d GPUs free in all)",
+        r.gpus, r.one_domain_why, s.largest_free_domain(), s.usable_free());
+  }
   if (rule.per_node) {
     std::string as_groups =
         rule.group > 1
@@ -176,14 +202,30 @@ struct Chunking {
 // node's share as whole TP groups inside its islands (when TP divides the share; else the
 // groups cross nodes whatever is chosen and the share is any free GPUs of the node, from as
 // few islands as it can); single GPUs when there is no TP.
+// Nodes mode: nodes that must share one NVLink domain, taken together: the segment, the whole
+// job for one_domain, and with `whole_groups` the nodes a TP group larger than a node's share
+// spans (their least common multiple; each divides the node count, so it does too).
+int NodesTogether(const Request& r, bool whole_groups) {
+  int share = r.gpus / r.nodes;
+  int together = std::max(r.segment, 1);
+  if (r.one_domain) together = r.nodes;
+  if (whole_groups && r.tp > share && r.tp % share == 0) {
+    together = std::lcm(together, r.tp / share);
+  }
+  return together;
+}
+
 Chunking WholeGroupChunks(const Request& r) {
   Chunking c;
   c.k = r.gpus;
   if (r.nodes > 0) {
     int share = r.gpus / r.nodes;
     bool whole = r.tp > 1 && share % r.tp == 0;
-    c.rule = {share, true, whole ? r.tp : 1, r.tp > 1};
-    c.k = r.nodes;
+    c.rule = {share, true, whole ? r.tp : 1, r.tp > 1, NodesTogether(r, true), r.spread_segments};
+    c.k = r.nodes / c.rule.nodes;
+  } else if (r.one_domain) {
+    c.rule = {r.gpus, false};  // the whole job: one chunk inside one domain
+    c.k = 1;
   } else if (r.tp > 1) {
     c.rule = {r.tp, false};
     c.k = r.num_groups();
@@ -192,24 +234,35 @@ Chunking WholeGroupChunks(const Request& r) {
 }
 
 // The chunks when TP groups may span domains: single GPUs; in nodes mode each node's share
-// from as few islands as it can.
+// from as few islands as it can. Segments and one_domain still hold: they are not TP groups.
 Chunking SplitGroupChunks(const Request& r) {
   Chunking c;
   c.k = r.gpus;
   c.rule = {1, false};
   if (r.nodes > 0) {
-    c.rule = {r.gpus / r.nodes, true, 1, true};
-    c.k = r.nodes;
+    c.rule = {r.gpus / r.nodes, true, 1, true, NodesTogether(r, false), r.spread_segments};
+    c.k = r.nodes / c.rule.nodes;
+  } else if (r.one_domain) {
+    c.rule = {r.gpus, false};
+    c.k = 1;
   }
   return c;
 }
 
 // Whether the chunks are TP groups kept inside domains (so that splitting could make room).
-bool KeepsGroupsWhole(const ChunkRule& rule) {
-  return rule.per_node ? rule.group > 1 : rule.size > 1;
+bool KeepsGroupsWhole(const Request& r, const ChunkRule& rule) {
+  if (r.tp <= 1) return false;
+  if (rule.per_node) return rule.group > 1 || rule.nodes > NodesTogether(r, false);
+  return !r.one_domain && rule.size > 1;
 }
 
 std::string SplitRelaxation(const Request& r, const Chunking& whole) {
+  if (whole.rule.per_node && whole.rule.nodes > 1) {
+    return absl::StrFormat(
+        "nvl=prefer: TP groups of %d GPUs may span NVLink domains, because the free domains "
+        "hold only %d of the %d groups of %d nodes that keep them whole",
+        r.tp, whole.search->total_capacity(), whole.k, whole.rule.nodes);
+  }
   if (whole.rule.per_node) {
     return absl::StrFormat(
         "nvl=prefer: TP groups of %d GPUs may span NVLink domains, because only %d of the %d "
@@ -230,7 +283,7 @@ Chunking ChooseChunking(const Hierarchy& hierarchy, const ClusterState& state, c
                         std::vector<std::string>* relaxations) {
   Chunking c = WholeGroupChunks(r);
   c.search.emplace(hierarchy, state, r, c.rule);
-  bool groups_do_not_fit = c.search->total_capacity() < c.k && KeepsGroupsWhole(c.rule);
+  bool groups_do_not_fit = c.search->total_capacity() < c.k && KeepsGroupsWhole(r, c.rule);
   if (groups_do_not_fit && r.nvl != NvlMode::kStrict) {
     if (r.nvl == NvlMode::kPrefer) relaxations->push_back(SplitRelaxation(r, c));
     Chunking split = SplitGroupChunks(r);

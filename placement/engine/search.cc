@@ -335,7 +335,8 @@ struct CapacityIndex {
 
   bool Matches(const Hierarchy& h, const ChunkRule& r, const Request& request) const {
     return hierarchy == &h && rule.size == r.size && rule.per_node == r.per_node &&
-           rule.group == r.group && rule.compact == r.compact && exclusive == request.exclusive &&
+           rule.group == r.group && rule.compact == r.compact && rule.nodes == r.nodes &&
+           rule.one_per_host == r.one_per_host && exclusive == request.exclusive &&
            allowed_set == request.allowed_set;
   }
   int* Bins(int id) {
@@ -373,7 +374,7 @@ inline HostCount CountHost(const Hierarchy& h, const ClusterState& state, const 
                                        ? rule.size / rule.group * rule.group
                                        : 0)
                                 : free;
-      out.cap = size >= rule.size ? 1 : 0;
+      out.cap = size >= rule.size && rule.nodes == 1 ? 1 : 0;
     } else {
       out.cap = free / rule.size;
     }
@@ -413,8 +414,11 @@ inline HostCount CountHost(const Hierarchy& h, const ClusterState& state, const 
     sum += n;
     out.cap += rule.per_node ? (n >= rule.size ? 1 : 0) : n / rule.size;
   }
-  // Inside a multi-node NVLink domain a chunk may span nodes.
+  // Inside a multi-node NVLink domain a chunk may span nodes; in nodes mode, a unit of
+  // rule.nodes nodes (a segment) stays inside it.
   if (!rule.per_node && nodes.size() > 1) out.cap = sum / rule.size;
+  if (rule.per_node) out.cap /= rule.nodes;
+  if (rule.one_per_host) out.cap = std::min(out.cap, 1);
   return out;
 }
 
@@ -647,6 +651,20 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
     out->insert(out->end(), g, g + n);
     used[p] += n;
   };
+  if (rule_.per_node && rule_.nodes > 1) {
+    // Units of rule_.nodes nodes: each node's share from the node with the fewest free GPUs
+    // that still holds it (capacity counted them), the unit's nodes one after another.
+    for (int node = 0; node < k * rule_.nodes; ++node) {
+      int best = -1;
+      for (int p = 0; p < n_pools; ++p) {
+        if (left(p) >= rule_.size && (best < 0 || left(p) < left(best))) best = p;
+      }
+      if (best < 0) return;  // capacity said otherwise; never happens
+      take(best, rule_.size);
+      used[best] += left(best);  // one share per node
+    }
+    return;
+  }
   for (int chunk = 0; chunk < k; ++chunk) {
     // Best fit: the pool with the fewest free GPUs that still holds a whole chunk.
     int best = -1;

@@ -29,6 +29,12 @@ struct ChunkRule {
   // from as few islands as the node allows (TP groups that must split span few of them).
   int group = 1;
   bool compact = false;
+  // Nodes mode only: nodes taken together, all from one host (a multi-node NVLink domain): a
+  // segment, TP groups larger than a node's share, or the whole job in one domain. `size`
+  // stays one node's share; a host gives one such unit per `nodes` nodes with their share.
+  int nodes = 1;
+  // At most one chunk per host (Slurm's --spread-segments: no two segments in one domain).
+  bool one_per_host = false;
 };
 
 // An order-free 64-bit fingerprint of a set of GPUs (a sum of mixed ids and the count): the

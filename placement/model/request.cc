@@ -238,6 +238,77 @@ absl::Status ResolveTier(const std::string& name, const Topology& topo, Request*
                           topo.name(), "; tiers are ", absl::StrJoin(topo.tiers(), ", ")));
 }
 
+// Segments and one NVLink domain for the whole job (see RequestSpec). Slurm's topology/block
+// keeps a job of no more nodes than a block plans for (its nodes less its spares) inside one
+// block, and a job without -N inside one block too (it picks the block by the job's minimum
+// of one node).
+absl::Status ResolveNodeGroups(const RequestSpec& spec, const Topology& topo, Request* r) {
+  bool multi_node = false;
+  int base = 0;  // the fewest nodes a multi-node domain plans for
+  for (const NvlDomain& d : topo.domains()) {
+    if (!d.multi_node) continue;
+    int plans = static_cast<int>(d.nodes.size()) - d.spares;
+    base = multi_node ? std::min(base, plans) : plans;
+    multi_node = true;
+  }
+  if (spec.segment < 0 || spec.segment > limits::kMaxJobNodes) {
+    return Bad(absl::StrCat("segment=", spec.segment, " is not a node count from 1 to ",
+                            limits::kMaxJobNodes, " (0: not given)"));
+  }
+  if (spec.segment > 0) {
+    if (r->nodes == 0) {
+      return Bad(absl::StrCat("segment=", spec.segment,
+                              " needs an exact node count (-N): a segment is that many of "
+                              "the job's nodes"));
+    }
+    if (spec.segment < r->nodes && r->nodes % spec.segment != 0) {
+      return Bad(absl::StrCat(r->nodes, " nodes do not split into segments of ", spec.segment,
+                              "; give -N a multiple of the segment"));
+    }
+    if (!multi_node) {
+      r->relaxations.push_back(
+          absl::StrCat("segment=", spec.segment, " is left to Slurm: cluster ", topo.name(),
+                       " has no multi-node NVLink domain to keep a segment in"));
+    } else {
+      r->segment = std::min(spec.segment, r->nodes);
+    }
+  }
+  if (r->segment > 0) r->spread_segments = spec.spread_segments;
+  if (spec.one_domain) {
+    r->one_domain = true;
+    r->one_domain_asked = true;
+    r->one_domain_why = "--nvl-domain=one";
+  } else if (spec.consolidate_segments && r->segment > 0 && multi_node) {
+    if (r->nodes <= base) {
+      r->one_domain = true;
+      r->one_domain_asked = true;
+      r->one_domain_why = "--consolidate-segments keeps the segments inside one block";
+    } else {
+      r->relaxations.push_back(
+          absl::StrCat("--consolidate-segments: topology/block decides which blocks of ", r->nodes,
+                       " nodes hold the segments (more than the ", base, " a block plans for)"));
+    }
+  } else if (spec.slurm_blocks && multi_node && r->segment == 0) {
+    if (r->nodes == 0) {
+      r->one_domain = true;
+      r->one_domain_why = "topology/block keeps a job without -N inside one block";
+    } else if (r->nodes <= base) {
+      r->one_domain = true;
+      r->one_domain_why = absl::StrCat("topology/block keeps a job of ", r->nodes,
+                                       " nodes inside one block (", base, " planned)");
+    } else {
+      r->relaxations.push_back(absl::StrCat("topology/block decides how a job of ", r->nodes,
+                                            " nodes without --segment spans "
+                                            "blocks (more than the ",
+                                            base,
+                                            " a block plans for); give --segment to keep its "
+                                            "parts in NVLink domains"));
+    }
+  }
+  r->may_use_spares = spec.may_use_spares;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Request> ResolveRequest(const RequestSpec& spec, const Topology& topo) {
@@ -264,6 +335,7 @@ absl::StatusOr<Request> ResolveRequest(const RequestSpec& spec, const Topology& 
     if (!tier.ok()) return tier;
   }
   r.max_tier_required = spec.max_tier_required;
+  if (absl::Status groups = ResolveNodeGroups(spec, topo, &r); !groups.ok()) return groups;
   r.exclusive = spec.exclusive;
   r.allowed_node.assign(topo.num_nodes(), spec.include.empty());
   if (!spec.include.empty()) {
@@ -288,6 +360,8 @@ std::string DescribeRequest(const Request& r, const Topology& topo) {
     absl::StrAppend(&out, ", max-tier=", topo.tiers()[r.max_tier],
                     r.max_tier_required ? "" : " (preferred)");
   }
+  if (r.segment > 0) absl::StrAppend(&out, ", segment=", r.segment);
+  if (r.one_domain) absl::StrAppend(&out, ", one NVLink domain");
   if (r.exclusive) absl::StrAppend(&out, ", exclusive");
   if (r.gpu_model >= 0) absl::StrAppend(&out, ", model=", topo.gpu_models()[r.gpu_model].name);
   out += ")";

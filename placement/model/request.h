@@ -34,6 +34,21 @@ struct RequestSpec {
   // "" (any model), or a GPU model of the topology, in any case (Slurm's typed GRES:
   // --gpus=h100:8 asks for H100): only nodes of that model are used.
   std::string gpu_model;
+  // Slurm's --segment: the job's nodes (nodes > 0) come in segments of this many, each inside
+  // one NVLink domain (one block of Slurm's topology/block). 0: not given.
+  int segment = 0;
+  // The whole job inside one NVLink domain, or it waits (--nvl-domain=one).
+  bool one_domain = false;
+  // Slurm enforces topology/block on the multi-node NVLink domains (nvlplace.yaml
+  // slurm_blocks, `place --slurm-blocks`): a job block would keep inside one block (no -N, or
+  // no more nodes than a block plans for) stays inside one domain.
+  bool slurm_blocks = false;
+  // The job may take trays a domain keeps as spares (a replacement for a failed one).
+  bool may_use_spares = false;
+  // Slurm 25.11's --spread-segments (no two segments in one domain) and
+  // --consolidate-segments (every segment inside one block of the level the job needs).
+  bool spread_segments = false;
+  bool consolidate_segments = false;
 };
 
 // The validated request, sizes resolved against one topology.
@@ -50,7 +65,18 @@ struct Request {
   // the replay and the plugin.
   std::vector<std::string> relaxations;
   bool exclusive = false;
-  int gpu_model = -1;              // -1: any; else an index into Topology::gpu_models()
+  int gpu_model = -1;  // -1: any; else an index into Topology::gpu_models()
+  // Nodes mode: nodes per segment, each segment inside one NVLink domain (0: none; at most
+  // `nodes`, which it divides).
+  int segment = 0;
+  // The whole job inside one NVLink domain; and why ("--nvl-domain=one", or Slurm's
+  // topology/block keeping the job in one block).
+  bool one_domain = false;
+  bool one_domain_asked = false;  // by the job itself (not only Slurm's blocks)
+  std::string one_domain_why;
+  bool may_use_spares = false;
+  // Slurm's --spread-segments: no two segments in one NVLink domain.
+  bool spread_segments = false;
   std::vector<bool> allowed_node;  // per node of the topology (false for other models)
   // What allowed_node holds when it is no more than a GPU model's nodes, so that the engine
   // may reuse what it derived from a cluster state for requests of the same set of nodes:
@@ -64,9 +90,11 @@ struct Request {
 };
 
 // Resolves defaults (PP=1, DP = gpus / (TP x PP), TP=1 when nothing is given) and checks
-// the sizes, names and tier against the topology. A max tier is one of the topology's tiers;
-// one of the usual names (leaf, spine, core) above the topology's highest tier limits nothing:
-// it is dropped and named in Request::relaxations; any other name is refused. Errors are
+// the sizes, names and tier against the topology. A segment needs an exact node count that
+// it divides (one larger than the job is the whole job); on a cluster without multi-node
+// NVLink domains it is left to Slurm (a named relaxation). A max tier is one of the topology's
+// tiers; one of the usual names (leaf, spine, core) above the topology's highest tier limits
+// nothing: it is dropped and named in Request::relaxations; any other name is refused. Errors are
 // InvalidArgument and say which value to change. Total: no RequestSpec (any ints) overflows or
 // traps. Limits (placement/limits.h): tp, pp and dp given each at most kMaxGroupSize; gpus, and
 // every product of sizes (computed in 64 bits), at most kMaxJobGpus; nodes at most kMaxJobNodes;

@@ -132,6 +132,7 @@ struct NvlDomain {
   std::vector<GpuId> gpus;    // ascending
   double nvlink_gbps;         // per GPU, GB/s
   bool multi_node;            // declared as a DomainSpec
+  int spares = 0;             // multi-node: nodes the site keeps free to replace a failed one
 };
 
 struct Switch {

@@ -127,4 +127,30 @@ typedef struct {
  * own table there); 24.11 and later keep it private to select.c. */
 #define NVL_SLURM_SELECT_OPS_PUBLIC (!NVL_SLURM_AT_LEAST(24, 5))
 
+/* Slurm's --segment (24.05+: job_details_t.segment_size, job_desc_msg_t.segment_size) and
+ * --spread-segments / --consolidate-segments (25.11+: bits of job_record_t.bit_flags). 0
+ * where the release has none. */
+#if NVL_SLURM_AT_LEAST(24, 5)
+#define NVL_JOB_SEGMENT(job_ptr)                                      \
+  ((job_ptr)->details && (job_ptr)->details->segment_size != NO_VAL16 \
+       ? (int)(job_ptr)->details->segment_size                        \
+       : 0)
+#define NVL_DESC_SEGMENT(desc) ((desc)->segment_size != NO_VAL16 ? (int)(desc)->segment_size : 0)
+#else
+#define NVL_JOB_SEGMENT(job_ptr) 0
+#define NVL_DESC_SEGMENT(desc) 0
+#endif
+#if NVL_SLURM_AT_LEAST(25, 11)
+#define NVL_JOB_SPREAD_SEGMENTS(job_ptr) (((job_ptr)->bit_flags & SPREAD_SEGMENTS) ? 1 : 0)
+#define NVL_JOB_CONSOLIDATE_SEGMENTS(job_ptr) \
+  (((job_ptr)->bit_flags & CONSOLIDATE_SEGMENTS) ? 1 : 0)
+#define NVL_DESC_SPREAD_SEGMENTS(desc) (((desc)->bitflags & SPREAD_SEGMENTS) ? 1 : 0)
+#define NVL_DESC_CONSOLIDATE_SEGMENTS(desc) (((desc)->bitflags & CONSOLIDATE_SEGMENTS) ? 1 : 0)
+#else
+#define NVL_JOB_SPREAD_SEGMENTS(job_ptr) 0
+#define NVL_JOB_CONSOLIDATE_SEGMENTS(job_ptr) 0
+#define NVL_DESC_SPREAD_SEGMENTS(desc) 0
+#define NVL_DESC_CONSOLIDATE_SEGMENTS(desc) 0
+#endif
+
 #endif /* NVLPLACE_PLUGIN_SLURM_COMPAT_NVL_SLURM_COMPAT_H_ */

@@ -304,6 +304,126 @@ TEST(EngineTest, MultiNodeDomainHoldsWideTpGroups) {
   for (GpuId g : r.ranks) EXPECT_EQ(topo->domains()[topo->DomainOf(g)].name, "rack2");
 }
 
+// GB200 as sites run it (issue 25). kRacks: rack1 = gb[01-06], rack2 = gb[07-12], 4 GPUs a tray.
+// The racks of a node set, in rank order of first use.
+std::vector<std::string> RacksInRankOrder(const PlacementResult& r, const Topology& topo) {
+  std::vector<std::string> out;
+  for (GpuId g : r.ranks) {
+    const std::string& d = topo.domains()[topo.DomainOf(g)].name;
+    if (out.empty() || out.back() != d) out.push_back(d);
+  }
+  return out;
+}
+
+// Slurm's --segment=4 with -N8: two segments of 4 trays, each inside one rack, its trays
+// consecutive in rank order. Rack2 with 3 free trays holds none: the job waits, and says so.
+TEST(EngineTest, SegmentsStayInsideOneDomainEach) {
+  auto topo = Topo(kRacks);
+  Engine engine(topo, Pol("topo"));
+  RequestSpec spec{.nodes = 8, .gpus_per_node = 4, .segment = 4};
+  ClusterState three(topo);
+  Busy(three, "gb06\ngb[10-12]\n");  // rack1: 5 free trays, rack2: 3
+  PlacementResult no = engine.Place(three, Req(*topo, spec));
+  ASSERT_FALSE(no.placed);
+  EXPECT_EQ(no.reason,
+            "needs 2 segments of 4 nodes, each inside one NVLink domain, each node with 4 free "
+            "GPUs; the free NVLink domains hold only 1 such group (largest free domain has 20 "
+            "GPUs)");
+  ClusterState four(topo);
+  Busy(four, "gb[11-12]\n");  // rack1: 6 free, rack2: 4
+  PlacementResult r = engine.Place(four, Req(*topo, spec));
+  ASSERT_TRUE(r.placed) << r.reason;
+  ASSERT_EQ(r.ranks.size(), 32u);
+  // Ranks 0-15 are one segment, 16-31 the other: each inside one rack.
+  for (int seg = 0; seg < 2; ++seg) {
+    DomainId d = topo->DomainOf(r.ranks[seg * 16]);
+    for (int i = seg * 16; i < seg * 16 + 16; ++i) EXPECT_EQ(topo->DomainOf(r.ranks[i]), d) << i;
+  }
+  EXPECT_THAT(r.request, HasSubstr("segment=4"));
+}
+
+// A TP group of 8 over trays of 4 (nodes mode) is two trays of one rack, consecutive in rank
+// order. With 3 free trays in each rack, -N4 --nvl-tp=8 takes a pair from each; a first
+// choice that took 3 + 1 would split a group.
+TEST(EngineTest, TpGroupsWiderThanATrayArePairsOfOneRack) {
+  auto topo = Topo(kRacks);
+  ClusterState state(topo);
+  Busy(state, "gb[04-06]\ngb[10-12]\n");
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r = engine.Place(state, Req(*topo, {.nodes = 4, .gpus_per_node = 4, .tp = 8}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_EQ(r.tp_groups_split, 0);
+  EXPECT_THAT(RacksInRankOrder(r, *topo), ::testing::UnorderedElementsAre("rack1", "rack2"));
+}
+
+// --nvl-domain=one: the whole job inside one rack, or it waits with the reason.
+TEST(EngineTest, OneDomainKeepsTheWholeJobInOneRackOrWaits) {
+  auto topo = Topo(kRacks);
+  Engine engine(topo, Pol("topo"));
+  ClusterState split(topo);
+  Busy(split, "gb[02-06]\ngb[08-12]\n");  // one free tray in each rack
+  RequestSpec one{.gpus = 8, .one_domain = true};
+  PlacementResult no = engine.Place(split, Req(*topo, one));
+  ASSERT_FALSE(no.placed);
+  EXPECT_EQ(no.reason,
+            "needs the whole job (8 GPUs) inside one NVLink domain (--nvl-domain=one); the "
+            "largest free domain has 4 GPUs (8 GPUs free in all)");
+  // Without it the same job spans the two racks.
+  EXPECT_TRUE(engine.Place(split, Req(*topo, {.gpus = 8})).placed);
+  ClusterState room(topo);
+  Busy(room, "gb[02-06]\ngb[09-12]\n");  // rack2 has two free trays
+  PlacementResult r = engine.Place(room, Req(*topo, one));
+  ASSERT_TRUE(r.placed) << r.reason;
+  EXPECT_THAT(RacksInRankOrder(r, *topo), ::testing::ElementsAre("rack2"));
+  EXPECT_THAT(r.request, HasSubstr("one NVLink domain"));
+}
+
+// Under Slurm's topology/block a job without -N, or of no more nodes than a block plans for,
+// stays inside one block: the engine makes only such node sets (cons_tres would refuse the
+// others); a larger job without --segment is Slurm's to spread, said as a relaxation.
+TEST(EngineTest, SlurmBlocksKeepSmallJobsInsideOneRack) {
+  auto topo = Topo(kRacks);
+  Request plain = Req(*topo, {.gpus = 8, .slurm_blocks = true});
+  EXPECT_TRUE(plain.one_domain);
+  EXPECT_EQ(plain.one_domain_why, "topology/block keeps a job without -N inside one block");
+  Request small = Req(*topo, {.nodes = 6, .gpus_per_node = 4, .slurm_blocks = true});
+  EXPECT_TRUE(small.one_domain);
+  EXPECT_EQ(small.one_domain_why,
+            "topology/block keeps a job of 6 nodes inside one block (6 planned)");
+  Request big = Req(*topo, {.nodes = 8, .gpus_per_node = 4, .slurm_blocks = true});
+  EXPECT_FALSE(big.one_domain);
+  ASSERT_EQ(big.relaxations.size(), 1u);
+  EXPECT_THAT(big.relaxations[0], HasSubstr("give --segment to keep its parts"));
+  Request segmented =
+      Req(*topo, {.nodes = 8, .gpus_per_node = 4, .segment = 4, .slurm_blocks = true});
+  EXPECT_FALSE(segmented.one_domain);
+  EXPECT_EQ(segmented.segment, 4);
+  EXPECT_TRUE(segmented.relaxations.empty());
+  // On a cluster without multi-node domains blocks are not NVLink domains: nothing changes.
+  auto lab = Topo(testing::kLabYaml);
+  EXPECT_FALSE(Req(*lab, {.gpus = 8, .slurm_blocks = true}).one_domain);
+}
+
+TEST(EngineTest, SegmentsAreCheckedAgainstTheNodeCount) {
+  auto topo = Topo(kRacks);
+  EXPECT_THAT(ResolveRequest({.gpus = 16, .segment = 2}, *topo),
+              nvlplace::testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                          HasSubstr("needs an exact node count (-N)")));
+  EXPECT_THAT(ResolveRequest({.nodes = 6, .gpus_per_node = 4, .segment = 4}, *topo),
+              nvlplace::testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                          HasSubstr("6 nodes do not split into segments of 4")));
+  EXPECT_THAT(
+      ResolveRequest({.nodes = 2, .gpus_per_node = 4, .segment = -1}, *topo),
+      nvlplace::testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("segment=-1")));
+  // A segment larger than the job is the whole job (Slurm 26.05 ignores it; 24.11 refuses).
+  EXPECT_EQ(Req(*topo, {.nodes = 2, .gpus_per_node = 4, .segment = 4}).segment, 2);
+  // No multi-node domain to keep it in: left to Slurm, said so.
+  auto lab = Topo(testing::kLabYaml);
+  Request r = Req(*lab, {.nodes = 4, .gpus_per_node = 8, .segment = 2});
+  EXPECT_EQ(r.segment, 0);
+  EXPECT_THAT(r.relaxations, ::testing::ElementsAre(HasSubstr("segment=2 is left to Slurm")));
+}
+
 TEST(EngineTest, NodesModeTakesWholeChunks) {
   auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
@@ -326,9 +446,12 @@ TEST(EngineTest, NodesModeNeverSplitsAStrictTpGroup) {
   PlacementResult strict =
       engine.Place(state, Req(*topo, {.nodes = 2, .gpus_per_node = 2, .tp = 4}));
   EXPECT_FALSE(strict.placed);
+  // A TP group larger than a node's share is taken over whole nodes of one domain (issue 25:
+  // the same unit as a segment); on single-node domains there is none.
   EXPECT_EQ(strict.reason,
-            "every candidate of 2 nodes splits a TP group of 4 GPUs across NVLink domains "
-            "(nvl=strict)");
+            "needs 1 TP group of 4 GPUs over 2 nodes, each group inside one NVLink domain, each "
+            "node with 2 free GPUs; the free NVLink domains hold only 0 such groups (largest free "
+            "domain has 8 GPUs)");
   PlacementResult prefer = engine.Place(
       state, Req(*topo, {.nodes = 2, .gpus_per_node = 2, .tp = 4, .nvl = NvlMode::kPrefer}));
   ASSERT_TRUE(prefer.placed) << prefer.reason;

@@ -73,7 +73,7 @@ job=$(submit --gpus=4 --nvl-tp=4)
 wait_state "$job" RUNNING
 got=$(nvl_job_gpus "$job" | paste -sd' ')
 gpus_in_one_island "$got" || fail "job $job split over islands: $got"
-[[ $(job_comment "$job") == "nvlplace: 4 GPUs (TP=4 PP=1 DP=1, nvl=strict) -> "* ]] ||
+comment_has "$job" event=placed asked_gpus=4 tp=4 pp=1 dp=1 nvl=strict span_domains=1 ||
   fail "job $job: $(job_comment "$job")"
 note "installed packages: $(for f in "${files[@]}"; do echo -n "${f##*/} ($(stat -c %s "$f") bytes) "; done); job $job on $got"
 

@@ -83,7 +83,7 @@ comment_has "$job" event=placed asked_gpus=8 asked_nodes=any tp=2 pp=2 dp=2 nvl=
 # No options: the default policy (TP=1, default nvl mode).
 plain=$(submit --gpus=2)
 wait_state "$plain" RUNNING
-[[ $(job_comment "$plain") == "nvlplace: 2 GPUs (TP=1 PP=1 DP=2, nvl=strict) -> "* ]] ||
+comment_has "$plain" event=placed asked_gpus=2 tp=1 pp=1 dp=2 nvl=strict max_tier=none ||
   fail "job without options: $(job_comment "$plain")"
 out=$(srun -N1 --gpus-per-node=2 --nvl-tp=2 bash -c 'echo $CUDA_VISIBLE_DEVICES') ||
   fail "srun with options failed"
