@@ -40,9 +40,10 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
   using yaml::Where;
   NVL_ASSIGN_OR_RETURN(yaml::Document doc, yaml::LoadYaml(text, file));
   Where top{&file, doc.root(), "#"};
-  NVL_ASSIGN_OR_RETURN(MapReader m,
-                       MapReader::Make(top, {"name", "description", "generators", "weights", "seed",
-                                             "candidates", "candidate_gpus", "mix_models"}));
+  NVL_ASSIGN_OR_RETURN(
+      MapReader m,
+      MapReader::Make(top, {"name", "description", "generators", "weights", "seed", "candidates",
+                            "candidate_gpus", "mix_models", "use_spares"}));
   auto policy = std::make_shared<Policy>();
   NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("name"));
   NVL_ASSIGN_OR_RETURN(policy->name, yaml::ReadString(*name));
@@ -68,6 +69,9 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
   }
   if (const Where* x = m.Find("mix_models")) {
     NVL_ASSIGN_OR_RETURN(policy->mix_models, yaml::ReadBool(*x));
+  }
+  if (const Where* x = m.Find("use_spares")) {
+    NVL_ASSIGN_OR_RETURN(policy->use_spares, yaml::ReadBool(*x));
   }
   NVL_ASSIGN_OR_RETURN(const Where* gens, m.Require("generators"));
   NVL_ASSIGN_OR_RETURN(std::vector<std::string> generators, yaml::ReadStringList(*gens));

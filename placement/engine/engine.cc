@@ -280,13 +280,15 @@ std::string SplitRelaxation(const Request& r, const Chunking& whole) {
 // groups, nvl=off takes split groups (TP groups still go inside domains when there is room,
 // without a note) and nvl=prefer does the same with the relaxation noted in `relaxations`.
 Chunking ChooseChunking(const Hierarchy& hierarchy, const ClusterState& state, const Request& r,
-                        std::vector<std::string>* relaxations) {
+                        bool keep_spares, std::vector<std::string>* relaxations) {
   Chunking c = WholeGroupChunks(r);
+  c.rule.keep_spares = keep_spares;
   c.search.emplace(hierarchy, state, r, c.rule);
   bool groups_do_not_fit = c.search->total_capacity() < c.k && KeepsGroupsWhole(r, c.rule);
   if (groups_do_not_fit && r.nvl != NvlMode::kStrict) {
     if (r.nvl == NvlMode::kPrefer) relaxations->push_back(SplitRelaxation(r, c));
     Chunking split = SplitGroupChunks(r);
+    split.rule.keep_spares = keep_spares;
     c.rule = split.rule;
     c.k = split.k;
     c.search.emplace(hierarchy, state, r, c.rule);
@@ -644,6 +646,7 @@ Engine::Engine(std::shared_ptr<const Topology> topo, std::shared_ptr<const Polic
   for (size_t m = 0; m < seen.size(); ++m) {
     if (seen[m]) models_of_every_node_.push_back(static_cast<int>(m));
   }
+  for (const NvlDomain& d : topo_->domains()) spare_nodes_ += d.multi_node ? d.spares : 0;
 }
 
 // The GPU models of the request's allowed nodes that have GPUs, ascending: every model for a
@@ -688,9 +691,15 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
 // The decision as its stages: filter (chunking), generate, score, normalize, tier limit,
 // choose, explain. A stage that leaves nothing to choose ends the decision with its reason.
 void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult* result) const {
-  Chunking chunks = ChooseChunking(hierarchy_, state, r, &result->relaxations);
+  Chunking chunks = ChooseChunking(hierarchy_, state, r, !(r.may_use_spares || policy_->use_spares),
+                                   &result->relaxations);
   if (chunks.search->total_capacity() < chunks.k) {
     result->reason = NoRoomReason(r, chunks.rule, *chunks.search, chunks.k);
+    if (chunks.rule.keep_spares && spare_nodes_ > 0) {
+      absl::StrAppend(&result->reason, "; the NVLink domains keep ", spare_nodes_,
+                      " nodes free as spares (a replacement, or a policy with use_spares: "
+                      "true, may take them)");
+    }
     return;
   }
   uint64_t decision = Seeded(*policy_) ? DecisionKey(*topo_, state, r) : 0;

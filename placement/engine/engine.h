@@ -112,6 +112,7 @@ class Engine {
   ModelProfile model_;
   Hierarchy hierarchy_;
   std::vector<int> models_of_every_node_;  // the GPU models of nodes with GPUs, ascending
+  int spare_nodes_ = 0;                    // the spares of every multi-node domain
   std::vector<int> node_model_;            // per node: its GPU model, -1 without GPUs
 };
 

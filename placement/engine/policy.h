@@ -33,6 +33,9 @@ struct Policy {
   // one model at a time and the best kept; on: when no single model can hold the job, it
   // may take GPUs of several, and the relaxation names them.
   bool mix_models = false;
+  // Whether jobs may take the trays a multi-node domain keeps as spares (NvlDomain::spares).
+  // Off: only a job that asks (a replacement, RequestSpec::may_use_spares) takes them.
+  bool use_spares = false;
 
   // This policy with another seed: the same decisions as a policy loaded with that seed.
   Policy WithSeed(uint64_t new_seed) const {

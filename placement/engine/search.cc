@@ -336,8 +336,8 @@ struct CapacityIndex {
   bool Matches(const Hierarchy& h, const ChunkRule& r, const Request& request) const {
     return hierarchy == &h && rule.size == r.size && rule.per_node == r.per_node &&
            rule.group == r.group && rule.compact == r.compact && rule.nodes == r.nodes &&
-           rule.one_per_host == r.one_per_host && exclusive == request.exclusive &&
-           allowed_set == request.allowed_set;
+           rule.one_per_host == r.one_per_host && rule.keep_spares == r.keep_spares &&
+           exclusive == request.exclusive && allowed_set == request.allowed_set;
   }
   int* Bins(int id) {
     size_t hosts = hierarchy->hosts().size();
@@ -357,6 +357,19 @@ struct HostCount {
     return cap == o.cap && free == o.free && largest == o.largest;
   }
 };
+
+}  // namespace
+
+int SpareRoom(const Topology& topo, const ClusterState& state, const std::vector<NodeId>& nodes) {
+  if (nodes.size() < 2) return -1;
+  const NvlDomain& domain = topo.domains()[topo.nodes()[nodes[0]].domains[0]];
+  if (!domain.multi_node || domain.spares <= 0) return -1;
+  int held = 0;
+  for (NodeId n : nodes) held += state.node_all_free(n) ? 0 : 1;
+  return std::max(0, static_cast<int>(nodes.size()) - domain.spares - held);
+}
+
+namespace {
 
 // Counts only (ClusterState keeps free GPUs per node and per domain): one step per node and
 // island, with no list of GPUs; a host's GPUs are listed when a generator takes from it.
@@ -385,8 +398,10 @@ inline HostCount CountHost(const Hierarchy& h, const ClusterState& state, const 
   HostCount out;
   counts->clear();
   int sum = 0;
+  int room = rule.keep_spares ? SpareRoom(topo, state, nodes) : -1;
   for (NodeId n : nodes) {
     bool usable = request.allowed_node[n] && (!request.exclusive || state.node_all_free(n));
+    if (usable && room >= 0 && state.node_all_free(n)) usable = room-- > 0;  // a spare
     if (!usable) {
       if (rule.per_node) counts->push_back(0);
       continue;
@@ -571,11 +586,15 @@ bool SearchState::Usable(NodeId n) const {
 std::vector<std::vector<GpuId>> SearchState::Pools(int host) const {
   const Topology& topo = state_.topology();
   std::vector<std::vector<GpuId>> pools;
-  for (NodeId n : hierarchy_.nodes()[host].nodes) {
+  const std::vector<NodeId>& nodes = hierarchy_.nodes()[host].nodes;
+  int room = rule_.keep_spares ? SpareRoom(topo, state_, nodes) : -1;
+  for (NodeId n : nodes) {
     const Node& node = topo.nodes()[n];
-    // The node's free usable GPUs per island, ascending.
+    // The node's free usable GPUs per island, ascending (none on a node kept as a spare).
     std::vector<std::vector<GpuId>> islands(node.domains.size());
-    if (Usable(n)) {
+    bool usable = Usable(n);
+    if (usable && room >= 0 && state_.node_all_free(n)) usable = room-- > 0;
+    if (usable) {
       for (GpuId g : node.gpus) {
         if (state_.busy(g)) continue;
         DomainId d = topo.gpus()[g].domain;

@@ -35,7 +35,15 @@ struct ChunkRule {
   int nodes = 1;
   // At most one chunk per host (Slurm's --spread-segments: no two segments in one domain).
   bool one_per_host = false;
+  // A multi-node domain's spares (NvlDomain::spares) stay free: jobs hold at most its nodes
+  // less its spares (a node with a busy GPU counts as held); wholly free nodes past that are
+  // not offered, the last ones in node order first.
+  bool keep_spares = false;
 };
+
+// Multi-node host `nodes` (one domain): how many of its wholly free nodes a job may take
+// under keep_spares, or -1 for no limit.
+int SpareRoom(const Topology& topo, const ClusterState& state, const std::vector<NodeId>& nodes);
 
 // An order-free 64-bit fingerprint of a set of GPUs (a sum of mixed ids and the count): the
 // same for the same GPUs in any order. Two candidates with equal fingerprints are taken to
