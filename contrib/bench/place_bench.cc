@@ -2,6 +2,7 @@
 // 85% occupancy, for the topo policy beside firstfit (the baseline measured in the same run).
 #include <benchmark/benchmark.h>
 
+#include <cstddef>
 #include <random>
 
 #include "placement/engine/engine.h"
@@ -31,7 +32,8 @@ void Occupy(double occupancy, ClusterState* state) {
     if (x < occupancy * 0.9) {
       busy.insert(busy.end(), gpus.begin(), gpus.end());
     } else if (x < occupancy * 1.1) {
-      busy.insert(busy.end(), gpus.begin(), gpus.begin() + gpus.size() / 2);
+      busy.insert(busy.end(), gpus.begin(),
+                  gpus.begin() + static_cast<std::ptrdiff_t>(gpus.size() / 2));
     }
   }
   (void)state->Allocate(busy);
@@ -61,15 +63,15 @@ template <int kConfig, int kPolicy>
 void BM_Place(benchmark::State& st) {
   static const char* kConfigs[] = {"gb200-nvl72-2su.yaml", "h100-multi-su-16k.yaml"};
   static const char* kPolicies[] = {"topo", "firstfit"};
-  Setup s = Make(kConfigs[kConfig], st.range(0) / 100.0, static_cast<int>(st.range(1)),
-                 static_cast<int>(st.range(2)), kPolicies[kPolicy]);
+  Setup s = Make(kConfigs[kConfig], static_cast<double>(st.range(0)) / 100.0,
+                 static_cast<int>(st.range(1)), static_cast<int>(st.range(2)), kPolicies[kPolicy]);
   int placed = 0;
   for (auto _ : st) {
     PlacementResult r = s.engine->Place(*s.state, s.request);
     placed += r.placed;
     benchmark::DoNotOptimize(r);
   }
-  st.counters["placed"] = static_cast<double>(placed) / st.iterations();
+  st.counters["placed"] = static_cast<double>(placed) / static_cast<double>(st.iterations());
   st.counters["free_gpus"] = s.state->num_free();
 }
 

@@ -4,6 +4,7 @@
 // 64 and 1,024 GPUs. Usage: scale_bench --config=FILE [Google Benchmark flags]
 #include <benchmark/benchmark.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,14 +40,15 @@ void Occupy(double occupancy, ClusterState* state) {
     if (x < occupancy * 0.9) {
       busy.insert(busy.end(), gpus.begin(), gpus.end());
     } else if (x < occupancy * 1.1) {
-      busy.insert(busy.end(), gpus.begin(), gpus.begin() + gpus.size() / 2);
+      busy.insert(busy.end(), gpus.begin(),
+                  gpus.begin() + static_cast<std::ptrdiff_t>(gpus.size() / 2));
     }
   }
   if (absl::Status s = state->Allocate(busy); !s.ok()) Die(s);
 }
 
 void BM_Parse(benchmark::State& st) {
-  for (auto _ : st) {
+  for ([[maybe_unused]] auto _ : st) {
     auto spec = ParseTopologyYaml(g_text, g_config);
     if (!spec.ok()) Die(spec.status());
     benchmark::DoNotOptimize(spec);
@@ -56,7 +58,7 @@ void BM_Parse(benchmark::State& st) {
 void BM_Build(benchmark::State& st) {
   auto spec = ParseTopologyYaml(g_text, g_config);
   if (!spec.ok()) Die(spec.status());
-  for (auto _ : st) {
+  for ([[maybe_unused]] auto _ : st) {
     auto topo = Topology::Create(*spec);
     if (!topo.ok()) Die(topo.status());
     benchmark::DoNotOptimize(topo);
@@ -66,7 +68,7 @@ void BM_Build(benchmark::State& st) {
 void BM_Engine(benchmark::State& st) {
   auto pol = LoadPolicy(NVLPLACE_SOURCE_DIR "/configs/policies/topo.yaml");
   if (!pol.ok()) Die(pol.status());
-  for (auto _ : st) {
+  for ([[maybe_unused]] auto _ : st) {
     Engine engine(g_topo, *pol);
     benchmark::DoNotOptimize(engine);
   }
@@ -90,7 +92,7 @@ void BM_Place(benchmark::State& st, const char* policy) {
   if (st.range(2) == 0) request->allowed_set = Request::kListed;
   Engine engine(g_topo, *pol);
   int placed = 0, candidates = 0;
-  for (auto _ : st) {
+  for ([[maybe_unused]] auto _ : st) {
     PlacementResult r = engine.Place(state, *request);
     placed += r.placed;
     candidates += r.candidates;
@@ -105,9 +107,24 @@ void BM_Place(benchmark::State& st, const char* policy) {
 
 double Median(const std::vector<double>& v) {
   std::vector<double> c = v;
-  std::nth_element(c.begin(), c.begin() + c.size() / 2, c.end());
+  std::nth_element(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(c.size() / 2), c.end());
   return c[c.size() / 2];
 }
+
+// place/POLICY: occupancy, job GPUs and the kept index (BM_Place), medians of the runs.
+void PlaceArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"busy%", "gpus", "kept"})
+      ->ArgsProduct({{50, 85}, {64, 1024}, {1, 0}})
+      ->Unit(benchmark::kMicrosecond)
+      ->ComputeStatistics("median", Median);
+}
+
+// Registered as place_bench's are, when the program starts; they read the cluster main loads.
+BENCHMARK(BM_Parse)->Name("load/parse")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Build)->Name("load/build")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Engine)->Name("load/engine")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Place, topo, "topo")->Name("place/topo")->Apply(PlaceArgs);
+BENCHMARK_CAPTURE(BM_Place, firstfit, "firstfit")->Name("place/firstfit")->Apply(PlaceArgs);
 
 }  // namespace
 }  // namespace nvlplace
@@ -133,16 +150,6 @@ int main(int argc, char** argv) {
   if (!topo.ok()) Die(topo.status());
   g_topo = *topo;
 
-  benchmark::RegisterBenchmark("load/parse", BM_Parse)->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("load/build", BM_Build)->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("load/engine", BM_Engine)->Unit(benchmark::kMillisecond);
-  for (const char* policy : {"topo", "firstfit"}) {
-    benchmark::RegisterBenchmark((std::string("place/") + policy).c_str(), BM_Place, policy)
-        ->ArgNames({"busy%", "gpus", "kept"})
-        ->ArgsProduct({{50, 85}, {64, 1024}, {1, 0}})
-        ->Unit(benchmark::kMicrosecond)
-        ->ComputeStatistics("median", Median);
-  }
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
   benchmark::RunSpecifiedBenchmarks();

@@ -1,6 +1,7 @@
 // nvlplace check: what the topology says of a job's GPUs, and the plugin's nvlplace.yaml.
 #include "contrib/cli/cmd_check.h"
 
+#include <cstddef>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -122,7 +123,8 @@ int TpGroups(const CheckArgs& a) {
   }
   int split = 0, groups = static_cast<int>(ranks.size()) / a.tp;
   for (int k = 0; k < groups; ++k) {
-    std::vector<GpuId> group(ranks.begin() + k * a.tp, ranks.begin() + (k + 1) * a.tp);
+    const std::ptrdiff_t first = static_cast<std::ptrdiff_t>(k) * a.tp;
+    std::vector<GpuId> group(ranks.begin() + first, ranks.begin() + first + a.tp);
     std::vector<std::string> where, domains;
     for (const auto& [node, idx] : GpusByNode(group, topo)) {
       where.push_back(absl::StrCat(node, ":", IndexList(idx)));

@@ -94,7 +94,7 @@ class Progress {
     done_[policy] = done;
     size_t sum = 0;
     for (size_t d : done_) sum += d;
-    double frac = total ? static_cast<double>(sum) / (total * done_.size()) : 1;
+    double frac = total ? static_cast<double>(sum) / static_cast<double>(total * done_.size()) : 1;
     double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
     if (elapsed - last_ < 0.2 && frac < 1) return;
     last_ = elapsed;

@@ -1,4 +1,5 @@
 // nvlplace: the command line front end of the placement engine.
+#include <exception>
 #include <functional>
 #include <iostream>
 
@@ -9,7 +10,10 @@
 #include "contrib/cli/cmd_replay.h"
 #include "contrib/cli/cmd_topology.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+// Builds the command line, parses it and runs the chosen command. RET its exit code.
+int Run(int argc, char** argv) {
   CLI::App app{"nvlplace: topology-aware GPU placement for Slurm", "nvlplace"};
   app.require_subcommand(1);
   std::function<int()> run;
@@ -28,8 +32,16 @@ int main(int argc, char** argv) {
     return nvlplace::cli::kExitBadInput;
   }
   if (!run) return nvlplace::cli::kExitBadInput;
+  return run();
+}
+
+}  // namespace
+
+// Any exception, from building the commands (CLI11, std::bad_alloc) as from running one, ends
+// here with a message and kExitFailure rather than std::terminate.
+int main(int argc, char** argv) {
   try {
-    return run();
+    return Run(argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "nvlplace: internal error: " << e.what() << "\n";
     return nvlplace::cli::kExitFailure;

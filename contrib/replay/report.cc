@@ -2,6 +2,7 @@
 #include "contrib/replay/report.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -99,7 +100,8 @@ std::string LineChart(const std::string& title, const std::string& xlabel,
                           "stroke-width=\"1.5\" points=\"%s\"/>\n",
                           color, pts);
     absl::StrAppendFormat(&svg, "<text x=\"%g\" y=\"%g\" font-size=\"11\" fill=\"%s\">%s</text>\n",
-                          W - R - 110, T + 14 * (k + 1), color, Escape(names[k]));
+                          W - R - 110, T + static_cast<double>(14 * (k + 1)), color,
+                          Escape(names[k]));
   }
   return svg + "</svg>\n";
 }
@@ -112,8 +114,11 @@ Stats Summarize(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   double sum = 0;
   for (double x : v) sum += x;
-  s.mean = sum / v.size();
-  auto pct = [&](double p) { return v[static_cast<size_t>(p * (v.size() - 1) + 0.5)]; };
+  s.mean = sum / static_cast<double>(v.size());
+  // The nearest rank: p * (n - 1) >= 0, rounded half up.
+  auto pct = [&](double p) {
+    return v[static_cast<size_t>(std::lround(p * static_cast<double>(v.size() - 1)))];
+  };
   s.p50 = pct(0.5);
   s.p95 = pct(0.95);
   s.p99 = pct(0.99);
@@ -238,7 +243,8 @@ std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary) {
     std::vector<std::pair<double, double>> c;
     size_t step = std::max<size_t>(1, wait.size() / 300);
     for (size_t i = 0; i < wait.size(); i += step)
-      c.push_back({wait[i] / 3600, (i + 1.0) / wait.size()});
+      c.push_back(
+          {wait[i] / 3600, (static_cast<double>(i) + 1.0) / static_cast<double>(wait.size())});
     if (!wait.empty()) c.push_back({wait.back() / 3600, 1.0});
     cdf.push_back(c);
     std::vector<std::pair<double, double>> u, f, l;

@@ -76,7 +76,8 @@ class Sim {
     while (true) {
       double t_arrival =
           next_arrival < arrivals.size() ? Submit(jobs_[arrivals[next_arrival]]) : kInf;
-      double t_done = running_.empty() ? kInf : running_.top().first;
+      double t_done = kInf;
+      if (!running_.empty()) t_done = running_.top().first;
       double t = std::min(t_arrival, t_done);
       // Every event time is finite by construction; a NaN or inf here would never advance.
       if (!(t < kInf)) break;
