@@ -301,7 +301,7 @@ void JobDecision::SayFitsLater() {
   Tell(kLogDebug, line, false);
 }
 
-void JobDecision::Refuse(std::string why, bool bad_request) {
+void JobDecision::Refuse(const std::string& why, bool bad_request) {
   action_ = Action::kRefuse;
   std::string what = request_.empty() ? why : absl::StrCat(request_, ": ", why);
   reason_ = bad_request ? what : absl::StrCat("never runnable on this cluster: ", what);

@@ -161,7 +161,7 @@ class JobDecision {
   // logged the same text last time (then nothing is logged).
   bool Say(LogLevel level, std::string text, bool once);
   void Comment(std::string text);
-  void Refuse(std::string why, bool bad_request);
+  void Refuse(const std::string& why, bool bad_request);
   // A placement line of this job's (its mode and request filled in), with node set i.
   PlacementLine Line(Event event, std::string why = "") const;
   void WithCandidate(PlacementLine* line, int i) const;

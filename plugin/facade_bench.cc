@@ -79,6 +79,7 @@ void Run(benchmark::State& state, World& w, uint64_t gpus, std::vector<std::stri
     nodes.push_back(n);
   }
   std::vector<char*> env;
+  env.reserve(options.size());
   for (std::string& o : options) env.push_back(o.data());
   nvl_job_t job{};
   job.job_id = 42;
@@ -90,7 +91,7 @@ void Run(benchmark::State& state, World& w, uint64_t gpus, std::vector<std::stri
   job.env = env.data();
   job.env_size = static_cast<uint32_t>(env.size());
   job.now = kNow;
-  for (auto _ : state) {
+  for ([[maybe_unused]] auto _ : state) {
     nvl_decision_t* d = nvl_decide(w.facade, &job, nodes.data(), static_cast<int>(nodes.size()));
     int action = nvl_decision_action(d);
     if (action != want_action) state.SkipWithError("unexpected action");

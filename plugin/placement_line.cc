@@ -88,6 +88,7 @@ std::string QuoteValue(absl::string_view value) {
 
 std::string GpusText(const std::vector<NodeGpus>& gpus) {
   std::vector<std::string> words;
+  words.reserve(gpus.size());
   for (const NodeGpus& n : gpus) {
     words.push_back(absl::StrCat(n.node, ":", n.gpus.empty() ? "no-gpu-index" : IndexList(n.gpus)));
   }
