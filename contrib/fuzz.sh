@@ -3,7 +3,7 @@
 # by default) for N minutes, one at a time, with a corpus kept in build/fuzz/corpus/TARGET.
 # Each input that crashes, leaks, hangs or runs out of memory is minimised where libFuzzer can
 # and copied to tests/fuzz/findings/TARGET/ as KIND-ERROR-FUNCTION-HASH (e.g.
-# crash-SEGV-nvl_facade_place-1a2b3c4d), where ctest's fuzz tests rerun it from then on.
+# crash-SEGV-nvl_decide-1a2b3c4d), where ctest's fuzz tests rerun it from then on.
 # Usage: contrib/fuzz.sh [--minutes N] [--keep-going] [TARGET...]
 #   --keep-going: fork mode, going on after a finding to collect several (never in CI).
 set -euo pipefail
