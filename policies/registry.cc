@@ -20,7 +20,7 @@ constexpr Entry<Scorer> kScorers[] = {
     {"nvlink", MakeNvlinkScorer}, {"tier", MakeTierScorer},
     {"comm", MakeCommScorer},     {"fragmentation", MakeFragmentationScorer},
     {"model", MakeModelScorer},   {"firstfit", MakeFirstFitScorer},
-    {"random", MakeRandomScorer},
+    {"random", MakeRandomScorer}, {"balance", MakeBalanceScorer},
 };
 constexpr Entry<Generator> kGenerators[] = {
     {"hierarchical", MakeHierarchicalGenerator},

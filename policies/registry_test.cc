@@ -53,7 +53,7 @@ TEST(RegistryTest, AnUnknownNameListsTheValidOnes) {
   UnknownCase cases[] = {
       {"scorer", MakeScorer("speed").status(),
        "unknown scorer 'speed'; scorers are nvlink, tier, comm, fragmentation, model, firstfit, "
-       "random"},
+       "random, balance"},
       {"generator", MakeGenerator("magic").status(),
        "unknown generator 'magic'; generators are hierarchical, firstfit, random"},
       // Names are exact: no case folding, no trimming.

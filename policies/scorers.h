@@ -15,6 +15,7 @@ std::unique_ptr<Scorer> MakeFragmentationScorer();
 std::unique_ptr<Scorer> MakeModelScorer();
 std::unique_ptr<Scorer> MakeFirstFitScorer();
 std::unique_ptr<Scorer> MakeRandomScorer();  // seeded by ScoringContext::seed
+std::unique_ptr<Scorer> MakeBalanceScorer();
 
 }  // namespace nvlplace
 

@@ -3,6 +3,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -422,6 +423,28 @@ TEST(EngineTest, SegmentsAreCheckedAgainstTheNodeCount) {
   Request r = Req(*lab, {.nodes = 4, .gpus_per_node = 8, .segment = 2});
   EXPECT_EQ(r.segment, 0);
   EXPECT_THAT(r.relaxations, ::testing::ElementsAre(HasSubstr("segment=2 is left to Slurm")));
+}
+
+// The balanced preset splits a job over several racks evenly (issue 25): 8 trays over two
+// empty 6-tray racks as 4 + 4, where topo's best fit fills one rack first (6 + 2); the
+// explanation names the balance the runner-up lost on.
+TEST(EngineTest, BalancedSplitsAMultiRackJobEvenly) {
+  auto topo = Topo(kRacks);
+  ClusterState empty(topo);
+  RequestSpec spec{.nodes = 8, .gpus_per_node = 4};
+  auto per_rack = [&](const PlacementResult& r) {
+    std::map<std::string, int> out;
+    for (GpuId g : r.ranks) ++out[topo->domains()[topo->DomainOf(g)].name];
+    return out;
+  };
+  PlacementResult packed = Engine(topo, Pol("topo")).Place(empty, Req(*topo, spec));
+  ASSERT_TRUE(packed.placed) << packed.reason;
+  EXPECT_EQ(per_rack(packed), (std::map<std::string, int>{{"rack1", 24}, {"rack2", 8}}));
+  PlacementResult even = Engine(topo, Pol("balanced")).Place(empty, Req(*topo, spec));
+  ASSERT_TRUE(even.placed) << even.reason;
+  EXPECT_EQ(per_rack(even), (std::map<std::string, int>{{"rack1", 16}, {"rack2", 16}}));
+  ASSERT_TRUE(even.best_rejected.has_value());
+  EXPECT_THAT(even.best_rejected->why, HasSubstr("balance 33.3 vs 100.0 (weight 20)"));
 }
 
 TEST(EngineTest, NodesModeTakesWholeChunks) {
