@@ -11,6 +11,7 @@
 #include "placement/engine/engine.h"
 #include "placement/engine/explain.h"
 #include "placement/formats/busy_list.h"
+#include "placement/formats/nvlink_health_yaml.h"
 #include "placement/formats/topology_yaml.h"
 #include "placement/model/limits.h"
 #include "policies/policy_loader.h"
@@ -37,6 +38,7 @@ CLI::Validator WholeNumber(int64_t lo, int64_t hi) {
 
 struct PlaceArgs {
   std::string topology;
+  std::string nvlink_health;  // "": the cluster as its file says
   std::string busy;
   std::string policy = "topo";
   std::string nvl = "strict";
@@ -46,7 +48,8 @@ struct PlaceArgs {
 };
 
 int Place(const PlaceArgs& a) {
-  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(a.topology);
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      LoadTopologyWithHealth(a.topology, a.nvlink_health);
   if (!topo.ok()) return Fail(topo.status());
   absl::StatusOr<std::shared_ptr<const Policy>> policy = LoadPolicy(a.policy);
   if (!policy.ok()) return Fail(policy.status());
@@ -80,6 +83,8 @@ void AddPlaceCommand(CLI::App& app, std::function<int()>* run) {
   CLI::App* c = app.add_subcommand(
       "place", "Choose GPUs for one job and explain why (exit 0 placed, 1 not placeable now)");
   c->add_option("--topology", a->topology, "cluster YAML file")->required();
+  c->add_option("--nvlink-health", a->nvlink_health,
+                "NVLink health file: split racks, trays with NVLink down (configs/FORMAT.md)");
   c->add_option("--busy", a->busy,
                 "file of allocated GPUs: lines 'NODES' or 'NODES:INDEXES', e.g. node[0-3]:0-3");
   c->add_option("--gpus", a->spec.gpus, "GPUs in all (or give --nodes and --gpus-per-node)")

@@ -22,6 +22,7 @@
 #include "contrib/replay/report.h"
 #include "contrib/replay/simulator.h"
 #include "contrib/replay/trace.h"
+#include "placement/formats/nvlink_health_yaml.h"
 #include "placement/formats/topology_yaml.h"
 #include "placement/model/limits.h"
 #include "policies/policy_loader.h"
@@ -35,6 +36,7 @@ constexpr size_t kMaxPolicies = 16;
 
 struct ReplayArgs {
   std::string topology;
+  std::string nvlink_health;  // "": the cluster as its file says
   std::string trace;
   std::string format = "auto";
   std::string policies = "topo,pack,firstfit,random";
@@ -124,7 +126,8 @@ int Replay(const ReplayArgs& a) {
   options.comm_share = a.comm_share;
   absl::Status valid = replay::CheckSimOptions(options);
   if (!valid.ok()) return Fail(valid);
-  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(a.topology);
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      LoadTopologyWithHealth(a.topology, a.nvlink_health);
   if (!topo.ok()) return Fail(topo.status());
   absl::StatusOr<replay::TraceFormat> format = replay::ParseTraceFormat(a.format);
   if (!format.ok()) return Fail(format.status());
@@ -213,6 +216,8 @@ void AddReplayCommand(CLI::App& app, std::function<int()>* run) {
   auto a = std::make_shared<ReplayArgs>();
   CLI::App* c = app.add_subcommand("replay", "Replay a job trace through the engine, per policy");
   c->add_option("--topology", a->topology, "cluster YAML file")->required();
+  c->add_option("--nvlink-health", a->nvlink_health,
+                "NVLink health file: split racks, trays with NVLink down (configs/FORMAT.md)");
   c->add_option("--trace", a->trace, "trace file")->required();
   c->add_option("--trace-format", a->format, "auto, native, sacct, openb, swf, helios, philly")
       ->check(CLI::IsMember({"auto", "native", "sacct", "openb", "swf", "helios", "philly"}));

@@ -56,6 +56,8 @@ case $TARGET in
     done ;;
   policy)
     for f in configs/policies/*.yaml; do put "$(basename "$f")" "$f"; done ;;
+  nvlink_health)
+    for f in "$F"/health/*.yaml; do put "$(basename "$f")" "$f"; done ;;
   plugin_config|spank_options|facade|engine|held_gpus) ;;  # hand-written seeds only
   *) echo "seeds.sh: unknown target '$TARGET'" >&2; exit 2 ;;
 esac
