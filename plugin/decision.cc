@@ -479,6 +479,12 @@ std::string Decider::SummaryDue(double now_s, double interval_s) const {
   }
   shared_->last_summary = now_s;
   shared_->summarized = c;
+  return CountersText(c);
+}
+
+std::string Decider::CountersLine() const { return CountersText(counters()); }
+
+std::string CountersText(const Counters& c) {
   return absl::StrFormat(
       "since load: %d jobs placed on nvlplace node sets, %d allocated as decided, %d "
       "differently (never a hard constraint); %d node sets refused because cons_tres would "

@@ -112,6 +112,9 @@ struct Counters {
   uint64_t cons_tres = 0;        // jobs with GPUs left to cons_tres
 };
 
+// "since load: 120 jobs placed on nvlplace node sets, 120 allocated as decided, ...".
+std::string CountersText(const Counters& counters);
+
 class Decider;
 
 // One job in one job_test call.
@@ -216,6 +219,8 @@ class Decider {
   // "nvlplace: since load: 120 jobs placed, 120 as decided, ..." when the counters changed
   // and at least `interval_s` passed since the last summary; else "".
   std::string SummaryDue(double now_s, double interval_s) const;
+  // The counters as SummaryDue writes them, now.
+  std::string CountersLine() const;
   Counters counters() const;
 
   // True when `text` differs from the last text given for this job (a pending job's reason

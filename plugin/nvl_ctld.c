@@ -27,6 +27,12 @@
 static pthread_mutex_t nvl_lock = PTHREAD_MUTEX_INITIALIZER;
 static nvl_facade_t* nvl_facade = NULL;
 static bool nvl_load_tried = false;
+/* The last load's error ("" after a good load), and when the configuration in force was
+ * loaded. Under nvl_lock. */
+static char nvl_load_error[2048] = "";
+static time_t nvl_loaded_at = 0, nvl_error_at = 0;
+/* What is in force: "loaded" (nvlplace.yaml), "snapshot" (the last good copy), "none". */
+static char nvl_in_force[16] = "none";
 /* Under nvl_lock too: the configuration for which nodes without GPU indexes were last
  * reported, and the unregistered nodes last reported ("" when none). */
 static const nvl_facade_t* nvl_indexless_reported = NULL;
@@ -88,29 +94,114 @@ static void _log_sink(int level, const char* line) {
     info("%s", line);
 }
 
+/* ${StateSaveLocation}/nvlplace/LEAF: the last good configuration ("last-good") and the
+ * status `nvlplace status` reads ("status.json"), kept where slurmctld keeps its state so
+ * that they survive a restart, the re-exec of `scontrol reconfigure` (23.11+) and a takeover
+ * by the backup controller. xfree the result. */
+static char* _state_path(const char* leaf) {
+  const char* dir = slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
+  char* path = NULL;
+
+  xstrfmtcat(path, "%s/nvlplace/%s", dir, leaf);
+  return path;
+}
+
+/* The status file, from what is in force (f may be NULL). */
+static void _write_status(const nvl_facade_t* f) {
+  char* status = _state_path("status.json");
+  char* config = _config_path();
+  char in_force[sizeof(nvl_in_force)], problem[sizeof(nvl_load_error)];
+  time_t loaded_at, error_at;
+
+  slurm_mutex_lock(&nvl_lock);
+  snprintf(in_force, sizeof(in_force), "%s", nvl_in_force);
+  snprintf(problem, sizeof(problem), "%s", nvl_load_error);
+  loaded_at = nvl_loaded_at;
+  error_at = nvl_error_at;
+  slurm_mutex_unlock(&nvl_lock);
+  if (nvl_write_status(status, f, config, in_force, (double)loaded_at, problem, (double)error_at) !=
+      0)
+    debug("nvlplace: cannot write %s", status);
+  xfree(status);
+  xfree(config);
+}
+
 extern void nvl_ctld_load_config(void) {
-  char err[2048] = "";
+  char err[2048] = "", source[1024] = "", snap_err[2048] = "";
   char* path = _config_path();
-  nvl_facade_t *loaded, *old;
+  char* snapshot = _state_path("last-good");
+  nvl_facade_t *loaded, *old, *status_of;
+  bool had_good, from_snapshot = false;
 
   nvl_facade_set_log_sink(_log_sink);
   loaded = nvl_facade_load(path, err, sizeof(err));
   slurm_mutex_lock(&nvl_lock);
-  old = nvl_facade;
-  nvl_facade = loaded;
-  nvl_load_tried = true;
+  had_good = nvl_facade != NULL;
   slurm_mutex_unlock(&nvl_lock);
-  nvl_facade_free(old);
-  nvl_ctld_held_invalidate();
+  /* Nothing good in memory (a restart, the re-exec of a reconfigure): the copy kept at the
+   * last good load. */
+  if (!loaded && !had_good) {
+    loaded = nvl_facade_load_snapshot(snapshot, source, sizeof(source), snap_err, sizeof(snap_err));
+    from_snapshot = loaded != NULL;
+  }
 
+  slurm_mutex_lock(&nvl_lock);
+  old = nvl_facade;
   if (loaded) {
-    info("nvlplace: loaded %s: %s", path, nvl_facade_describe(loaded));
+    nvl_facade = loaded;
+    nvl_loaded_at = time(NULL);
+    snprintf(nvl_in_force, sizeof(nvl_in_force), "%s", from_snapshot ? "snapshot" : "loaded");
+  }
+  if (loaded && !from_snapshot) {
+    nvl_load_error[0] = '\0';
+    nvl_error_at = 0;
+  } else {
+    snprintf(nvl_load_error, sizeof(nvl_load_error), "%s", err);
+    nvl_error_at = time(NULL);
+  }
+  nvl_load_tried = true;
+  status_of = nvl_facade_ref(nvl_facade);
+  slurm_mutex_unlock(&nvl_lock);
+
+  /* The view of held GPUs is rebuilt after every reconfigure, whatever the load gave:
+   * Slurm rebuilds its own node usage then. */
+  nvl_ctld_held_invalidate();
+  if (loaded) {
+    nvl_facade_free(old);
+    if (from_snapshot)
+      error(
+          "nvlplace: %s; the last good configuration (kept in %s from %s) is in force until "
+          "this is fixed and `scontrol reconfigure` is run",
+          err, snapshot, source[0] ? source : path);
+    info("nvlplace: loaded %s: %s", from_snapshot ? snapshot : path, nvl_facade_describe(loaded));
     _check_nodes(loaded, path);
+    if (!from_snapshot &&
+        nvl_facade_save_snapshot(loaded, snapshot, snap_err, sizeof(snap_err)) != 0)
+      error(
+          "nvlplace: cannot keep a copy of the good configuration in %s: %s; after a restart "
+          "a bad nvlplace.yaml would find no last good one",
+          snapshot, snap_err);
+  } else if (old) {
+    /* A bad new configuration never replaces a good one: Slurm keeps running on its last
+     * good configuration too. */
+    char when[64];
+    struct tm tm;
+    localtime_r(&nvl_loaded_at, &tm);
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+    nvl_facade_accept_files(old);
+    error(
+        "nvlplace: %s; the configuration loaded at %s stays in force until this is fixed "
+        "and `scontrol reconfigure` is run",
+        err, when);
   } else
     error(
-        "nvlplace: %s; placing exactly as select/cons_tres until this is fixed and "
-        "`scontrol reconfigure` is run",
-        err);
+        "nvlplace: %s; no usable configuration (and no last good copy in %s): jobs with "
+        "nvlplace options wait (their SystemComment says why), other jobs are placed exactly "
+        "as select/cons_tres, until this is fixed and `scontrol reconfigure` is run",
+        err, snapshot);
+  _write_status(status_of);
+  nvl_facade_free(status_of);
+  xfree(snapshot);
   xfree(path);
 }
 
@@ -119,6 +210,8 @@ extern void nvl_ctld_fini(void) {
   nvl_facade_free(nvl_facade);
   nvl_facade = NULL;
   nvl_load_tried = false;
+  nvl_load_error[0] = '\0';
+  snprintf(nvl_in_force, sizeof(nvl_in_force), "none");
   nvl_indexless_reported = NULL;
   xfree(nvl_unregistered_reported);
   slurm_mutex_unlock(&nvl_lock);
@@ -141,6 +234,15 @@ static nvl_facade_t* _acquire(void) {
   }
   f = nvl_facade_ref(nvl_facade);
   slurm_mutex_unlock(&nvl_lock);
+  /* The NVLink health file changed (a rack split, a tray's NVLink down): the next decision
+   * sees the new domains. */
+  if (f && nvl_facade_stale(f, (double)time(NULL))) {
+    nvl_facade_free(f);
+    nvl_ctld_load_config();
+    slurm_mutex_lock(&nvl_lock);
+    f = nvl_facade_ref(nvl_facade);
+    slurm_mutex_unlock(&nvl_lock);
+  }
   return f;
 }
 
@@ -689,9 +791,10 @@ static void _report(job_record_t* job_ptr, const nvl_decision_t* d) {
 static void _summary(const nvl_facade_t* f) {
   char line[1024];
 
-  if (nvl_facade_summary(f, (double)time(NULL), NVL_SUMMARY_INTERVAL_S, line, sizeof(line)) &&
-      nvl_facade_log_level(f) >= NVL_LOG_INFO)
-    info("nvlplace: %s", line);
+  if (!nvl_facade_summary(f, (double)time(NULL), NVL_SUMMARY_INTERVAL_S, line, sizeof(line)))
+    return;
+  if (nvl_facade_log_level(f) >= NVL_LOG_INFO) info("nvlplace: %s", line);
+  _write_status(f);
 }
 
 /* A request nvlplace can never use (bad options, an unsupported shape with options): the
@@ -807,6 +910,27 @@ static int _try_all(const nvl_call_t* c, nvl_decision_t* d, bitstr_t* bitmap) {
   return rc;
 }
 
+/* No usable configuration at all: a job with nvlplace options waits with the load error in
+ * its SystemComment; any other job is cons_tres's (nvl_decide_unconfigured). */
+static int _unconfigured(const nvl_call_t* c, const nvl_job_t* job, bitstr_t* bitmap) {
+  char problem[sizeof(nvl_load_error)];
+  nvl_decision_t* d;
+  int rc;
+
+  slurm_mutex_lock(&nvl_lock);
+  snprintf(problem, sizeof(problem), "%s", nvl_load_error);
+  slurm_mutex_unlock(&nvl_lock);
+  d = nvl_decide_unconfigured(job, problem[0] ? problem : "nvlplace.yaml was not loaded");
+  if (nvl_decision_action(d) == NVL_ACT_REFUSE) {
+    _report(c->job_ptr, d);
+    rc = SLURM_ERROR;
+  } else {
+    rc = _forward(c, bitmap);
+  }
+  nvl_decision_free(d);
+  return rc;
+}
+
 extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, bitstr_t* bitmap,
                              uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes,
                              uint16_t mode, nvl_list_t preemptee_candidates,
@@ -823,10 +947,11 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
 
   /* Reservation and preemption-on-full tests are cons_tres's alone. */
   if (!job_ptr || !job_ptr->details || SELECT_IS_MODE_RESV(mode) ||
-      SELECT_IS_PREEMPT_ON_FULL_TEST(mode) || !(f = _acquire()))
+      SELECT_IS_PREEMPT_ON_FULL_TEST(mode))
     return _forward(&c, bitmap);
 
   _job_of(job_ptr, min_nodes, max_nodes, mode, &job);
+  if (!(f = _acquire())) return _unconfigured(&c, &job, bitmap);
   /* A required node (-w) narrows the choice; the bitmap already holds the partition's
    * usable nodes minus excluded, down or reserved ones. */
   usable = bit_copy(bitmap);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -16,7 +17,9 @@
 #include "plugin/decision.h"
 #include "plugin/guard.h"
 #include "plugin/nvl_options.h"
+#include "plugin/placement_line.h"
 #include "plugin/plugin_config.h"
+#include "plugin/snapshot.h"
 
 using nvlplace::Topology;
 using nvlplace::plugin::Decider;
@@ -30,6 +33,9 @@ struct nvl_facade {
   std::unique_ptr<Decider> decider;
   std::string describe;
   std::atomic<int> refs{1};
+  std::atomic<double> last_stale_check{0};  // seconds; nvl_facade_stale
+  std::mutex stamp_mu;
+  nvlplace::plugin::FileStamp seen_health;  // the health file as last loaded or accepted
 };
 
 namespace {
@@ -194,6 +200,7 @@ struct nvl_decision {
   CandidateViews views;
   int fallback_action = NVL_ACT_CONS_TRES;
   const char* fallback_reason = "";
+  std::string owned_reason;  // behind fallback_reason when it is not a constant
 };
 
 namespace {
@@ -245,6 +252,7 @@ nvl_facade_t* nvl_facade_load(const char* path, char* err, size_t err_len) {
           return nullptr;
         }
         auto f = std::make_unique<nvl_facade>();
+        f->seen_health = (*cfg)->health_stamp;
         f->decider = std::make_unique<Decider>(*std::move(cfg));
         const nvlplace::plugin::LoadedConfig& c = f->decider->config();
         const Topology& topo = *c.topology;
@@ -253,6 +261,11 @@ nvl_facade_t* nvl_facade_load(const char* path, char* err, size_t err_len) {
             "candidates, default nvl=%s",
             topo.name(), topo.num_nodes(), topo.num_gpus(), topo.num_domains(), c.config.topology,
             c.policy->name, c.config.candidates, nvlplace::NvlModeName(c.config.default_nvl));
+        if (c.config.slurm_blocks) absl::StrAppend(&f->describe, ", Slurm's topology/block");
+        if (!c.config.nvlink_health.empty()) {
+          absl::StrAppend(&f->describe, ", NVLink health from ", c.config.nvlink_health, ": ",
+                          c.health_describe);
+        }
         return f.release();
       });
   if (loaded == nullptr && err != nullptr && err_len > 0 && err[0] == '\0') {
@@ -260,6 +273,47 @@ nvl_facade_t* nvl_facade_load(const char* path, char* err, size_t err_len) {
                   path != nullptr ? path : "?");
   }
   return loaded;
+}
+
+int nvl_facade_save_snapshot(const nvl_facade_t* facade, const char* dir, char* err,
+                             size_t err_len) {
+  if (facade == nullptr || dir == nullptr) return -1;
+  return Resolve("nvl_facade_save_snapshot", "no snapshot is written", -1, [&] {
+    absl::Status s = nvlplace::plugin::SaveSnapshot(facade->decider->config(), dir);
+    if (!s.ok()) CopyMessage(std::string(s.message()), err, err_len);
+    return s.ok() ? 0 : -1;
+  });
+}
+
+nvl_facade_t* nvl_facade_load_snapshot(const char* dir, char* source, size_t source_len, char* err,
+                                       size_t err_len) {
+  if (dir == nullptr) return nullptr;
+  std::string path, from;
+  bool named = Resolve("nvl_facade_load_snapshot", "no snapshot is read", false, [&] {
+    path = nvlplace::plugin::SnapshotConfigPath(dir);
+    from = nvlplace::plugin::SnapshotSource(dir);
+    return true;
+  });
+  if (!named) return nullptr;
+  CopyMessage(from, source, source_len);
+  return nvl_facade_load(path.c_str(), err, err_len);
+}
+
+int nvl_write_status(const char* path, const nvl_facade_t* facade, const char* config,
+                     const char* in_force, double loaded_at, const char* last_error,
+                     double last_error_at) {
+  if (path == nullptr) return -1;
+  return Resolve("nvl_write_status", "the status file is not written", -1, [&] {
+    nvlplace::plugin::Status st;
+    st.config = config != nullptr ? config : "";
+    st.in_force = in_force != nullptr ? in_force : "none";
+    st.describe = facade != nullptr ? facade->describe : "";
+    st.loaded_at = loaded_at;
+    st.last_error = last_error != nullptr ? last_error : "";
+    st.last_error_at = last_error_at;
+    if (facade != nullptr) st.counters = facade->decider->CountersLine();
+    return nvlplace::plugin::WriteStatus(st, path).ok() ? 0 : -1;
+  });
 }
 
 nvl_facade_t* nvl_facade_ref(nvl_facade_t* facade) {
@@ -298,6 +352,33 @@ int nvl_facade_summary(const nvl_facade_t* facade, double now_s, double interval
   });
 }
 
+int nvl_facade_stale(nvl_facade_t* facade, double now_s) {
+  if (facade == nullptr) return 0;
+  return Resolve("nvl_facade_stale", "the files are taken as unchanged", 0, [&] {
+    const nvlplace::plugin::LoadedConfig& c = facade->decider->config();
+    if (c.config.nvlink_health.empty()) return 0;
+    // At most once a second: a stat per job_test would be one more system call in the
+    // scheduler's inner loop.
+    double last = facade->last_stale_check.load(std::memory_order_relaxed);
+    if (now_s - last < 1.0) return 0;
+    facade->last_stale_check.store(now_s, std::memory_order_relaxed);
+    nvlplace::plugin::FileStamp now = nvlplace::plugin::StampOf(c.config.nvlink_health);
+    std::lock_guard<std::mutex> lock(facade->stamp_mu);
+    return now == facade->seen_health ? 0 : 1;
+  });
+}
+
+void nvl_facade_accept_files(nvl_facade_t* facade) {
+  if (facade == nullptr) return;
+  ResolveVoid("nvl_facade_accept_files", "the change is seen again", [&] {
+    const nvlplace::plugin::LoadedConfig& c = facade->decider->config();
+    if (c.config.nvlink_health.empty()) return;
+    nvlplace::plugin::FileStamp now = nvlplace::plugin::StampOf(c.config.nvlink_health);
+    std::lock_guard<std::mutex> lock(facade->stamp_mu);
+    facade->seen_health = now;
+  });
+}
+
 int nvl_facade_compares_cons_tres(const nvl_facade_t* facade) {
   return facade != nullptr && facade->decider->config().config.compare_cons_tres ? 1 : 0;
 }
@@ -319,6 +400,29 @@ nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl
         std::vector<LiveNode> live = LiveNodes(nodes, num_nodes, &broken);
         out->d = broken.empty() ? facade->decider->Decide(j, live)
                                 : facade->decider->Unusable(j, "internal error: " + broken);
+        return out.release();
+      });
+}
+
+nvl_decision_t* nvl_decide_unconfigured(const nvl_job_t* job, const char* problem) {
+  if (job == nullptr) return &g_fallback_cons_tres;
+  nvl_job_opts_t opts;
+  char msg[256];
+  int found = nvl_opts_from_env(job->env, job->env_size, &opts, msg, sizeof(msg));
+  // TEST_ONLY ("could it ever run") stays cons_tres's, so that the job is accepted and waits;
+  // RUN_NOW and WILL_RUN refuse, so that backfill neither starts it nor reserves for it.
+  if (found == 0 || job->mode == NVL_MODE_TEST_ONLY) return &g_fallback_cons_tres;
+  return Resolve<nvl_decision_t*>(
+      "nvl_decide_unconfigured", "the job waits", &g_fallback_waits, [&]() -> nvl_decision_t* {
+        auto out = std::make_unique<nvl_decision>();
+        nvlplace::plugin::PlacementLine line;
+        line.event = nvlplace::plugin::Event::kWaiting;
+        line.why = absl::StrCat(
+            "no usable nvlplace configuration, so nvlplace options cannot be honoured: ",
+            problem != nullptr ? problem : "not loaded", "; the job waits until it is fixed");
+        out->owned_reason = "nvlplace: " + nvlplace::plugin::Format(line);
+        out->fallback_action = NVL_ACT_REFUSE;
+        out->fallback_reason = out->owned_reason.c_str();
         return out.release();
       });
 }
@@ -363,7 +467,12 @@ const char* nvl_decision_comment(const nvl_decision_t* d) {
 }
 
 const nvl_candidate_t* nvl_decision_candidate(nvl_decision_t* d, int i) {
-  if (d == nullptr || d->d == nullptr || i < 0) return nullptr;
+  // Node sets are offered only with NVL_ACT_TRY: a TEST_ONLY decision that found a placement
+  // still leaves the answer to cons_tres, and its sets must not reach the caller.
+  if (d == nullptr || d->d == nullptr || i < 0 ||
+      d->d->action() != nvlplace::plugin::Action::kTry) {
+    return nullptr;
+  }
   return Resolve<const nvl_candidate_t*>("nvl_decision_candidate", "no more node sets", nullptr,
                                          [&]() -> const nvl_candidate_t* {
                                            if (d->d->CandidateAt(i) == nullptr) return nullptr;

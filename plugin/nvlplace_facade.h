@@ -40,6 +40,22 @@ void nvl_facade_set_log_sink(nvl_log_sink_t sink);
  * OUT err - on failure, one line "file:line:col: #/path: message"
  * RET a handle holding one reference, or NULL on failure. */
 nvl_facade_t* nvl_facade_load(const char* path, char* err, size_t err_len);
+/* The last good configuration kept in DIR (snapshot.h): written after a good load, read
+ * when a load fails and no good configuration is in memory. RET 0, or -1 with err set. */
+int nvl_facade_save_snapshot(const nvl_facade_t* facade, const char* dir, char* err,
+                             size_t err_len);
+/* Loads DIR's snapshot as nvl_facade_load loads a file; *source gets the nvlplace.yaml it was
+ * taken from (into source_len bytes). */
+nvl_facade_t* nvl_facade_load_snapshot(const char* dir, char* source, size_t source_len, char* err,
+                                       size_t err_len);
+/* Writes the status an admin reads with `nvlplace status` (schema nvlplace.status/1) to
+ * PATH: the nvlplace.yaml slurmctld reads, what is in force ("loaded", "snapshot", "none")
+ * and since when (epoch seconds), the last load error ("" when it loaded) and when, and the
+ * counters of the configuration in force (facade may be NULL). RET 0 or -1. */
+int nvl_write_status(const char* path, const nvl_facade_t* facade, const char* config,
+                     const char* in_force, double loaded_at, const char* last_error,
+                     double last_error_at);
+
 /* Another reference to the same configuration (facade may be NULL). RET facade. */
 nvl_facade_t* nvl_facade_ref(nvl_facade_t* facade);
 /* Drops one reference; the last one frees the configuration. */
@@ -48,6 +64,14 @@ void nvl_facade_free(nvl_facade_t* facade);
 int nvl_facade_log_level(const nvl_facade_t* facade);
 /* "topology lab-islands (16 nodes, 128 GPUs, 32 NVLink domains) from FILE, policy topo" */
 const char* nvl_facade_describe(const nvl_facade_t* facade);
+
+/* 1 when a file the configuration was loaded from changed since (the NVLink health file:
+ * a rack split, a tray's NVLink down), so that the caller loads it again; checked at most once
+ * a second (now_s: seconds). Else 0. */
+int nvl_facade_stale(nvl_facade_t* facade, double now_s);
+/* The files as they are now count as seen: nvl_facade_stale says 0 until they change again
+ * (after a load of the changed files failed and this configuration stays in force). */
+void nvl_facade_accept_files(nvl_facade_t* facade);
 
 /* 1 when the topology has a node of this name, else 0. */
 int nvl_facade_knows_node(const nvl_facade_t* facade, const char* name);
@@ -135,6 +159,12 @@ typedef struct nvl_decision nvl_decision_t;
  * groups, a max tier), else NVL_ACT_CONS_TRES; the guard logs why. */
 nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl_node_t* nodes,
                            int num_nodes);
+/* The decision when there is no usable configuration at all (never loaded, and no last good
+ * copy): in RUN_NOW and WILL_RUN a job that gave nvlplace options waits, with `problem` (the
+ * load error) in its SystemComment, rather than run without them; every other job, and
+ * TEST_ONLY (so that the job is accepted at submit), goes to cons_tres. RET a decision,
+ * never NULL (nvl_decision_free it). */
+nvl_decision_t* nvl_decide_unconfigured(const nvl_job_t* job, const char* problem);
 int nvl_decision_action(const nvl_decision_t* d); /* enum nvl_action */
 /* NVL_ACT_REFUSE of a request the plugin can never use (RUN_NOW): hold the job. */
 int nvl_decision_hold(const nvl_decision_t* d);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -227,6 +228,13 @@ TEST_F(FacadeTest, BusyGpusAreNeverOffered) {
   d = Decide(ever);
   EXPECT_NE(nvl_decision_action(d), NVL_ACT_REFUSE);
   nvl_decision_free(d);
+  // A TEST_ONLY job that fits leaves the answer to cons_tres: no node set is offered (a fuzz
+  // finding: crash-check-node-set-without-NVL_ACT_TRY).
+  Job fits(4, {"NVLPLACE_TP=4"}, NVL_MODE_TEST_ONLY);
+  d = Decide(fits);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
+  EXPECT_EQ(nvl_decision_candidate(d, 0), nullptr);
+  nvl_decision_free(d);
 }
 
 TEST_F(FacadeTest, BadRequestsAreHeldWithWhy) {
@@ -404,6 +412,102 @@ TEST_F(FacadeTest, BadConfigurationGivesOneLine) {
   EXPECT_EQ(f, nullptr);
   EXPECT_THAT(err_, HasSubstr("nvlplace.yaml:2:12: #/log_level: log level 'chatty'"));
   EXPECT_EQ(std::string(err_).find('\n'), std::string::npos);
+}
+
+TEST_F(FacadeTest, WithoutAConfigurationJobsWithOptionsWaitAndSayWhy) {
+  Job strict(8, {"NVLPLACE_TP=8", "NVLPLACE_NVL=strict"});
+  nvl_decision_t* d = nvl_decide_unconfigured(strict.get(), "nvlplace.yaml:1:11: bad YAML");
+  ASSERT_EQ(nvl_decision_action(d), NVL_ACT_REFUSE);
+  EXPECT_EQ(nvl_decision_candidate(d, 0), nullptr);
+  EXPECT_THAT(nvl_decision_reason(d), HasSubstr("event=waiting"));
+  EXPECT_THAT(nvl_decision_reason(d), HasSubstr("nvlplace.yaml:1:11: bad YAML"));
+  nvl_decision_free(d);
+  // Any nvlplace option is a promise: even TP=1 waits rather than run without the plugin.
+  Job tp1(1, {"NVLPLACE_TP=1"});
+  d = nvl_decide_unconfigured(tp1.get(), "x");
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_REFUSE);
+  nvl_decision_free(d);
+  // Backfill neither plans it nor reserves for it.
+  Job will_run(8, {"NVLPLACE_TP=8"}, NVL_MODE_WILL_RUN);
+  d = nvl_decide_unconfigured(will_run.get(), "x");
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_REFUSE);
+  nvl_decision_free(d);
+  // A plain job is cons_tres's; so is "could it ever run" (the job is accepted, and waits).
+  Job plain(8);
+  d = nvl_decide_unconfigured(plain.get(), "x");
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
+  nvl_decision_free(d);
+  Job test_only(8, {"NVLPLACE_TP=8"}, NVL_MODE_TEST_ONLY);
+  d = nvl_decide_unconfigured(test_only.get(), "x");
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
+  nvl_decision_free(d);
+  d = nvl_decide_unconfigured(nullptr, nullptr);
+  EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
+  nvl_decision_free(d);
+}
+
+TEST_F(FacadeTest, TheLastGoodCopyLoadsWhenItsSourceIsGone) {
+  std::string snap = (dir_ / "state" / "nvlplace" / "last-good").string();
+  char err[1024] = "";
+  ASSERT_EQ(nvl_facade_save_snapshot(facade_, snap.c_str(), err, sizeof(err)), 0) << err;
+  // The source file broken afterwards: the copy does not read it.
+  std::ofstream(dir_ / "nvlplace.yaml") << "topology: [unclosed\n";
+  char source[512] = "";
+  nvl_facade_t* copy =
+      nvl_facade_load_snapshot(snap.c_str(), source, sizeof(source), err, sizeof(err));
+  ASSERT_NE(copy, nullptr) << err;
+  EXPECT_EQ(std::string(source), (dir_ / "nvlplace.yaml").string());
+  EXPECT_THAT(nvl_facade_describe(copy), HasSubstr("16 nodes, 128 GPUs"));
+  // It decides as the original did.
+  Job job(4, {"NVLPLACE_TP=4"});
+  nvl_decision_t* a = Decide(job);
+  std::swap(facade_, copy);
+  nvl_decision_t* b = Decide(job);
+  std::swap(facade_, copy);
+  ASSERT_EQ(nvl_decision_action(a), NVL_ACT_TRY);
+  ASSERT_EQ(nvl_decision_action(b), NVL_ACT_TRY);
+  EXPECT_EQ(Names(*nvl_decision_candidate(a, 0)), Names(*nvl_decision_candidate(b, 0)));
+  nvl_decision_free(a);
+  nvl_decision_free(b);
+  nvl_facade_free(copy);
+  // A second save replaces the first; no directory: NULL and why.
+  ASSERT_EQ(nvl_facade_save_snapshot(facade_, snap.c_str(), err, sizeof(err)), 0) << err;
+  EXPECT_EQ(
+      nvl_facade_load_snapshot((dir_ / "none").c_str(), source, sizeof(source), err, sizeof(err)),
+      nullptr);
+  EXPECT_THAT(err, HasSubstr("none/nvlplace.yaml"));
+}
+
+TEST_F(FacadeTest, AChangedHealthFileMakesTheConfigurationStale) {
+  std::string health = (dir_ / "health.yaml").string();
+  std::ofstream(health) << "down: [node03]\n";
+  nvl_facade_t* f = Load("topology: " + std::filesystem::current_path().string() +
+                         "/configs/lab-islands.yaml\nnvlink_health: " + health + "\n");
+  ASSERT_NE(f, nullptr) << err_;
+  EXPECT_THAT(nvl_facade_describe(f), HasSubstr("NVLink health from " + health));
+  EXPECT_EQ(nvl_facade_stale(f, 1000.0), 0);
+  std::ofstream(health) << "down: [node03, node04]\n";
+  EXPECT_EQ(nvl_facade_stale(f, 1000.5), 0);  // at most once a second
+  EXPECT_EQ(nvl_facade_stale(f, 1002.0), 1);
+  nvl_facade_accept_files(f);  // its reload failed: this one stays, the change counts as seen
+  EXPECT_EQ(nvl_facade_stale(f, 1004.0), 0);
+  // The configuration without a health file never is.
+  EXPECT_EQ(nvl_facade_stale(facade_, 1004.0), 0);
+  nvl_facade_free(f);
+}
+
+TEST_F(FacadeTest, TheStatusFileSaysWhatIsInForce) {
+  std::string path = (dir_ / "state" / "nvlplace" / "status.json").string();
+  ASSERT_EQ(nvl_write_status(path.c_str(), facade_, "/etc/slurm/nvlplace.yaml", "snapshot", 1.7e9,
+                             "nvlplace.yaml:3:1: bad", 1.7e9 + 5),
+            0);
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("\"schema\": \"nvlplace.status/1\""));
+  EXPECT_THAT(text, HasSubstr("\"in_force\": \"snapshot\""));
+  EXPECT_THAT(text, HasSubstr("\"last_error\": \"nvlplace.yaml:3:1: bad\""));
+  EXPECT_THAT(text, HasSubstr("16 nodes, 128 GPUs"));
+  EXPECT_EQ(nvl_write_status(nullptr, facade_, "", "", 0, "", 0), -1);
 }
 
 }  // namespace

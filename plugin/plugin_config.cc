@@ -1,9 +1,13 @@
 // nvlplace.yaml: parsing and loading (see plugin_config.h).
 #include "plugin/plugin_config.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "placement/formats/nvlink_health_yaml.h"
+#include "placement/formats/read_file.h"
 #include "placement/formats/topology_yaml.h"
 #include "placement/formats/yaml_reader.h"
 #include "placement/model/status_macros.h"
@@ -37,8 +41,9 @@ absl::StatusOr<PluginConfig> ParsePluginConfig(absl::string_view text,
   Where top{&file, doc.root(), "#"};
   if (top.node.IsNull()) return top.Error("empty file; at least 'topology:' is needed");
   NVL_ASSIGN_OR_RETURN(
-      MapReader m, MapReader::Make(top, {"topology", "policy", "weights", "log_level", "candidates",
-                                         "default_nvl", "compare_cons_tres", "slurm_blocks"}));
+      MapReader m,
+      MapReader::Make(top, {"topology", "policy", "weights", "log_level", "candidates",
+                            "default_nvl", "compare_cons_tres", "slurm_blocks", "nvlink_health"}));
   NVL_ASSIGN_OR_RETURN(const Where* topo, m.Require("topology"));
   NVL_ASSIGN_OR_RETURN(std::string topo_path, yaml::ReadString(*topo));
   if (topo_path.empty()) return topo->Error("the topology file name is empty");
@@ -97,9 +102,26 @@ absl::StatusOr<PluginConfig> ParsePluginConfig(absl::string_view text,
     if (v != "true" && v != "false") return k->Error("slurm_blocks must be true or false");
     c.slurm_blocks = v == "true";
   }
+  if (const Where* h = m.Find("nvlink_health")) {
+    NVL_ASSIGN_OR_RETURN(std::string health, yaml::ReadString(*h));
+    if (health.empty()) return h->Error("the NVLink health file name is empty");
+    c.nvlink_health = Resolve(file, health);
+    c.nvlink_health_loc = h->Loc();
+  }
   return c;
 } catch (const std::exception& e) {
   return absl::InvalidArgumentError(absl::StrCat(file, ": ", e.what()));
+}
+
+FileStamp StampOf(const std::string& path) {
+  FileStamp stamp;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return stamp;
+  stamp.exists = true;
+  stamp.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  stamp.size = static_cast<int64_t>(st.st_size);
+  stamp.inode = static_cast<uint64_t>(st.st_ino);
+  return stamp;
 }
 
 absl::StatusOr<std::unique_ptr<LoadedConfig>> LoadPluginConfig(const std::string& path) try {
@@ -108,12 +130,35 @@ absl::StatusOr<std::unique_ptr<LoadedConfig>> LoadPluginConfig(const std::string
   NVL_ASSIGN_OR_RETURN(PluginConfig config, ParsePluginConfig(*text, path));
   auto loaded = std::make_unique<LoadedConfig>();
 
-  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(config.topology);
-  if (!topo.ok()) {
+  auto at_topology = [&](const absl::Status& s) {
+    return absl::InvalidArgumentError(
+        FormatAt(config.topology_loc,
+                 absl::StrCat("cannot use topology ", config.topology, ": ", s.message())));
+  };
+  auto at_health = [&](const absl::Status& s) {
     return absl::InvalidArgumentError(FormatAt(
-        config.topology_loc,
-        absl::StrCat("cannot use topology ", config.topology, ": ", topo.status().message())));
+        config.nvlink_health_loc,
+        absl::StrCat("cannot use NVLink health ", config.nvlink_health, ": ", s.message())));
+  };
+  absl::StatusOr<std::string> topo_text = ReadFileToString(config.topology);
+  if (!topo_text.ok()) return at_topology(topo_text.status());
+  absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(*topo_text, config.topology);
+  if (!spec.ok()) return at_topology(spec.status());
+  if (!config.nvlink_health.empty()) {
+    // The stamp before the file is read: a change while loading shows at the next check.
+    loaded->health_stamp = StampOf(config.nvlink_health);
+    absl::StatusOr<std::string> text = ReadFileToString(config.nvlink_health);
+    if (!text.ok()) return at_health(text.status());
+    loaded->health_text = *text;
+    absl::StatusOr<NvlinkHealth> health = ParseNvlinkHealthYaml(*text, config.nvlink_health);
+    if (!health.ok()) return at_health(health.status());
+    spec = ApplyNvlinkHealth(*std::move(spec), *health);
+    if (!spec.ok()) return at_health(spec.status());
+    loaded->health_describe = DescribeNvlinkHealth(*health);
   }
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(*spec);
+  if (!topo.ok()) return at_topology(topo.status());
+  loaded->topology_text = *std::move(topo_text);
   absl::StatusOr<std::shared_ptr<const Policy>> policy = LoadPolicy(config.policy);
   if (!policy.ok()) {
     return absl::InvalidArgumentError(FormatAt(

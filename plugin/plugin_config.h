@@ -36,7 +36,23 @@ struct PluginConfig {
   // slurm`): a job block keeps inside one block gets a node set inside one domain, as block
   // would accept it (RequestSpec::slurm_blocks).
   bool slurm_blocks = false;
+  // The NVLink health file (nvlink-health.yaml: split racks, trays with NVLink down), absolute
+  // or relative like `topology`; "": none. Read at load and whenever it changes.
+  std::string nvlink_health;
+  SourceLoc nvlink_health_loc;
 };
+
+// What a file was when it was read (a change of any of them means it changed).
+struct FileStamp {
+  bool exists = false;
+  int64_t mtime_ns = 0;
+  int64_t size = 0;
+  uint64_t inode = 0;
+  bool operator==(const FileStamp& o) const {
+    return exists == o.exists && mtime_ns == o.mtime_ns && size == o.size && inode == o.inode;
+  }
+};
+FileStamp StampOf(const std::string& path);
 
 // Parses the text of nvlplace.yaml. Never throws. Errors are InvalidArgument
 // "file:line:col: #/path: message": bad YAML, unknown or duplicate key, missing topology,
@@ -50,6 +66,10 @@ struct LoadedConfig {
   std::shared_ptr<const Topology> topology;
   std::shared_ptr<const Policy> policy;
   std::unique_ptr<Engine> engine;
+  FileStamp health_stamp;       // the NVLink health file as it was read
+  std::string health_describe;  // DescribeNvlinkHealth, or "" without a health file
+  // The files as they were read, for a snapshot (snapshot.h).
+  std::string topology_text, health_text;
 };
 
 // Reads the file, then the topology and the policy it names. Every error names the file

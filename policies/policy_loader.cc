@@ -8,12 +8,14 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "placement/formats/read_file.h"
 #include "placement/formats/yaml_reader.h"
 #include "placement/model/status_macros.h"
 #include "policies/registry.h"
+#include "yaml-cpp/yaml.h"
 
 #ifndef NVLPLACE_POLICY_DIRS
 #define NVLPLACE_POLICY_DIRS ""
@@ -96,6 +98,29 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
   }
   if (policy->scorers.empty()) return weights->Error("at least one scorer needs a weight");
   return std::shared_ptr<const Policy>(std::move(policy));
+}
+
+std::string WritePolicyYaml(const Policy& policy) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << policy.name;
+  out << YAML::Key << "description" << YAML::Value << policy.description;
+  out << YAML::Key << "generators" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (const auto& g : policy.generators) out << std::string(g->Name());
+  out << YAML::EndSeq;
+  out << YAML::Key << "weights" << YAML::Value << YAML::BeginMap;
+  for (const Policy::Weighted& w : policy.scorers) {
+    out << YAML::Key << std::string(w.scorer->Name()) << YAML::Value
+        << absl::StrFormat("%.17g", w.weight);
+  }
+  out << YAML::EndMap;
+  out << YAML::Key << "seed" << YAML::Value << policy.seed;
+  out << YAML::Key << "candidates" << YAML::Value << policy.candidates;
+  out << YAML::Key << "candidate_gpus" << YAML::Value << policy.candidate_gpus;
+  out << YAML::Key << "mix_models" << YAML::Value << policy.mix_models;
+  out << YAML::Key << "use_spares" << YAML::Value << policy.use_spares;
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
 }
 
 absl::StatusOr<Policy> WithWeights(const Policy& base,

@@ -39,6 +39,11 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
 absl::StatusOr<Policy> WithWeights(const Policy& base,
                                    const std::vector<std::pair<std::string, double>>& weights);
 
+// The policy as a preset file that ParsePolicyYaml reads back into the same policy (the same
+// generators, weights in the registry's order, seed and limits): a policy kept beside a
+// configuration snapshot does not depend on the presets installed.
+std::string WritePolicyYaml(const Policy& policy);
+
 // `name_or_path`: a file path (contains '/' or ends in .yaml), else a name looked up as
 // <dir>/<name>.yaml in $NVLPLACE_POLICY_DIR, then the installed and source configs.
 absl::StatusOr<std::shared_ptr<const Policy>> LoadPolicy(const std::string& name_or_path);

@@ -340,4 +340,43 @@ TEST_F(SameDecisionsTest, WithWeightsDecidesAsThePolicyFile) {
 }
 
 }  // namespace
+// A policy kept beside a configuration snapshot reads back as the same policy: every preset,
+// and one with weights overridden (nvlplace.yaml weights:) and its limits changed.
+TEST(PolicyTest, WrittenPoliciesReadBackTheSame) {
+  std::vector<Policy> policies;
+  for (const char* name : {"topo", "pack", "firstfit", "random", "balanced"}) {
+    auto p = LoadPolicy(name);
+    ASSERT_THAT(p, IsOk()) << name;
+    policies.push_back(**p);
+  }
+  auto topo = LoadPolicy("topo");
+  ASSERT_THAT(topo, IsOk());
+  auto weighted = WithWeights(**topo, {{"fragmentation", 0.125}, {"balance", 7}});
+  ASSERT_THAT(weighted, IsOk());
+  weighted->seed = 99;
+  weighted->candidates = 5;
+  weighted->use_spares = true;
+  policies.push_back(*weighted);
+  for (const Policy& p : policies) {
+    auto back = ParsePolicyYaml(WritePolicyYaml(p), "written.yaml");
+    ASSERT_THAT(back, IsOk()) << p.name << ":\n" << WritePolicyYaml(p);
+    const Policy& b = **back;
+    EXPECT_EQ(b.name, p.name);
+    ASSERT_EQ(b.generators.size(), p.generators.size()) << p.name;
+    for (size_t i = 0; i < p.generators.size(); ++i) {
+      EXPECT_EQ(b.generators[i]->Name(), p.generators[i]->Name());
+    }
+    ASSERT_EQ(b.scorers.size(), p.scorers.size()) << p.name;
+    for (size_t i = 0; i < p.scorers.size(); ++i) {
+      EXPECT_EQ(b.scorers[i].scorer->Name(), p.scorers[i].scorer->Name());
+      EXPECT_EQ(b.scorers[i].weight, p.scorers[i].weight) << p.name;  // exactly: %.17g
+    }
+    EXPECT_EQ(b.seed, p.seed);
+    EXPECT_EQ(b.candidates, p.candidates);
+    EXPECT_EQ(b.candidate_gpus, p.candidate_gpus);
+    EXPECT_EQ(b.mix_models, p.mix_models);
+    EXPECT_EQ(b.use_spares, p.use_spares);
+  }
+}
+
 }  // namespace nvlplace

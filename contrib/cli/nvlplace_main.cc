@@ -8,6 +8,7 @@
 #include "contrib/cli/cmd_check.h"
 #include "contrib/cli/cmd_place.h"
 #include "contrib/cli/cmd_replay.h"
+#include "contrib/cli/cmd_status.h"
 #include "contrib/cli/cmd_topology.h"
 
 namespace {
@@ -21,6 +22,7 @@ int Run(int argc, char** argv) {
   nvlplace::cli::AddPlaceCommand(app, &run);
   nvlplace::cli::AddReplayCommand(app, &run);
   nvlplace::cli::AddCheckCommand(app, &run);
+  nvlplace::cli::AddStatusCommand(app, &run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -575,7 +575,8 @@ class Burst:
                     silent.append((jid, got[jid], record.text))
                 if event == "placed-by-cons_tres":
                     by_cons_tres += 1
-            if kind[4] and kind[3] > 1 and jid in placed:
+            # Every started strict job counts, whoever placed it: a promise holds for all.
+            if kind[4] and kind[3] > 1:
                 strict_checked += 1
                 words = [f"{n}:{','.join(map(str, idx))}" for n, idx in got[jid].items()]
                 r = run([self.c.cli, "check", "tp-groups", "--topology", topology, "--tp",

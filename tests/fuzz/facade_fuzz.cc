@@ -123,7 +123,8 @@ void Steps(nvl_decision_t* d, const std::vector<uint8_t>& steps, const std::vect
   for (uint8_t step : steps) {
     const int i = step >> 2;
     const nvl_candidate_t* c = nvl_decision_candidate(d, i);
-    FUZZ_CHECK(c == nullptr || try_sets, "a node set without NVL_ACT_TRY");
+    FUZZ_CHECK(c == nullptr || try_sets, "node set %d without NVL_ACT_TRY (action %d)", i,
+               nvl_decision_action(d));
     if (c != nullptr) CheckCandidate(*c, i, entries, num_nodes, job, any_gpu);
     switch (step & 3) {
       case 0:
