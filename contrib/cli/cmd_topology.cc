@@ -73,6 +73,8 @@ int WriteImported(absl::StatusOr<TopologySpec> spec, const std::string& out) {
 
 struct SlurmImportArgs {
   std::string topology_conf;
+  std::string topology_yaml;
+  std::string blocks = "nvlink";  // --blocks: what a topology/block block is
   std::string gres_conf;
   std::vector<std::string> models;  // --model NAME=NVLINK_GBPS,PCIE_GBPS
   SlurmImportOptions options;
@@ -87,7 +89,16 @@ int ImportSlurmFiles(const SlurmImportArgs& args) {
     if (!model.ok()) return Fail(model.status());
     options.models.push_back(*std::move(model));
   }
-  absl::StatusOr<std::string> topo_text = ReadFileToString(args.topology_conf);
+  options.blocks = args.blocks == "fabric" ? SlurmImportOptions::Blocks::kFabric
+                                           : SlurmImportOptions::Blocks::kNvlink;
+  bool yaml = !args.topology_yaml.empty();
+  if (yaml == !args.topology_conf.empty()) {
+    return Fail(absl::InvalidArgumentError(
+        "give one topology file: --topology topology.conf (topology/tree or topology/block) or "
+        "--topology-yaml topology.yaml (Slurm 25.05+)"));
+  }
+  const std::string& topology_file = yaml ? args.topology_yaml : args.topology_conf;
+  absl::StatusOr<std::string> topo_text = ReadFileToString(topology_file);
   if (!topo_text.ok()) return Fail(topo_text.status());
   std::string gres_text;
   if (!args.gres_conf.empty()) {
@@ -95,8 +106,11 @@ int ImportSlurmFiles(const SlurmImportArgs& args) {
     if (!g.ok()) return Fail(g.status());
     gres_text = *std::move(g);
   }
-  absl::StatusOr<SlurmImport> imported = ImportSlurmWithNotes(
-      *topo_text, args.topology_conf, gres_text, args.gres_conf, options, args.limits);
+  absl::StatusOr<SlurmImport> imported =
+      yaml ? ImportSlurmTopologyYaml(*topo_text, topology_file, gres_text, args.gres_conf, options,
+                                     args.limits)
+           : ImportSlurmWithNotes(*topo_text, topology_file, gres_text, args.gres_conf, options,
+                                  args.limits);
   if (!imported.ok()) return Fail(imported.status());
   for (const std::string& note : imported->notes) std::cerr << note << "\n";
   return WriteImported(std::move(imported->spec), args.out);
@@ -222,9 +236,23 @@ void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
       app.add_subcommand("import", "Build a cluster YAML from Slurm or nvidia-smi files");
   import->require_subcommand(1);
   auto slurm = std::make_shared<SlurmImportArgs>();
-  CLI::App* isl = import->add_subcommand("slurm", "Import topology.conf (and gres.conf Links=)");
-  isl->add_option("--topology", slurm->topology_conf, "Slurm topology.conf (topology/tree)")
-      ->required();
+  CLI::App* isl = import->add_subcommand(
+      "slurm", "Import topology.conf or topology.yaml (tree, block) and gres.conf");
+  CLI::Option* conf = isl->add_option("--topology", slurm->topology_conf,
+                                      "Slurm topology.conf: SwitchName= lines (topology/tree) or "
+                                      "BlockName= lines (topology/block)");
+  isl->add_option("--topology-yaml", slurm->topology_yaml,
+                  "Slurm topology.yaml (25.05+): a tree topology gives the switches, a block "
+                  "topology the blocks")
+      ->excludes(conf);
+  isl->add_option("--topology-name", slurm->options.topology_names,
+                  "with --topology-yaml: the topology to import when the file has two of its kind "
+                  "(tree, block); repeatable")
+      ->take_all();
+  isl->add_option("--blocks", slurm->blocks,
+                  "what a block is: nvlink (default; a multi-node NVLink domain, such as an NVL72 "
+                  "rack) or fabric (only a level of the fabric)")
+      ->check(CLI::IsMember({"nvlink", "fabric"}));
   isl->add_option("--gres", slurm->gres_conf, "Slurm gres.conf with Name=gpu File= [Links=] lines");
   isl->add_option("--gpus-per-node", slurm->options.gpus_per_node,
                   "GPUs per node when no gres.conf lists GPUs (with one, the nodes it leaves "
