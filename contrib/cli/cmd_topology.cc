@@ -5,11 +5,13 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "contrib/cli/cli_common.h"
 #include "placement/formats/nvidia_smi.h"
@@ -139,10 +141,10 @@ struct ExportArgs {
   bool force = false;
 };
 
-// Links= or not, for the Slurm release the files are for.
+// Links= or not, and the block description's file, for the Slurm release the files are for.
 absl::StatusOr<SlurmExportOptions> ExportOptionsFor(const std::string& release) {
   SlurmExportOptions options;
-  if (release.empty()) return options;
+  if (release.empty()) return options;  // Links= and topology-block.conf, which every release reads
   std::vector<std::string> parts = absl::StrSplit(release, '.');
   int major = 0, minor = 0;
   bool ok = (parts.size() == 2 || parts.size() == 3);
@@ -157,6 +159,8 @@ absl::StatusOr<SlurmExportOptions> ExportOptionsFor(const std::string& release) 
         "--slurm-release ", release, ": give the Slurm release as MAJOR.MINOR, e.g. 24.11"));
   }
   options.links = SlurmLinksHelp(major, minor);
+  options.blocks = SlurmReadsTopologyYaml(major, minor) ? SlurmExportOptions::Blocks::kYaml
+                                                        : SlurmExportOptions::Blocks::kConf;
   return options;
 }
 
@@ -193,16 +197,34 @@ int ExportSlurmFiles(const ExportArgs& args) {
     return Fail(absl::PermissionDeniedError(
         absl::StrCat("cannot create ", args.out_dir, ": ", ec.message())));
   SlurmFiles files = ExportSlurm(**topo, *options);
-  std::string topo_path = (std::filesystem::path(args.out_dir) / "topology.conf").string();
-  std::string gres_path = (std::filesystem::path(args.out_dir) / "gres.conf").string();
-  absl::Status s = CheckOverwrite(topo_path, files.topology_conf, args.force);
-  if (s.ok()) s = CheckOverwrite(gres_path, files.gres_conf, args.force);
-  if (s.ok()) s = WriteOutput(topo_path, files.topology_conf);
-  if (s.ok()) s = WriteOutput(gres_path, files.gres_conf);
+  // The files to write, by name: the block description only for a cluster with NVL72 racks.
+  std::vector<std::pair<std::string, const std::string*>> out = {
+      {"topology.conf", &files.topology_conf}, {"gres.conf", &files.gres_conf}};
+  if (!files.block_conf.empty()) out.emplace_back("topology-block.conf", &files.block_conf);
+  if (!files.topology_yaml.empty()) out.emplace_back("topology.yaml", &files.topology_yaml);
+  std::vector<std::string> paths;
+  for (const auto& [name, text] : out) {
+    paths.push_back((std::filesystem::path(args.out_dir) / name).string());
+  }
+  absl::Status s;
+  for (size_t i = 0; i < out.size() && s.ok(); ++i) {
+    s = CheckOverwrite(paths[i], *out[i].second, args.force);
+  }
+  for (size_t i = 0; i < out.size() && s.ok(); ++i) s = WriteOutput(paths[i], *out[i].second);
   if (!s.ok()) return Fail(s);
-  std::cout << "wrote " << topo_path << " and " << gres_path
+  std::string last = paths.back();
+  paths.pop_back();
+  std::cout << "wrote " << absl::StrJoin(paths, ", ") << " and " << last
             << (options->links ? "" : " (no Links=: see the comment at the top of gres.conf)")
             << "\n";
+  if (!files.block_conf.empty()) {
+    std::cout << "topology-block.conf is topology.conf for TopologyPlugin=topology/block "
+                 "(NVLink domains as blocks): use it in place of topology.conf\n";
+  }
+  if (!files.topology_yaml.empty()) {
+    std::cout << "topology.yaml (Slurm 25.05+) replaces topology.conf: bind partitions with "
+                 "Topology=nvlink (blocks) or Topology=fabric (tree) in slurm.conf\n";
+  }
   return kExitOk;
 }
 
@@ -282,14 +304,17 @@ void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
   CLI::App* exp = app.add_subcommand("export", "Write Slurm files from a cluster YAML");
   exp->require_subcommand(1);
   auto ex = std::make_shared<ExportArgs>();
-  CLI::App* esl = exp->add_subcommand("slurm", "Write topology.conf and gres.conf (File=, Links=)");
+  CLI::App* esl = exp->add_subcommand(
+      "slurm",
+      "Write topology.conf and gres.conf (File=, Links=); with NVLink domains over several nodes "
+      "also topology-block.conf (topology/block) or, for Slurm 25.05+, topology.yaml");
   esl->add_option("file", ex->file, "cluster YAML file")->required();
-  esl->add_option("--out-dir", ex->out_dir, "directory for topology.conf and gres.conf");
+  esl->add_option("--out-dir", ex->out_dir, "directory for the files");
   esl->add_option("--slurm-release", ex->slurm_release,
                   "Slurm release the files are for (e.g. 24.11): from 24.05 on, gres.conf gets "
-                  "no Links= (cons_tres there takes the least-linked GPU first)");
-  esl->add_flag("--force", ex->force,
-                "replace an existing topology.conf or gres.conf with other content");
+                  "no Links= (cons_tres there takes the least-linked GPU first); from 25.05 on, "
+                  "the blocks go to topology.yaml instead of topology-block.conf");
+  esl->add_flag("--force", ex->force, "replace an existing file with other content");
   AddMaxGpusOption(esl, &ex->limits);
   esl->callback([run, ex] { *run = [ex] { return ExportSlurmFiles(*ex); }; });
 }
