@@ -333,7 +333,8 @@ TEST(ExportSlurmTest, NvlinkDomainsBecomeLowestSwitches) {
       LoadTopologyFile("configs/gb200-nvl72-su.yaml");
   ASSERT_THAT(m, IsOk());
   std::string conf = ExportSlurm(**m).topology_conf;
-  EXPECT_THAT(conf, HasSubstr("# nvlplace: nvlink_domain name=nvl72-rack01 gpus=72\n"
+  // The rack keeps 2 spare trays (configs/gb200-nvl72-su.yaml): only nvlplace reads that here.
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: nvlink_domain name=nvl72-rack01 gpus=72 spares=2\n"
                               "SwitchName=nvl72-rack01 Nodes=gb[001-018]\n"
                               "# nvlplace: switch name=leaf-rack01 tier=leaf\n"
                               "SwitchName=leaf-rack01 Switches=nvl72-rack01\n"));

@@ -44,7 +44,7 @@ cmp -s "$TMP/a/gres.conf" "$TMP/c/gres.conf" || fail "--force did not replace gr
 NVL=configs/gb200-nvl72-su.yaml
 "$BIN" export slurm $NVL --slurm-release 24.11 --out-dir "$TMP/n24" >"$TMP/out" 2>&1 || fail "24.11: $(cat "$TMP/out")"
 [ -f "$TMP/n24/topology-block.conf" ] && [ ! -e "$TMP/n24/topology.yaml" ] || fail "24.11 files: $(ls "$TMP/n24")"
-grep -q '^BlockSizes=18,36,72,144$' "$TMP/n24/topology-block.conf" || fail "24.11 BlockSizes"
+grep -q '^BlockSizes=16,32,64,128$' "$TMP/n24/topology-block.conf" || fail "24.11 BlockSizes"
 grep -q 'topology-block.conf is topology.conf for TopologyPlugin=topology/block' "$TMP/out" ||
   fail "24.11 does not say how to use topology-block.conf: $(cat "$TMP/out")"
 "$BIN" export slurm $NVL --slurm-release 25.05 --out-dir "$TMP/n25" >"$TMP/out" 2>&1 || fail "25.05: $(cat "$TMP/out")"
