@@ -43,7 +43,9 @@ struct SlurmFiles {
 // "NodeName=node[0-7] Name=gpu Type=H100 File=/dev/nvidia0 Links=-1,1,1,1,1,1,1,1" (-1 self,
 // 1 for GPUs of the same NVLink island, 0 else) so that stock cons_tres already prefers
 // NVLink islands. Names (cluster, tiers, models, nodes, switches) must not contain ',' or
-// '"'; the YAML loader and Slurm's node names already exclude them in practice.
+// '"'; the YAML loader and Slurm's node names already exclude them in practice. Switch and
+// multi-node NVLink domain names must also be names a hostlist can hold (no space or bracket):
+// Slurm lists them in Switches= and in its block hostlists.
 // With links false, gres.conf has no Links=: from Slurm 24.05 cons_tres takes the GPU with the
 // fewest links to those already chosen first (_compare_gres_by_links sorts ascending), so
 // Links= there splits NVLink islands that lowest-index-first would keep whole.
