@@ -24,8 +24,8 @@ absl::Status ErrorAt(const SourceLoc& loc, absl::string_view message) {
 
 // "18,36,72,144": the base and three levels above it, as an example of what to write.
 std::string ExampleSizes(int64_t base) {
-  std::vector<int64_t> sizes;
-  for (int level = 0; level < 4; ++level) sizes.push_back(base << level);
+  std::vector<int64_t> sizes(4);
+  for (int level = 0; level < 4; ++level) sizes[level] = base << level;
   return absl::StrJoin(sizes, ",");
 }
 

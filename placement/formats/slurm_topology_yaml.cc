@@ -183,6 +183,7 @@ absl::StatusOr<const Entry*> Pick(const std::vector<Entry>& entries, absl::strin
   }
   if (of_kind.size() <= 1) return of_kind.empty() ? nullptr : of_kind[0];
   std::vector<std::string> listed;
+  listed.reserve(of_kind.size());
   for (const Entry* e : of_kind) listed.push_back(e->name);
   return of_kind[1]->where.Error(absl::StrCat(
       "two ", kind, " topologies, '", of_kind[0]->name, "' (line ", of_kind[0]->where.Loc().line,
