@@ -5,11 +5,13 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "contrib/cli/cli_common.h"
 #include "placement/formats/nvidia_smi.h"
@@ -73,6 +75,8 @@ int WriteImported(absl::StatusOr<TopologySpec> spec, const std::string& out) {
 
 struct SlurmImportArgs {
   std::string topology_conf;
+  std::string topology_yaml;
+  std::string blocks = "nvlink";  // --blocks: what a topology/block block is
   std::string gres_conf;
   std::vector<std::string> models;  // --model NAME=NVLINK_GBPS,PCIE_GBPS
   SlurmImportOptions options;
@@ -87,7 +91,16 @@ int ImportSlurmFiles(const SlurmImportArgs& args) {
     if (!model.ok()) return Fail(model.status());
     options.models.push_back(*std::move(model));
   }
-  absl::StatusOr<std::string> topo_text = ReadFileToString(args.topology_conf);
+  options.blocks = args.blocks == "fabric" ? SlurmImportOptions::Blocks::kFabric
+                                           : SlurmImportOptions::Blocks::kNvlink;
+  bool yaml = !args.topology_yaml.empty();
+  if (yaml == !args.topology_conf.empty()) {
+    return Fail(absl::InvalidArgumentError(
+        "give one topology file: --topology topology.conf (topology/tree or topology/block) or "
+        "--topology-yaml topology.yaml (Slurm 25.05+)"));
+  }
+  const std::string& topology_file = yaml ? args.topology_yaml : args.topology_conf;
+  absl::StatusOr<std::string> topo_text = ReadFileToString(topology_file);
   if (!topo_text.ok()) return Fail(topo_text.status());
   std::string gres_text;
   if (!args.gres_conf.empty()) {
@@ -95,8 +108,11 @@ int ImportSlurmFiles(const SlurmImportArgs& args) {
     if (!g.ok()) return Fail(g.status());
     gres_text = *std::move(g);
   }
-  absl::StatusOr<SlurmImport> imported = ImportSlurmWithNotes(
-      *topo_text, args.topology_conf, gres_text, args.gres_conf, options, args.limits);
+  absl::StatusOr<SlurmImport> imported =
+      yaml ? ImportSlurmTopologyYaml(*topo_text, topology_file, gres_text, args.gres_conf, options,
+                                     args.limits)
+           : ImportSlurmWithNotes(*topo_text, topology_file, gres_text, args.gres_conf, options,
+                                  args.limits);
   if (!imported.ok()) return Fail(imported.status());
   for (const std::string& note : imported->notes) std::cerr << note << "\n";
   return WriteImported(std::move(imported->spec), args.out);
@@ -125,10 +141,10 @@ struct ExportArgs {
   bool force = false;
 };
 
-// Links= or not, for the Slurm release the files are for.
+// Links= or not, and the block description's file, for the Slurm release the files are for.
 absl::StatusOr<SlurmExportOptions> ExportOptionsFor(const std::string& release) {
   SlurmExportOptions options;
-  if (release.empty()) return options;
+  if (release.empty()) return options;  // Links= and topology-block.conf, which every release reads
   std::vector<std::string> parts = absl::StrSplit(release, '.');
   int major = 0, minor = 0;
   bool ok = (parts.size() == 2 || parts.size() == 3);
@@ -143,6 +159,8 @@ absl::StatusOr<SlurmExportOptions> ExportOptionsFor(const std::string& release) 
         "--slurm-release ", release, ": give the Slurm release as MAJOR.MINOR, e.g. 24.11"));
   }
   options.links = SlurmLinksHelp(major, minor);
+  options.blocks = SlurmReadsTopologyYaml(major, minor) ? SlurmExportOptions::Blocks::kYaml
+                                                        : SlurmExportOptions::Blocks::kConf;
   return options;
 }
 
@@ -179,16 +197,34 @@ int ExportSlurmFiles(const ExportArgs& args) {
     return Fail(absl::PermissionDeniedError(
         absl::StrCat("cannot create ", args.out_dir, ": ", ec.message())));
   SlurmFiles files = ExportSlurm(**topo, *options);
-  std::string topo_path = (std::filesystem::path(args.out_dir) / "topology.conf").string();
-  std::string gres_path = (std::filesystem::path(args.out_dir) / "gres.conf").string();
-  absl::Status s = CheckOverwrite(topo_path, files.topology_conf, args.force);
-  if (s.ok()) s = CheckOverwrite(gres_path, files.gres_conf, args.force);
-  if (s.ok()) s = WriteOutput(topo_path, files.topology_conf);
-  if (s.ok()) s = WriteOutput(gres_path, files.gres_conf);
+  // The files to write, by name: the block description only for a cluster with NVL72 racks.
+  std::vector<std::pair<std::string, const std::string*>> out = {
+      {"topology.conf", &files.topology_conf}, {"gres.conf", &files.gres_conf}};
+  if (!files.block_conf.empty()) out.emplace_back("topology-block.conf", &files.block_conf);
+  if (!files.topology_yaml.empty()) out.emplace_back("topology.yaml", &files.topology_yaml);
+  std::vector<std::string> paths;
+  for (const auto& [name, text] : out) {
+    paths.push_back((std::filesystem::path(args.out_dir) / name).string());
+  }
+  absl::Status s;
+  for (size_t i = 0; i < out.size() && s.ok(); ++i) {
+    s = CheckOverwrite(paths[i], *out[i].second, args.force);
+  }
+  for (size_t i = 0; i < out.size() && s.ok(); ++i) s = WriteOutput(paths[i], *out[i].second);
   if (!s.ok()) return Fail(s);
-  std::cout << "wrote " << topo_path << " and " << gres_path
+  std::string last = paths.back();
+  paths.pop_back();
+  std::cout << "wrote " << absl::StrJoin(paths, ", ") << " and " << last
             << (options->links ? "" : " (no Links=: see the comment at the top of gres.conf)")
             << "\n";
+  if (!files.block_conf.empty()) {
+    std::cout << "topology-block.conf is topology.conf for TopologyPlugin=topology/block "
+                 "(NVLink domains as blocks): use it in place of topology.conf\n";
+  }
+  if (!files.topology_yaml.empty()) {
+    std::cout << "topology.yaml (Slurm 25.05+) replaces topology.conf: bind partitions with "
+                 "Topology=nvlink (blocks) or Topology=fabric (tree) in slurm.conf\n";
+  }
   return kExitOk;
 }
 
@@ -222,9 +258,23 @@ void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
       app.add_subcommand("import", "Build a cluster YAML from Slurm or nvidia-smi files");
   import->require_subcommand(1);
   auto slurm = std::make_shared<SlurmImportArgs>();
-  CLI::App* isl = import->add_subcommand("slurm", "Import topology.conf (and gres.conf Links=)");
-  isl->add_option("--topology", slurm->topology_conf, "Slurm topology.conf (topology/tree)")
-      ->required();
+  CLI::App* isl = import->add_subcommand(
+      "slurm", "Import topology.conf or topology.yaml (tree, block) and gres.conf");
+  CLI::Option* conf = isl->add_option("--topology", slurm->topology_conf,
+                                      "Slurm topology.conf: SwitchName= lines (topology/tree) or "
+                                      "BlockName= lines (topology/block)");
+  isl->add_option("--topology-yaml", slurm->topology_yaml,
+                  "Slurm topology.yaml (25.05+): a tree topology gives the switches, a block "
+                  "topology the blocks")
+      ->excludes(conf);
+  isl->add_option("--topology-name", slurm->options.topology_names,
+                  "with --topology-yaml: the topology to import when the file has two of its kind "
+                  "(tree, block); repeatable")
+      ->take_all();
+  isl->add_option("--blocks", slurm->blocks,
+                  "what a block is: nvlink (default; a multi-node NVLink domain, such as an NVL72 "
+                  "rack) or fabric (only a level of the fabric)")
+      ->check(CLI::IsMember({"nvlink", "fabric"}));
   isl->add_option("--gres", slurm->gres_conf, "Slurm gres.conf with Name=gpu File= [Links=] lines");
   isl->add_option("--gpus-per-node", slurm->options.gpus_per_node,
                   "GPUs per node when no gres.conf lists GPUs (with one, the nodes it leaves "
@@ -254,14 +304,17 @@ void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
   CLI::App* exp = app.add_subcommand("export", "Write Slurm files from a cluster YAML");
   exp->require_subcommand(1);
   auto ex = std::make_shared<ExportArgs>();
-  CLI::App* esl = exp->add_subcommand("slurm", "Write topology.conf and gres.conf (File=, Links=)");
+  CLI::App* esl = exp->add_subcommand(
+      "slurm",
+      "Write topology.conf and gres.conf (File=, Links=); with NVLink domains over several nodes "
+      "also topology-block.conf (topology/block) or, for Slurm 25.05+, topology.yaml");
   esl->add_option("file", ex->file, "cluster YAML file")->required();
-  esl->add_option("--out-dir", ex->out_dir, "directory for topology.conf and gres.conf");
+  esl->add_option("--out-dir", ex->out_dir, "directory for the files");
   esl->add_option("--slurm-release", ex->slurm_release,
                   "Slurm release the files are for (e.g. 24.11): from 24.05 on, gres.conf gets "
-                  "no Links= (cons_tres there takes the least-linked GPU first)");
-  esl->add_flag("--force", ex->force,
-                "replace an existing topology.conf or gres.conf with other content");
+                  "no Links= (cons_tres there takes the least-linked GPU first); from 25.05 on, "
+                  "the blocks go to topology.yaml instead of topology-block.conf");
+  esl->add_flag("--force", ex->force, "replace an existing file with other content");
   AddMaxGpusOption(esl, &ex->limits);
   esl->callback([run, ex] { *run = [ex] { return ExportSlurmFiles(*ex); }; });
 }

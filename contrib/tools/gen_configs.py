@@ -56,8 +56,11 @@ def node_group(names, gpus, model, islands=None):
     return out
 
 
-def domain(name, nodes, gpus):
-    return f"  - name: {name}\n    nodes: {nodes}\n    gpus: {gpus}\n"
+def domain(name, nodes, gpus, spares=0):
+    out = f"  - name: {name}\n    nodes: {nodes}\n    gpus: {gpus}\n"
+    if spares:  # trays kept free in the domain to replace a failed one
+        out += f"    spares: {spares}\n"
+    return out
 
 
 def leaf(name, nodes, rail=None):
@@ -155,6 +158,7 @@ fabrics."""
 
 NVL72_NODES_PER_RACK = 18   # compute trays per NVL72 rack
 NVL72_GPUS_PER_NODE = 4     # 2 Grace-Blackwell superchips = 4 B200 GPUs per tray
+NVL72_SPARES_PER_RACK = 2   # trays a site keeps free per rack (Slurm: BlockSizes=16,...)
 
 
 def nvl72(name, racks, sus, header):
@@ -169,7 +173,8 @@ def nvl72(name, racks, sus, header):
             node_group(rng("gb", 1, total, 3), NVL72_GPUS_PER_NODE, "GB200") +
             "nvlink_domains:\n" +
             "".join(domain(f"nvl72-rack{r + 1:02d}", rack_nodes(r),
-                           per_rack * NVL72_GPUS_PER_NODE) for r in range(racks)) +
+                           per_rack * NVL72_GPUS_PER_NODE, NVL72_SPARES_PER_RACK)
+                    for r in range(racks)) +
             "switches:\n" +
             "".join(leaf(f"leaf-rack{r + 1:02d}", rack_nodes(r)) for r in range(racks)))
     per_su = racks // sus
@@ -188,7 +193,8 @@ def gb200_su():
 gb200-nvl72-su: one scalable unit of the DGX GB200 SuperPOD.
 Follows: {RA_DGX_GB200}.
 8 NVL72 racks; each rack is 18 compute trays x 4 Blackwell GPUs (two GB200 superchips per
-tray) in one NVLink domain of 72 GPUs (1.8 TB/s NVLink per GPU). 576 GPUs.
+tray) in one NVLink domain of 72 GPUs (1.8 TB/s NVLink per GPU). 576 GPUs. Each rack keeps
+2 trays spare (spares: 2), as sites do to replace a failed tray.
 Simplified fabric: one leaf switch per rack and two spines over all leaves, 400 Gb/s; the
 reference design is rail-optimized (one NIC per GPU, each to its rail's leaf). One tray is
 one Slurm node, named gb001..gb144.""")
@@ -199,7 +205,8 @@ def gb200_2su():
 gb200-nvl72-2su: two DGX GB200 SuperPOD scalable units: 16 NVL72 racks, 288 compute trays,
 1,152 GPUs. The 1,152-GPU benchmark config.
 Follows: {RA_DGX_GB200}.
-Each rack is one NVLink domain of 18 trays x 4 GPUs (1.8 TB/s NVLink per GPU).
+Each rack is one NVLink domain of 18 trays x 4 GPUs (1.8 TB/s NVLink per GPU), 2 of them
+kept spare (spares: 2).
 Simplified fabric: one leaf switch per rack instead of rail-optimized leaves, two spines per
 SU over that SU's racks, two core switches over every spine (multi-rooted), 400 Gb/s.""")
 

@@ -23,7 +23,7 @@ gpu_models: [{name: GB200, nvlink_gbps: 1800}]
 nodes:
   - {names: "gb[01-12]", gpus: 4, model: GB200}
 nvlink_domains:
-  - {name: rack1, nodes: "gb[01-06]"}
+  - {name: rack1, nodes: "gb[01-06]", spares: 2}
   - {name: rack2, nodes: "gb[07-12]"}
 switches:
   - {name: leaf1, tier: leaf, nodes: "gb[01-06]"}
@@ -68,6 +68,22 @@ down: ["gb12"]
   }
   const Node& healthy = (*topo)->nodes()[(*topo)->FindNode("gb07")];
   EXPECT_EQ((*topo)->domains()[healthy.domains[0]].name, "rack2");
+}
+
+// rack1 keeps 2 spare trays; its partitions keep none (a broken rack plans no spares), and a
+// rack left with 2 trays keeps 1 spare at most.
+TEST(NvlinkHealthTest, SparesShrinkWithTheRack) {
+  auto healthy = Apply("");
+  ASSERT_THAT(healthy, IsOk());
+  EXPECT_EQ((*healthy)->domains()[(*healthy)->nodes()[0].domains[0]].spares, 2);
+  auto split = Apply("splits:\n  - {domain: rack1, partitions: [\"gb[01-03]\", \"gb[04-06]\"]}\n");
+  ASSERT_THAT(split, IsOk());
+  EXPECT_EQ((*split)->domains()[(*split)->nodes()[0].domains[0]].spares, 0);
+  auto down = Apply("down: [\"gb[03-06]\"]\n");
+  ASSERT_THAT(down, IsOk());
+  const NvlDomain& rack1 = (*down)->domains()[(*down)->nodes()[0].domains[0]];
+  EXPECT_EQ(rack1.nodes.size(), 2u);
+  EXPECT_EQ(rack1.spares, 1);
 }
 
 struct BadCase {

@@ -1,4 +1,4 @@
-// Writes a model as topology.conf and gres.conf, with "# nvlplace:" annotations.
+// Writes a model as topology.conf (tree, block), topology.yaml and gres.conf, with annotations.
 #include "placement/formats/slurm_export.h"
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "placement/formats/slurm_lexer.h"
+#include "placement/formats/slurm_topology.h"
 #include "placement/model/hostlist.h"
 
 namespace nvlplace {
@@ -42,9 +43,13 @@ std::string Field(absl::string_view key, absl::string_view value) {
 }
 
 // A value on a Slurm line: '#' starts a comment there, so a name holding one is written
-// "\#" (Slurm's escape, read back by slurm_lexer); annotations keep the name as it is.
+// "\#" (Slurm's escape, read back by slurm_lexer), and one holding a space is quoted;
+// annotations keep the name as it is.
 std::string SlurmValue(absl::string_view value) {
-  return absl::StrReplaceAll(value, {{"#", "\\#"}});
+  std::string escaped = absl::StrReplaceAll(value, {{"#", "\\#"}});
+  bool spaced =
+      std::any_of(value.begin(), value.end(), [](char c) { return absl::ascii_isspace(c); });
+  return spaced ? absl::StrCat("\"", escaped, "\"") : escaped;
 }
 
 void Note(absl::string_view kind, const std::vector<std::string>& fields, std::string* out) {
@@ -143,6 +148,17 @@ std::vector<std::vector<DomainId>> DomainSwitches(const Topology& topo,
   return out;
 }
 
+// An NVLink domain's annotation: its name, GPUs and spares (when it keeps any, or always: a
+// block's spares would otherwise be read from the planning base size).
+std::vector<std::string> DomainNoteFields(const NvlDomain& dom, bool always_spares = false) {
+  std::vector<std::string> fields = {Field("name", dom.name),
+                                     Field("gpus", absl::StrCat(dom.gpus.size()))};
+  if (dom.spares > 0 || always_spares) {
+    fields.push_back(Field("spares", absl::StrCat(dom.spares)));
+  }
+  return fields;
+}
+
 // Multi-node domains that are not written as switches: annotations with their nodes.
 void WriteDomainNotes(const Topology& topo, const std::vector<std::vector<DomainId>>& as_switch,
                       std::string* out) {
@@ -153,10 +169,9 @@ void WriteDomainNotes(const Topology& topo, const std::vector<std::vector<Domain
   for (DomainId d = 0; d < topo.num_domains(); ++d) {
     const NvlDomain& dom = topo.domains()[d];
     if (!dom.multi_node || written[d]) continue;
-    Note("nvlink_domain",
-         {Field("name", dom.name), Field("gpus", absl::StrCat(dom.gpus.size())),
-          Field("nodes", CompressHostlist(NodeNames(topo, dom.nodes)))},
-         out);
+    std::vector<std::string> fields = DomainNoteFields(dom);
+    fields.push_back(Field("nodes", CompressHostlist(NodeNames(topo, dom.nodes))));
+    Note("nvlink_domain", fields, out);
   }
 }
 
@@ -168,8 +183,7 @@ std::vector<std::string> WriteDomainSwitches(const Topology& topo,
   for (DomainId d : domains) {
     const NvlDomain& dom = topo.domains()[d];
     names.push_back(dom.name);
-    Note("nvlink_domain", {Field("name", dom.name), Field("gpus", absl::StrCat(dom.gpus.size()))},
-         out);
+    Note("nvlink_domain", DomainNoteFields(dom), out);
     absl::StrAppend(out, "SwitchName=", SlurmValue(dom.name),
                     " Nodes=", SlurmValue(CompressHostlist(NodeNames(topo, dom.nodes))), "\n");
   }
@@ -180,26 +194,51 @@ bool IsWhole(double v) { return v == std::floor(v) && v < 4e9; }
 
 // One switch: its domain "switches", its annotation and its SwitchName line, or only the
 // annotation when Slurm does not see it.
-void WriteSwitch(const Topology& topo, SwitchId id, const std::vector<bool>& visible,
-                 const std::vector<DomainId>& domains, std::string* out) {
+// What Slurm does not see of a switch, as its annotation's fields: tier, rail, a speed that no
+// LinkSpeed= carries (`link_speed`: the Slurm line does), oversubscription, the children Slurm
+// does not see, and all of it (nodes too) for a switch Slurm does not see.
+std::vector<std::string> SwitchNote(const Topology& topo, SwitchId id,
+                                    const std::vector<bool>& visible, bool link_speed) {
   const Switch& sw = topo.switches()[id];
   std::vector<std::string> note = {Field("name", sw.name), Field("tier", topo.tiers()[sw.tier])};
   if (sw.rail >= 0) note.push_back(Field("rail", absl::StrCat(sw.rail)));
-  bool speed_differs = sw.link_gbps != topo.link_gbps();
-  bool link_speed = speed_differs && visible[id] && IsWhole(sw.link_gbps);
-  if (speed_differs && !link_speed) note.push_back(Field("link_gbps", Num(sw.link_gbps)));
+  if (sw.link_gbps != topo.link_gbps() && !link_speed) {
+    note.push_back(Field("link_gbps", Num(sw.link_gbps)));
+  }
   if (sw.oversubscription != 1.0) {
     note.push_back(Field("oversubscription", Num(sw.oversubscription)));
   }
-  std::vector<std::string> shown, hidden;  // child switches Slurm sees, and the others
-  for (SwitchId c : sw.children) (visible[c] ? shown : hidden).push_back(topo.switches()[c].name);
+  std::vector<std::string> hidden;  // child switches Slurm does not see
+  for (SwitchId c : sw.children) {
+    if (!visible[c]) hidden.push_back(topo.switches()[c].name);
+  }
   if (!hidden.empty()) note.push_back(Field("switches", CompressHostlist(hidden)));
   std::string nodes = CompressHostlist(NodeNames(topo, sw.nodes));
+  if (!visible[id] && !nodes.empty()) note.push_back(Field("nodes", nodes));
+  return note;
+}
+
+// The child switches of `id` that Slurm sees.
+std::vector<std::string> ShownChildren(const Topology& topo, SwitchId id,
+                                       const std::vector<bool>& visible) {
+  std::vector<std::string> shown;
+  for (SwitchId c : topo.switches()[id].children) {
+    if (visible[c]) shown.push_back(topo.switches()[c].name);
+  }
+  return shown;
+}
+
+void WriteSwitch(const Topology& topo, SwitchId id, const std::vector<bool>& visible,
+                 const std::vector<DomainId>& domains, std::string* out) {
+  const Switch& sw = topo.switches()[id];
+  bool link_speed = sw.link_gbps != topo.link_gbps() && visible[id] && IsWhole(sw.link_gbps);
+  std::vector<std::string> note = SwitchNote(topo, id, visible, link_speed);
   if (!visible[id]) {
-    if (!nodes.empty()) note.push_back(Field("nodes", nodes));
     Note("switch", note, out);
     return;
   }
+  std::vector<std::string> shown = ShownChildren(topo, id, visible);
+  std::string nodes = CompressHostlist(NodeNames(topo, sw.nodes));
   std::vector<std::string> domain_names = WriteDomainSwitches(topo, domains, out);
   Note("switch", note, out);
   absl::StrAppend(out, "SwitchName=", SlurmValue(sw.name));
@@ -227,6 +266,141 @@ std::string WriteTopologyConf(const Topology& topo) {
   WriteDomainNotes(topo, domains, &out);
   for (SwitchId s = 0; s < topo.num_switches(); ++s) {
     WriteSwitch(topo, s, visible, domains[s], &out);
+  }
+  return out;
+}
+
+// ---- topology/block ----------------------------------------------------------------------
+
+// The multi-node NVLink domains, in the model's order: the blocks.
+std::vector<DomainId> Blocks(const Topology& topo) {
+  std::vector<DomainId> out;
+  for (DomainId d = 0; d < topo.num_domains(); ++d) {
+    if (topo.domains()[d].multi_node) out.push_back(d);
+  }
+  return out;
+}
+
+// The planning base size: the smallest block's nodes less its spares.
+int64_t BlockBase(const Topology& topo, const std::vector<DomainId>& blocks) {
+  int64_t base = 0;
+  for (DomainId d : blocks) {
+    const NvlDomain& dom = topo.domains()[d];
+    int64_t usable = static_cast<int64_t>(dom.nodes.size()) - dom.spares;
+    if (base == 0 || usable < base) base = usable;
+  }
+  return base;
+}
+
+// What BlockSizes says, as comment lines: the base size and why, and the runs of blocks.
+std::string BlockSizesText(const Topology& topo, const std::vector<DomainId>& blocks, int64_t base,
+                           const std::vector<int64_t>& sizes) {
+  const NvlDomain* smallest = nullptr;
+  for (DomainId d : blocks) {
+    const NvlDomain& dom = topo.domains()[d];
+    if (static_cast<int64_t>(dom.nodes.size()) - dom.spares == base) {
+      smallest = &dom;
+      break;
+    }
+  }
+  std::vector<std::string> lines = {absl::StrCat(
+      "#   ", base, ": the planning base size, the smallest NVLink domain's (", smallest->name,
+      ": ", smallest->nodes.size(), " nodes",
+      smallest->spares > 0 ? absl::StrCat(" less ", smallest->spares, " spares") : "", ")")};
+  for (size_t level = 1; level < sizes.size(); ++level) {
+    size_t run = size_t{1} << level;
+    lines.push_back(absl::StrCat("#   ", sizes[level], ": runs of ", run,
+                                 " blocks in the order below (1-", run, ", ", run + 1, "-", 2 * run,
+                                 ", ...)"));
+  }
+  return absl::StrCat(absl::StrJoin(lines, ";\n"), ".\n");
+}
+
+std::string WriteBlockConf(const Topology& topo) {
+  std::vector<DomainId> blocks = Blocks(topo);
+  if (blocks.empty()) return "";
+  int64_t base = BlockBase(topo, blocks);
+  std::vector<int64_t> sizes = slurm::BlockSizesFor(base, blocks.size());
+  std::string out = absl::StrCat(
+      "# topology.conf for Slurm's topology/block (23.11 and later), written by nvlplace for\n"
+      "# cluster ",
+      topo.name(),
+      ": one block per NVLink domain, in the cluster's order. To use it, set\n"
+      "# TopologyPlugin=topology/block in slurm.conf and install this file as topology.conf in\n"
+      "# place of the topology/tree one (Slurm reads one kind of topology per file).\n"
+      "# BlockSizes:\n",
+      BlockSizesText(topo, blocks, base, sizes),
+      "# The \"# nvlplace:\" comments carry the rest of the model (GPU models, the fabric's\n"
+      "# switches, spares) for nvlplace.\n");
+  TopologySpec spec = topo.ToSpec();
+  WriteClusterNotes(topo, spec, &out);
+  std::vector<bool> none(topo.num_switches(), false);  // topology/block sees no switch
+  for (SwitchId s = 0; s < topo.num_switches(); ++s) {
+    Note("switch", SwitchNote(topo, s, none, /*link_speed=*/false), &out);
+  }
+  for (DomainId d : blocks) {
+    const NvlDomain& dom = topo.domains()[d];
+    Note("nvlink_domain", DomainNoteFields(dom, /*always_spares=*/true), &out);
+    absl::StrAppend(&out, "BlockName=", SlurmValue(dom.name),
+                    " Nodes=", SlurmValue(CompressHostlist(NodeNames(topo, dom.nodes))), "\n");
+  }
+  absl::StrAppend(&out, "BlockSizes=", absl::StrJoin(sizes, ","), "\n");
+  return out;
+}
+
+// A YAML double-quoted scalar (names are printable UTF-8: only '"' and '\' need escaping).
+std::string Quoted(absl::string_view text) {
+  return absl::StrCat("\"", absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
+}
+
+std::string WriteSlurmTopologyYaml(const Topology& topo) {
+  std::vector<DomainId> blocks = Blocks(topo);
+  if (blocks.empty()) return "";
+  int64_t base = BlockBase(topo, blocks);
+  std::vector<int64_t> sizes = slurm::BlockSizesFor(base, blocks.size());
+  std::string out = absl::StrCat(
+      "# topology.yaml for Slurm 25.05 and later, written by nvlplace for cluster ", topo.name(),
+      ".\n# Beside slurm.conf, Slurm reads it instead of topology.conf (and ignores "
+      "TopologyPlugin=).\n# Two topologies:\n"
+      "#   nvlink (topology/block, the cluster default): one block per NVLink domain, in the\n"
+      "#     cluster's order;\n"
+      "#   fabric (topology/tree): the switches.\n"
+      "# Bind each partition to one in slurm.conf, e.g.\n"
+      "#   PartitionName=gpu Nodes=ALL Topology=nvlink\n"
+      "#   PartitionName=wide Nodes=ALL Topology=fabric\n"
+      "# block_sizes:\n",
+      BlockSizesText(topo, blocks, base, sizes),
+      "# The \"# nvlplace:\" comments carry the rest of the model (GPU models, tiers, rails,\n"
+      "# spares) for nvlplace.\n");
+  TopologySpec spec = topo.ToSpec();
+  WriteClusterNotes(topo, spec, &out);
+  std::vector<bool> visible = VisibleSwitches(topo);
+  for (SwitchId s = 0; s < topo.num_switches(); ++s) {
+    Note("switch", SwitchNote(topo, s, visible, /*link_speed=*/false), &out);
+  }
+  for (DomainId d : blocks) {
+    Note("nvlink_domain", DomainNoteFields(topo.domains()[d], /*always_spares=*/true), &out);
+  }
+  absl::StrAppend(&out, "---\n- topology: nvlink\n  cluster_default: true\n  block:\n",
+                  "    block_sizes: [", absl::StrJoin(sizes, ", "), "]\n    blocks:\n");
+  for (DomainId d : blocks) {
+    const NvlDomain& dom = topo.domains()[d];
+    absl::StrAppend(&out, "      - block: ", Quoted(dom.name),
+                    "\n        nodes: ", Quoted(CompressHostlist(NodeNames(topo, dom.nodes))),
+                    "\n");
+  }
+  absl::StrAppend(&out, "- topology: fabric\n  cluster_default: false\n  tree:\n    switches:\n");
+  for (SwitchId s = 0; s < topo.num_switches(); ++s) {
+    if (!visible[s]) continue;
+    const Switch& sw = topo.switches()[s];
+    absl::StrAppend(&out, "      - switch: ", Quoted(sw.name), "\n");
+    if (!sw.nodes.empty()) {
+      absl::StrAppend(&out, "        nodes: ", Quoted(CompressHostlist(NodeNames(topo, sw.nodes))),
+                      "\n");
+    } else {
+      absl::StrAppend(&out, "        children: ",
+                      Quoted(CompressHostlist(ShownChildren(topo, s, visible))), "\n");
+    }
   }
   return out;
 }
@@ -325,8 +499,17 @@ size_t ExportedGresBytes(const Topology& topo, const SlurmExportOptions& options
 
 bool SlurmLinksHelp(int major, int minor) { return major < 24 || (major == 24 && minor < 5); }
 
+bool SlurmReadsTopologyYaml(int major, int minor) {
+  return major > 25 || (major == 25 && minor >= 5);
+}
+
 SlurmFiles ExportSlurm(const Topology& topo, const SlurmExportOptions& options) {
-  return SlurmFiles{WriteTopologyConf(topo), WriteGresConf(topo, options)};
+  SlurmFiles files{WriteTopologyConf(topo), WriteGresConf(topo, options), "", ""};
+  if (options.blocks == SlurmExportOptions::Blocks::kConf) files.block_conf = WriteBlockConf(topo);
+  if (options.blocks == SlurmExportOptions::Blocks::kYaml) {
+    files.topology_yaml = WriteSlurmTopologyYaml(topo);
+  }
+  return files;
 }
 
 }  // namespace nvlplace

@@ -1,4 +1,4 @@
-// Exports a model as Slurm's own files: topology.conf (topology/tree) and gres.conf Links=.
+// Exports a model as Slurm's own files: topology.conf (tree, block), topology.yaml, gres.conf.
 #ifndef NVLPLACE_PLACEMENT_FORMATS_SLURM_EXPORT_H_
 #define NVLPLACE_PLACEMENT_FORMATS_SLURM_EXPORT_H_
 
@@ -12,6 +12,11 @@ namespace nvlplace {
 struct SlurmFiles {
   std::string topology_conf;
   std::string gres_conf;
+  // topology/block, for a cluster with multi-node NVLink domains (else empty), as
+  // SlurmExportOptions::blocks asks: topology.conf lines for topology/block (written to
+  // topology-block.conf), or a topology.yaml for Slurm 25.05 and later.
+  std::string block_conf;
+  std::string topology_yaml;
 };
 
 // Writes the model as Slurm files; ImportSlurm (slurm_import.h) of them (topology.conf alone
@@ -38,17 +43,37 @@ struct SlurmFiles {
 // "NodeName=node[0-7] Name=gpu Type=H100 File=/dev/nvidia0 Links=-1,1,1,1,1,1,1,1" (-1 self,
 // 1 for GPUs of the same NVLink island, 0 else) so that stock cons_tres already prefers
 // NVLink islands. Names (cluster, tiers, models, nodes, switches) must not contain ',' or
-// '"'; the YAML loader and Slurm's node names already exclude them in practice.
+// '"'; the YAML loader and Slurm's node names already exclude them in practice. Switch and
+// multi-node NVLink domain names must also be names a hostlist can hold (no space or bracket):
+// Slurm lists them in Switches= and in its block hostlists.
 // With links false, gres.conf has no Links=: from Slurm 24.05 cons_tres takes the GPU with the
 // fewest links to those already chosen first (_compare_gres_by_links sorts ascending), so
 // Links= there splits NVLink islands that lowest-index-first would keep whole.
+//
+// The block description, for a cluster with multi-node NVLink domains (NVL72 racks) only:
+// - kConf (before 25.05; any release reads it when no topology.yaml is present): topology.conf
+//   text for topology/block, "BlockName=<domain> Nodes=<hostlist>" per multi-node domain in the
+//   model's order and "BlockSizes=" base x 2^L for L from 0 to the first level that holds every
+//   domain, base being the smallest domain's nodes less its spares. Its comments say to use it
+//   in place of topology.conf with TopologyPlugin=topology/block, and annotations carry the
+//   rest of the model (every switch as a "switch" annotation, the domains' gpus and spares), so
+//   that ImportSlurm of it alone gives the model back.
+// - kYaml (25.05+): topology.yaml with a block topology "nvlink" (the same blocks and sizes,
+//   cluster_default) and a tree topology "fabric" (the switches Slurm sees in topology.conf,
+//   without the NVLink domains), the slurm.conf Topology= lines in its comments and the same
+//   annotations; ImportSlurmTopologyYaml of it alone gives the model back.
 struct SlurmExportOptions {
   bool links = true;
+  enum class Blocks { kNone, kConf, kYaml };
+  Blocks blocks = Blocks::kConf;
 };
 SlurmFiles ExportSlurm(const Topology& topo, const SlurmExportOptions& options = {});
 
 // Whether gres.conf Links= helps stock cons_tres of Slurm `major`.`minor` (before 24.05).
 bool SlurmLinksHelp(int major, int minor);
+
+// Whether Slurm `major`.`minor` reads topology.yaml (25.05 and later).
+bool SlurmReadsTopologyYaml(int major, int minor);
 
 // The size of the gres.conf ExportSlurm writes, computed without writing it. It grows with
 // the square of the GPUs per node (each GPU's line has a Links= row over its node's GPUs), so

@@ -57,7 +57,9 @@ std::vector<std::string> Lines(const std::string& text, absl::string_view prefix
 // ---------------------------------------------------------------------------------------
 // Export, and the round trip.
 
-// Export, import (both files, or topology.conf alone), build, compare; and export again.
+// Export, import (both files, or topology.conf alone), build, compare; and export again. With
+// multi-node NVLink domains, the same through the block description: topology-block.conf
+// (ImportSlurm) and topology.yaml (ImportSlurmTopologyYaml), each alone or with gres.conf.
 void ExpectRoundTrip(const Topology& m, const std::string& what) {
   SlurmFiles files = ExportSlurm(m);
   for (bool with_gres : {true, false}) {
@@ -68,6 +70,35 @@ void ExpectRoundTrip(const Topology& m, const std::string& what) {
     EXPECT_THAT(CompareTopologies(m, **back), IsOk());
     EXPECT_EQ(ExportSlurm(**back).topology_conf, files.topology_conf);
     EXPECT_EQ(ExportSlurm(**back).gres_conf, files.gres_conf);
+  }
+  bool blocks = false;
+  for (const NvlDomain& d : m.domains()) blocks = blocks || d.multi_node;
+  EXPECT_EQ(files.block_conf.empty(), !blocks) << what;
+  if (!blocks) return;
+  SlurmExportOptions yaml_options;
+  yaml_options.blocks = SlurmExportOptions::Blocks::kYaml;
+  SlurmFiles yaml_files = ExportSlurm(m, yaml_options);
+  EXPECT_TRUE(yaml_files.block_conf.empty());
+  for (bool yaml : {false, true}) {
+    const std::string& text = yaml ? yaml_files.topology_yaml : files.block_conf;
+    for (bool with_gres : {true, false}) {
+      SCOPED_TRACE(absl::StrCat(what, yaml ? " topology.yaml" : " topology-block.conf",
+                                with_gres ? " with gres.conf" : ""));
+      std::string gres = with_gres ? files.gres_conf : "";
+      absl::StatusOr<SlurmImport> imported =
+          yaml ? ImportSlurmTopologyYaml(text, "topology.yaml", gres, "gres.conf", Options(0))
+               : ImportSlurmWithNotes(text, "topology-block.conf", gres, "gres.conf", Options(0));
+      ASSERT_THAT(imported, IsOk()) << text;
+      EXPECT_THAT(imported->notes, ElementsAre());
+      absl::StatusOr<std::shared_ptr<const Topology>> back = Topology::Create(imported->spec);
+      ASSERT_THAT(back, IsOk()) << text;
+      EXPECT_THAT(CompareTopologies(m, **back), IsOk()) << text;
+      EXPECT_EQ(ExportSlurm(**back, yaml ? yaml_options : SlurmExportOptions{}).topology_conf,
+                files.topology_conf);
+      EXPECT_EQ(
+          yaml ? ExportSlurm(**back, yaml_options).topology_yaml : ExportSlurm(**back).block_conf,
+          text);
+    }
   }
 }
 
@@ -182,8 +213,34 @@ nvlink_domains: [{name: leaf0, nodes: "gb[1-2]"}]
 switches: [{name: leaf0, tier: leaf, nodes: "gb[1-2]"}]
 )";
 
+// Racks of unequal size and spares, one rack of one node, nodes in no rack, a rail-optimized
+// fabric under them, a name with a '#', six racks (BlockSizes up to 8 racks): the block
+// description must still give the model back exactly.
+const char kUnevenRacks[] = R"(
+name: uneven
+tiers: [leaf, spine]
+gpu_models: [{name: GB200}, {name: H100}]
+nodes:
+  - {names: "gb[01-22]", gpus: 4, model: GB200}
+  - {names: "h[1-2]", gpus: 8, model: H100}
+nvlink_domains:
+  - {name: rack-1, nodes: "gb[01-06]", spares: 2}
+  - {name: "rack#2", nodes: "gb[07-10]"}
+  - {name: r3, nodes: "gb[11-15]", spares: 1}
+  - {name: r4, nodes: gb16}
+  - {name: r5, nodes: "gb[17-20]", spares: 3}
+  - {name: r6, nodes: "gb[21-22]"}
+switches:
+  - {name: rail0, tier: leaf, rail: 0, nodes: "gb[01-22]"}
+  - {name: rail1, tier: leaf, rail: 1, nodes: "gb[01-22]"}
+  - {name: rail2, tier: leaf, rail: 2, nodes: "gb[01-22]"}
+  - {name: rail3, tier: leaf, rail: 3, nodes: "gb[01-22]"}
+  - {name: hleaf, tier: leaf, nodes: "h[1-2]", link_gbps: 200}
+  - {name: spine, tier: spine, switches: "rail[0-3],hleaf", oversubscription: 2}
+)";
+
 TEST(RoundTripTest, OddShapes) {
-  for (const char* yaml : {kOddCluster, kTwoRacksPerLeaf, kDomainNamedLikeSwitch}) {
+  for (const char* yaml : {kOddCluster, kTwoRacksPerLeaf, kDomainNamedLikeSwitch, kUnevenRacks}) {
     std::shared_ptr<const Topology> m = FromYaml(yaml);
     ASSERT_NE(m, nullptr);
     ExpectRoundTrip(*m, m->name());
@@ -276,7 +333,8 @@ TEST(ExportSlurmTest, NvlinkDomainsBecomeLowestSwitches) {
       LoadTopologyFile("configs/gb200-nvl72-su.yaml");
   ASSERT_THAT(m, IsOk());
   std::string conf = ExportSlurm(**m).topology_conf;
-  EXPECT_THAT(conf, HasSubstr("# nvlplace: nvlink_domain name=nvl72-rack01 gpus=72\n"
+  // The rack keeps 2 spare trays (configs/gb200-nvl72-su.yaml): only nvlplace reads that here.
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: nvlink_domain name=nvl72-rack01 gpus=72 spares=2\n"
                               "SwitchName=nvl72-rack01 Nodes=gb[001-018]\n"
                               "# nvlplace: switch name=leaf-rack01 tier=leaf\n"
                               "SwitchName=leaf-rack01 Switches=nvl72-rack01\n"));
@@ -290,6 +348,69 @@ TEST(ExportSlurmTest, NvlinkDomainsBecomeLowestSwitches) {
   EXPECT_EQ(TierOf(t, "leaf-rack01"), "spine");
   EXPECT_EQ(t.switches()[t.FindSwitch("nvl72-rack08")].nodes_under.size(), 18u);
   EXPECT_EQ(t.CommonTier(t.FindNode("gb001"), t.FindNode("gb018")), 0);
+}
+
+TEST(ExportBlocksTest, BlockPerDomainAndSizesFromTheSmallestLessItsSpares) {
+  std::shared_ptr<const Topology> m = FromYaml(kUnevenRacks);
+  ASSERT_NE(m, nullptr);
+  std::string conf = ExportSlurm(*m).block_conf;
+  // What topology/block reads: a block per NVLink domain in the model's order, no switch.
+  // Base: the smallest of 6-2, 4-0, 5-1, 1-0, 4-3, 2-0 nodes = 1; 6 blocks: 1, 2, 4 and 8.
+  EXPECT_THAT(conf, Not(HasSubstr("SwitchName=")));
+  EXPECT_THAT(Lines(conf, "B"),
+              ElementsAre("BlockName=rack-1 Nodes=gb[01-06]", "BlockName=rack\\#2 Nodes=gb[07-10]",
+                          "BlockName=r3 Nodes=gb[11-15]", "BlockName=r4 Nodes=gb16",
+                          "BlockName=r5 Nodes=gb[17-20]", "BlockName=r6 Nodes=gb[21-22]",
+                          "BlockSizes=1,2,4,8"));
+  // Every block's spares are annotated, 0 too: Slurm's base would say 5 for rack#2 (6 - 1).
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: nvlink_domain name=rack#2 gpus=16 spares=0\n"
+                              "BlockName=rack\\#2 Nodes=gb[07-10]\n"));
+  EXPECT_THAT(conf, HasSubstr("#   1: the planning base size, the smallest NVLink domain's (r4: 1 "
+                              "nodes);\n#   2: runs of 2 blocks"));
+  EXPECT_THAT(conf, HasSubstr("TopologyPlugin=topology/block"));
+  // The fabric for nvlplace: every switch an annotation, rails and speeds included.
+  EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=rail1 tier=leaf rail=1 nodes=gb[01-22]\n"));
+  EXPECT_THAT(conf,
+              HasSubstr("# nvlplace: switch name=hleaf tier=leaf link_gbps=200 nodes=h[1-2]\n"));
+}
+
+TEST(ExportBlocksTest, Topology25YamlHasBothTopologiesAndThePartitionLines) {
+  std::shared_ptr<const Topology> m = FromYaml(kUnevenRacks);
+  ASSERT_NE(m, nullptr);
+  SlurmExportOptions options;
+  options.blocks = SlurmExportOptions::Blocks::kYaml;
+  std::string yaml = ExportSlurm(*m, options).topology_yaml;
+  EXPECT_THAT(yaml, HasSubstr("#   PartitionName=gpu Nodes=ALL Topology=nvlink\n"));
+  EXPECT_THAT(yaml, HasSubstr("---\n- topology: nvlink\n  cluster_default: true\n  block:\n"
+                              "    block_sizes: [1, 2, 4, 8]\n    blocks:\n"
+                              "      - block: \"rack-1\"\n        nodes: \"gb[01-06]\"\n"));
+  // Slurm sees rail 0 of the rails (as in topology.conf) and no NVLink domain in the tree.
+  EXPECT_THAT(yaml, HasSubstr("- topology: fabric\n  cluster_default: false\n  tree:\n"
+                              "    switches:\n      - switch: \"rail0\"\n"
+                              "        nodes: \"gb[01-22]\"\n      - switch: \"hleaf\"\n"
+                              "        nodes: \"h[1-2]\"\n      - switch: \"spine\"\n"
+                              "        children: \"rail0,hleaf\"\n"));
+}
+
+TEST(ExportBlocksTest, OnlyForMultiNodeDomainsAndWhenAsked) {
+  absl::StatusOr<std::shared_ptr<const Topology>> lab = LoadTopologyFile("configs/lab-h100.yaml");
+  ASSERT_THAT(lab, IsOk());
+  SlurmExportOptions yaml;
+  yaml.blocks = SlurmExportOptions::Blocks::kYaml;
+  EXPECT_EQ(ExportSlurm(**lab).block_conf, "");
+  EXPECT_EQ(ExportSlurm(**lab, yaml).topology_yaml, "");
+  std::shared_ptr<const Topology> m = FromYaml(kTwoRacksPerLeaf);
+  ASSERT_NE(m, nullptr);
+  SlurmExportOptions none;
+  none.blocks = SlurmExportOptions::Blocks::kNone;
+  SlurmFiles files = ExportSlurm(*m, none);
+  EXPECT_EQ(files.block_conf, "");
+  EXPECT_EQ(files.topology_yaml, "");
+  EXPECT_EQ(files.topology_conf, ExportSlurm(*m).topology_conf);  // the tree is the same
+  EXPECT_FALSE(SlurmReadsTopologyYaml(24, 11));
+  EXPECT_FALSE(SlurmReadsTopologyYaml(25, 4));
+  EXPECT_TRUE(SlurmReadsTopologyYaml(25, 5));
+  EXPECT_TRUE(SlurmReadsTopologyYaml(26, 5));
 }
 
 TEST(ExportSlurmTest, OddShapesAreWrittenHonestly) {

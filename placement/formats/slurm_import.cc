@@ -22,6 +22,7 @@
 #include "absl/strings/strip.h"
 #include "placement/formats/nvidia_smi.h"
 #include "placement/formats/slurm_lexer.h"
+#include "placement/formats/slurm_topology.h"
 #include "placement/model/gpu_models.h"
 #include "placement/model/hostlist.h"
 #include "placement/model/limits.h"
@@ -92,12 +93,12 @@ std::vector<std::vector<int>> Canonical(std::vector<std::vector<int>> islands) {
 
 struct Child {
   std::string name;
-  int line;
-  absl::string_view key;  // "Switches" or "switches"
+  SourceLoc loc;  // where it is listed: Switches=, switches=, or a tree topology's children
 };
 
 struct SwitchDraft {
-  SwitchSpec spec;  // nodes, link_gbps and annotated fields; children below
+  SwitchSpec spec;      // nodes, link_gbps and annotated fields; children below
+  SourceLoc nodes_loc;  // where its nodes are named (line 0: the line of spec.loc, key Nodes)
   std::vector<Child> children;
   bool has_line = false;   // a SwitchName line defines it (Slurm sees it)
   bool annotated = false;  // a "switch" annotation describes it
@@ -130,6 +131,8 @@ struct Draft {
   std::vector<NodeShape> shapes;                        // one per nodes annotation
   absl::flat_hash_map<std::string, size_t> node_notes;  // node -> its annotation's shape
   absl::flat_hash_map<std::string, int> domain_lines;   // NVLink domain -> its annotation
+  SourceLoc first_switch_note;  // the first switch annotation (line 0: none)
+  std::vector<std::string> notes;
 };
 
 // The switch's draft, created (as a switch Slurm does not see) when no line defines it.
@@ -143,37 +146,20 @@ SwitchDraft& DraftFor(const std::string& name, const SourceLoc& loc, Draft* draf
   return draft->switches[it->second];
 }
 
-absl::Status ParseSwitchLine(const TextLine& line, const std::string& file, Draft* draft) {
-  NVL_ASSIGN_OR_RETURN(std::vector<std::string> words, Words(line.text, file, line.line));
-  NVL_ASSIGN_OR_RETURN(
-      Fields f, ParseFields(words, file, line.line,
-                            {"SwitchName", "Switches", "Nodes", "LinkSpeed"}, "topology.conf"));
-  if (f.values[0].first != "SwitchName") {
-    return f.Error(f.values[0].first, "a line must start with SwitchName=");
-  }
-  const std::string& name = f.values[0].second;
-  if (name.empty()) return f.Error("SwitchName", "a switch needs a name");
-  NVL_RETURN_IF_ERROR(GetName(f, "SwitchName", "switch name").status());
-  SourceLoc loc = At(file, line.line, "SwitchName");
-  SwitchDraft& d = DraftFor(name, loc, draft);
+// A switch Slurm sees (a SwitchName= line, a tree topology's switch): its draft.
+absl::Status AddTreeSwitch(const slurm::TreeSwitch& sw, Draft* draft) {
+  SwitchDraft& d = DraftFor(sw.name, sw.loc, draft);
   if (d.has_line) {
-    return f.Error("SwitchName", absl::StrCat("switch '", name,
-                                              "' is defined twice (first on "
-                                              "line ",
-                                              d.spec.loc.line, ")"));
+    return absl::InvalidArgumentError(
+        FormatAt(sw.loc, absl::StrCat("switch '", sw.name, "' is defined twice (first on line ",
+                                      d.spec.loc.line, ")")));
   }
   d.has_line = true;
-  d.spec.loc = loc;
-  NVL_RETURN_IF_ERROR(GetHostlist(f, "Nodes", &draft->budget, &d.spec.nodes));
-  std::vector<std::string> children;
-  NVL_RETURN_IF_ERROR(GetHostlist(f, "Switches", &draft->budget, &children));
-  for (std::string& c : children) d.children.push_back({std::move(c), f.line, "Switches"});
-  if (f.Find("LinkSpeed") == nullptr) return absl::OkStatus();
-  double speed = 0;
-  NVL_RETURN_IF_ERROR(GetBounded(f, "LinkSpeed", 0, true, limits::kMaxBandwidth,
-                                 absl::StrCat(BandwidthRule(), " (LinkSpeed is read as Gb/s)"),
-                                 &speed));
-  if (d.spec.link_gbps == 0) d.spec.link_gbps = speed;  // an annotated link_gbps is exact
+  d.spec.loc = sw.loc;
+  d.nodes_loc = sw.nodes_loc;
+  d.spec.nodes.insert(d.spec.nodes.end(), sw.nodes.begin(), sw.nodes.end());
+  for (const std::string& c : sw.children) d.children.push_back({c, sw.children_loc});
+  if (d.spec.link_gbps == 0) d.spec.link_gbps = sw.link_gbps;  // an annotated link_gbps is exact
   return absl::OkStatus();
 }
 
@@ -275,6 +261,9 @@ absl::Status NoteDomain(const Fields& f, Draft* draft) {
   NVL_ASSIGN_OR_RETURN(domain.name, GetName(f, "name", "NVLink domain name"));
   domain.loc = At(f.file, f.line, "nvlink_domain");
   NVL_RETURN_IF_ERROR(GetInt(f, "gpus", 1, std::numeric_limits<int>::max(), &domain.expected_gpus));
+  // Its upper bound, one less than the domain's nodes, is checked with the nodes (Create).
+  NVL_RETURN_IF_ERROR(GetInt(f, "spares", 0, std::numeric_limits<int>::max(), &domain.spares));
+  if (f.Find("spares") != nullptr) domain.spares_loc = At(f.file, f.line, "spares");
   NVL_RETURN_IF_ERROR(GetHostlist(f, "nodes", &draft->budget, &domain.nodes));
   auto [first, inserted] = draft->domain_lines.emplace(domain.name, f.line);
   if (!inserted) {
@@ -291,6 +280,7 @@ absl::Status NoteSwitch(const Fields& f, Draft* draft) {
   NVL_RETURN_IF_ERROR(Require(f, "name"));
   NVL_ASSIGN_OR_RETURN(std::string name, GetName(f, "name", "switch name"));
   SwitchDraft& d = DraftFor(name, At(f.file, f.line, "switch"), draft);
+  if (draft->first_switch_note.line == 0) draft->first_switch_note = At(f.file, f.line, "switch");
   if (d.annotated)
     return f.Error("name", absl::StrCat("switch '", d.spec.name, "' is annotated twice"));
   d.annotated = true;
@@ -306,7 +296,9 @@ absl::Status NoteSwitch(const Fields& f, Draft* draft) {
   NVL_RETURN_IF_ERROR(GetHostlist(f, "nodes", &draft->budget, &d.spec.nodes));
   std::vector<std::string> children;
   NVL_RETURN_IF_ERROR(GetHostlist(f, "switches", &draft->budget, &children));
-  for (std::string& c : children) d.children.push_back({std::move(c), f.line, "switches"});
+  for (std::string& c : children) {
+    d.children.push_back({std::move(c), At(f.file, f.line, "switches")});
+  }
   return absl::OkStatus();
 }
 
@@ -321,7 +313,7 @@ const std::vector<NoteKind>& NoteKinds() {
       {"cluster", {"name", "tiers", "link_gbps", "nvlink_alpha_us", "net_alpha_us"}, NoteCluster},
       {"gpu_model", {"name", "nvlink_gbps", "pcie_gbps"}, NoteGpuModel},
       {"nodes", {"names", "gpus", "model", "islands", "placed", "nics"}, NoteNodes},
-      {"nvlink_domain", {"name", "gpus", "nodes"}, NoteDomain},
+      {"nvlink_domain", {"name", "gpus", "nodes", "spares"}, NoteDomain},
       {"switch",
        {"name", "tier", "rail", "link_gbps", "oversubscription", "nodes", "switches"},
        NoteSwitch},
@@ -345,11 +337,16 @@ absl::Status ApplyAnnotation(const TextLine& note, const std::string& file, Draf
                                 "nodes, nvlink_domain or switch"));
 }
 
-// A SwitchName line named by an nvlink_domain annotation gives the domain its nodes.
-absl::Status ResolveDomains(Draft* draft) {
+// A SwitchName line named by an nvlink_domain annotation gives the domain its nodes, unless a
+// block of that name does (ApplyBlocks): a block file's switches may share the blocks' names.
+absl::Status ResolveDomains(const slurm::TopologyFile& file, Draft* draft) {
+  absl::flat_hash_set<absl::string_view> blocks;
+  for (const slurm::Block& b : file.blocks) blocks.insert(b.name);
   for (DomainSpec& domain : draft->spec.domains) {
     auto it = draft->switch_index.find(domain.name);
-    if (!domain.nodes.empty() || it == draft->switch_index.end()) continue;
+    if (!domain.nodes.empty() || it == draft->switch_index.end() || blocks.contains(domain.name)) {
+      continue;
+    }
     SwitchDraft& d = draft->switches[it->second];
     const SourceLoc& loc = d.spec.loc;
     if (d.annotated || !d.has_line) {
@@ -393,7 +390,7 @@ absl::Status BuildSwitches(Draft* draft, TopologySpec* spec, std::vector<Mention
     SwitchSpec s = d.spec;
     absl::flat_hash_set<absl::string_view> listed;
     for (const Child& c : d.children) {
-      SourceLoc at = At(s.loc.file, c.line, c.key);
+      const SourceLoc& at = c.loc;
       if (!listed.insert(c.name).second) {
         return absl::InvalidArgumentError(
             FormatAt(at, absl::StrCat("switch '", c.name, "' is listed twice")));
@@ -420,8 +417,10 @@ absl::Status BuildSwitches(Draft* draft, TopologySpec* spec, std::vector<Mention
   }
   // Every node named, where it is named: the domains first, then the switches.
   mention_locs->reserve(spec->switches.size());
-  for (const SwitchSpec& s : spec->switches) {
-    mention_locs->push_back(At(s.loc.file, s.loc.line, "Nodes"));
+  for (const SwitchDraft& d : draft->switches) {
+    if (d.is_domain) continue;
+    const SourceLoc& s = d.spec.loc;
+    mention_locs->push_back(d.nodes_loc.line > 0 ? d.nodes_loc : At(s.file, s.line, "Nodes"));
   }
   for (const DomainSpec& domain : draft->spec.domains) {
     for (const std::string& n : domain.nodes) mentions->push_back({&n, &domain.loc});
@@ -975,41 +974,264 @@ absl::Status CheckOptions(const SlurmImportOptions& options) {
   return CheckName(options.name, "the cluster name");
 }
 
-// The SwitchName lines and annotations of topology.conf, in file order, so that switches keep
-// the order in which the file first names them.
-absl::Status ParseTopology(absl::string_view text, const std::string& file, Draft* draft) {
-  SplitText topology = SplitConf(text);
+// The switches and annotations of the topology file, in file order, so that switches keep the
+// order in which the file first names them.
+absl::Status ApplyFile(const slurm::TopologyFile& file, Draft* draft) {
   size_t next_note = 0;
-  for (const TextLine& line : topology.lines) {
-    for (; next_note < topology.annotations.size() &&
-           topology.annotations[next_note].line < line.line;
+  auto notes_before = [&](int line) -> absl::Status {
+    for (; next_note < file.annotations.size() && file.annotations[next_note].line < line;
          ++next_note) {
-      NVL_RETURN_IF_ERROR(ApplyAnnotation(topology.annotations[next_note], file, draft));
+      NVL_RETURN_IF_ERROR(ApplyAnnotation(file.annotations[next_note], file.file, draft));
     }
-    NVL_RETURN_IF_ERROR(ParseSwitchLine(line, file, draft));
+    return absl::OkStatus();
+  };
+  for (const slurm::TreeSwitch& sw : file.switches) {
+    NVL_RETURN_IF_ERROR(notes_before(sw.loc.line));
+    NVL_RETURN_IF_ERROR(AddTreeSwitch(sw, draft));
   }
-  for (; next_note < topology.annotations.size(); ++next_note) {
-    NVL_RETURN_IF_ERROR(ApplyAnnotation(topology.annotations[next_note], file, draft));
+  return notes_before(std::numeric_limits<int>::max());
+}
+
+// ---------------------------------------------------------------------------------------
+// Import: topology/block blocks.
+
+// What describes the fabric besides the blocks, for messages ("" when nothing does).
+std::string FabricSource(const slurm::TopologyFile& file, const Draft& draft) {
+  if (!file.tree_topology.empty()) {
+    return absl::StrCat("tree topology '", file.tree_topology, "'");
+  }
+  if (draft.first_switch_note.line > 0) {
+    return absl::StrCat("the nvlplace switch annotations (from line ", draft.first_switch_note.line,
+                        ")");
+  }
+  for (const SwitchDraft& d : draft.switches) {
+    if (!d.is_domain) return "the SwitchName lines";
+  }
+  return "";
+}
+
+// A node of a block read as an NVLink domain must be somewhere in the fabric the file
+// describes (when it describes one), and must have GPUs (when gres.conf lists the GPUs).
+absl::Status CheckDomainNode(const slurm::Block& block, const std::string& node,
+                             const std::string& fabric,
+                             const absl::flat_hash_set<absl::string_view>& fabric_nodes,
+                             const Draft& draft, const GresTable& gres) {
+  if (!fabric.empty() && !fabric_nodes.contains(node)) {
+    return absl::InvalidArgumentError(
+        FormatAt(block.nodes_loc,
+                 absl::StrCat("block '", block.name, "' lists node '", node,
+                              "', which no switch of ", fabric,
+                              " lists; add the node under a leaf switch there, or remove it from "
+                              "the block")));
+  }
+  if (!gres.order.empty() && !gres.gpus.contains(node) && !draft.node_notes.contains(node)) {
+    return absl::InvalidArgumentError(FormatAt(
+        block.nodes_loc,
+        absl::StrCat("block '", block.name, "' lists node '", node, "', which ",
+                     gres.file.empty() ? "gres.conf" : gres.file,
+                     " does not list: the nodes of an NVLink domain need GPUs; add its GPUs to "
+                     "gres.conf, remove it from the block, or give --blocks fabric if the blocks "
+                     "are not NVLink domains")));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<SlurmImport> Import(absl::string_view topology_conf,
-                                   const std::string& topology_file, absl::string_view gres_conf,
+// Each block with nodes becomes a multi-node NVLink domain, in block order, after the domains
+// annotated elsewhere. An nvlink_domain annotation of the block's name (without nodes=) gives
+// its gpus= check and spares=; without spares=, a block larger than the planning base size
+// keeps the difference as spares.
+absl::Status BlockDomains(const slurm::TopologyFile& file, const slurm::BlockLevels& levels,
+                          const GresTable& gres, Draft* draft) {
+  std::string fabric = FabricSource(file, *draft);
+  absl::flat_hash_set<absl::string_view> fabric_nodes;
+  for (const SwitchDraft& d : draft->switches) {
+    if (!d.is_domain) fabric_nodes.insert(d.spec.nodes.begin(), d.spec.nodes.end());
+  }
+  absl::flat_hash_map<absl::string_view, const slurm::Block*> blocks;
+  for (const slurm::Block& b : file.blocks) blocks.emplace(b.name, &b);
+  std::vector<DomainSpec>& domains = draft->spec.domains;
+  absl::flat_hash_map<std::string, size_t> annotated;  // annotated without nodes, by name
+  for (size_t i = 0; i < domains.size(); ++i) {
+    auto block = blocks.find(domains[i].name);
+    if (block == blocks.end()) continue;
+    if (!domains[i].nodes.empty()) {
+      return absl::InvalidArgumentError(FormatAt(
+          domains[i].loc,
+          absl::StrCat("NVLink domain '", domains[i].name,
+                       "' has its own nodes and is also a block (line ", block->second->loc.line,
+                       "); a block's annotation gives no nodes=: remove them, or rename one")));
+    }
+    annotated.emplace(domains[i].name, i);
+  }
+  std::vector<bool> taken(domains.size(), false);
+  std::vector<DomainSpec> from_blocks;
+  for (const slurm::Block& b : file.blocks) {
+    if (b.nodes.empty()) {
+      draft->notes.push_back(absl::StrCat("note: ", FormatAt(b.loc, ""), "block '", b.name,
+                                          "' has no nodes: no NVLink domain"));
+      continue;
+    }
+    for (const std::string& node : b.nodes) {
+      NVL_RETURN_IF_ERROR(CheckDomainNode(b, node, fabric, fabric_nodes, *draft, gres));
+    }
+    DomainSpec d;
+    auto it = annotated.find(b.name);
+    if (it != annotated.end()) {
+      d = std::move(domains[it->second]);
+      taken[it->second] = true;
+    } else {
+      d.name = b.name;
+    }
+    d.loc = b.loc;
+    d.nodes = b.nodes;
+    int64_t nodes = static_cast<int64_t>(b.nodes.size());
+    if (d.spares_loc.line == 0 && levels.base >= 1 && nodes > levels.base) {
+      d.spares = static_cast<int>(nodes - levels.base);
+    }
+    if (levels.base > nodes) {
+      draft->notes.push_back(absl::StrCat("note: ", FormatAt(b.loc, ""), "block '", b.name,
+                                          "' has ", nodes,
+                                          " nodes, fewer than the planning base size ", levels.base,
+                                          ": Slurm before 25.05 refuses such a block"));
+    }
+    from_blocks.push_back(std::move(d));
+  }
+  std::vector<DomainSpec> kept;
+  for (size_t i = 0; i < domains.size(); ++i) {
+    if (!taken[i]) kept.push_back(std::move(domains[i]));
+  }
+  for (DomainSpec& d : from_blocks) kept.push_back(std::move(d));
+  domains = std::move(kept);
+  return absl::OkStatus();
+}
+
+// The blocks as the fabric: a switch per block (tier "block") with its nodes, and per level of
+// BlockSizes above the base an aggregated switch per aligned run of 2^L blocks (tier
+// "block<2^L>", named "<tier>-<index>") over the switches of the level below.
+absl::Status BlockSwitches(const slurm::TopologyFile& file, const slurm::BlockLevels& levels,
+                           Draft* draft) {
+  absl::flat_hash_map<absl::string_view, const slurm::Block*> names;
+  for (const slurm::Block& b : file.blocks) names.emplace(b.name, &b);
+  auto add = [&](const std::string& name, const SourceLoc& loc,
+                 int level) -> absl::StatusOr<SwitchDraft*> {
+    SwitchDraft& d = DraftFor(name, loc, draft);
+    if (d.has_line || d.annotated) {
+      return absl::InvalidArgumentError(
+          FormatAt(loc, absl::StrCat("switch '", name, "' is defined twice (first on line ",
+                                     d.spec.loc.line, ")")));
+    }
+    d.has_line = true;
+    d.tier_given = true;
+    d.spec.tier = slurm::BlockLevelTier(level);
+    return &d;
+  };
+  std::vector<std::string> lower;  // the switch of each group of the level below ("": none)
+  for (const slurm::Block& b : file.blocks) {
+    if (b.nodes.empty()) {
+      lower.emplace_back();
+      continue;
+    }
+    NVL_ASSIGN_OR_RETURN(SwitchDraft * d, add(b.name, b.loc, 0));
+    d->spec.nodes = b.nodes;
+    d->nodes_loc = b.nodes_loc;
+    lower.push_back(b.name);
+  }
+  const SourceLoc& at = levels.given ? levels.loc : file.blocks.front().loc;
+  std::vector<int> above = slurm::LevelsAbove(levels, file.blocks.size());
+  int below = 0;
+  for (int level : above) {
+    size_t step = size_t{1} << (level - below);  // groups of the level below in one of this one
+    std::vector<std::string> groups((lower.size() + step - 1) / step);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      std::vector<std::string> children;
+      for (size_t i = g * step; i < std::min(lower.size(), (g + 1) * step); ++i) {
+        if (!lower[i].empty()) children.push_back(lower[i]);
+      }
+      if (children.empty()) continue;
+      std::string name = slurm::AggregatedBlockName(level, g);
+      auto taken = names.find(name);
+      if (taken != names.end()) {
+        return absl::InvalidArgumentError(FormatAt(
+            taken->second->loc,
+            absl::StrCat("block name '", name, "' is the name nvlplace gives aggregated block ", g,
+                         " of level ", level, " when blocks are the fabric; rename the block")));
+      }
+      NVL_ASSIGN_OR_RETURN(SwitchDraft * d, add(name, at, level));
+      for (std::string& c : children) d->children.push_back({std::move(c), at});
+      groups[g] = name;
+    }
+    lower = std::move(groups);
+    below = level;
+  }
+  if (!draft->tiers_given) {
+    draft->spec.tiers = {slurm::BlockLevelTier(0)};
+    for (int level : above) draft->spec.tiers.push_back(slurm::BlockLevelTier(level));
+    draft->tiers_given = true;
+  }
+  return absl::OkStatus();
+}
+
+// Blocks are NVLink domains (options.blocks kNvlink) or fabric levels (kFabric). They are the
+// fabric too when nothing else describes it (no SwitchName line, tree topology or switch
+// annotation); as fabric levels they must be the whole fabric.
+absl::Status ApplyBlocks(const slurm::TopologyFile& file, const SlurmImportOptions& options,
+                         const GresTable& gres, Draft* draft) {
+  if (file.blocks.empty()) return absl::OkStatus();
+  std::string fabric = FabricSource(file, *draft);
+  bool as_domains = options.blocks == SlurmImportOptions::Blocks::kNvlink;
+  if (!as_domains && !fabric.empty()) {
+    return absl::InvalidArgumentError(FormatAt(
+        file.blocks.front().loc,
+        absl::StrCat("--blocks fabric makes the blocks the fabric, but ", fabric,
+                     " describes it already; read the blocks as NVLink domains in that fabric "
+                     "(--blocks nvlink, the default)")));
+  }
+  slurm::BlockLevels levels =
+      file.block_levels.given
+          ? file.block_levels
+          : slurm::DefaultBlockLevels(static_cast<int64_t>(file.blocks.front().nodes.size()));
+  if (as_domains) NVL_RETURN_IF_ERROR(BlockDomains(file, levels, gres, draft));
+  if (fabric.empty()) NVL_RETURN_IF_ERROR(BlockSwitches(file, levels, draft));
+  return absl::OkStatus();
+}
+
+// The topology file: topology.conf, or topology.yaml (`yaml`).
+struct TopologyText {
+  absl::string_view text;
+  const std::string& file;
+  bool yaml;
+};
+
+absl::StatusOr<SlurmImport> Import(const TopologyText& topology, absl::string_view gres_conf,
                                    const std::string& gres_file, const SlurmImportOptions& options,
                                    const TopologyLimits& topology_limits) {
   NVL_RETURN_IF_ERROR(CheckOptions(options));
   Draft draft;
-  draft.file = topology_file;
+  draft.file = topology.file;
   draft.limits = topology_limits;
-  NVL_RETURN_IF_ERROR(ParseTopology(topology_conf, topology_file, &draft));
+  slurm::TopologyFile file;
+  if (topology.yaml) {
+    NVL_ASSIGN_OR_RETURN(file, slurm::ReadTopologyYaml(topology.text, topology.file,
+                                                       options.topology_names, &draft.budget));
+  } else {
+    if (!options.topology_names.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(topology.file,
+                       ": --topology-name picks a topology of a topology.yaml; a "
+                       "topology.conf holds one: leave it out"));
+    }
+    NVL_ASSIGN_OR_RETURN(file,
+                         slurm::ReadTopologyConf(topology.text, topology.file, &draft.budget));
+  }
+  NVL_RETURN_IF_ERROR(ApplyFile(file, &draft));
   GresTable gres;
   gres.file = gres_file;
   gres.limits = topology_limits;
   NVL_RETURN_IF_ERROR(ParseGres(gres_conf, &gres));
-  NVL_RETURN_IF_ERROR(ResolveDomains(&draft));
+  NVL_RETURN_IF_ERROR(ResolveDomains(file, &draft));
+  NVL_RETURN_IF_ERROR(ApplyBlocks(file, options, gres, &draft));
   TopologySpec spec = draft.spec;
-  spec.loc = SourceLoc{topology_file, 0, 0, ""};
+  spec.loc = SourceLoc{topology.file, 0, 0, ""};
   if (spec.name.empty()) spec.name = options.name;
   std::vector<Mention> mentions;
   std::vector<SourceLoc> mention_locs;
@@ -1018,14 +1240,32 @@ absl::StatusOr<SlurmImport> Import(absl::string_view topology_conf,
   std::vector<std::string> absent;
   NVL_RETURN_IF_ERROR(BuildNodes(draft, gres, mentions, options, &spec, &absent));
   NVL_RETURN_IF_ERROR(AddMissingModels(options, &spec));
-  SlurmImport out{std::move(spec), {}};
+  SlurmImport out{std::move(spec), std::move(file.notes)};
+  out.notes.insert(out.notes.end(), draft.notes.begin(), draft.notes.end());
   if (!absent.empty()) {
     out.notes.push_back(
-        absl::StrCat("note: ", absent.size(), absent.size() == 1 ? " node" : " nodes",
-                     " of topology.conf not in ", gres_file.empty() ? "gres.conf" : gres_file,
+        absl::StrCat("note: ", absent.size(), absent.size() == 1 ? " node" : " nodes", " of ",
+                     topology.yaml ? "topology.yaml" : "topology.conf", " not in ",
+                     gres_file.empty() ? "gres.conf" : gres_file,
                      " imported without GPUs (gpus: 0): ", CompressHostlist(absent)));
   }
   return out;
+}
+
+// Import, with every exception (std::bad_alloc) turned into a Status.
+absl::StatusOr<SlurmImport> ImportCatching(const TopologyText& topology,
+                                           absl::string_view gres_conf,
+                                           const std::string& gres_file,
+                                           const SlurmImportOptions& options,
+                                           const TopologyLimits& topology_limits) {
+  try {
+    return Import(topology, gres_conf, gres_file, options, topology_limits);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(topology.file, ": out of memory while importing"));
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(topology.file, ": cannot import: ", e.what()));
+  }
 }
 
 }  // namespace
@@ -1047,14 +1287,18 @@ absl::StatusOr<SlurmImport> ImportSlurmWithNotes(absl::string_view topology_conf
                                                  const std::string& gres_file,
                                                  const SlurmImportOptions& options,
                                                  const TopologyLimits& topology_limits) {
-  try {
-    return Import(topology_conf, topology_file, gres_conf, gres_file, options, topology_limits);
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat(topology_file, ": out of memory while importing"));
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(topology_file, ": cannot import: ", e.what()));
-  }
+  return ImportCatching(TopologyText{topology_conf, topology_file, /*yaml=*/false}, gres_conf,
+                        gres_file, options, topology_limits);
+}
+
+absl::StatusOr<SlurmImport> ImportSlurmTopologyYaml(absl::string_view topology_yaml,
+                                                    const std::string& topology_file,
+                                                    absl::string_view gres_conf,
+                                                    const std::string& gres_file,
+                                                    const SlurmImportOptions& options,
+                                                    const TopologyLimits& topology_limits) {
+  return ImportCatching(TopologyText{topology_yaml, topology_file, /*yaml=*/true}, gres_conf,
+                        gres_file, options, topology_limits);
 }
 
 absl::StatusOr<GpuModelSpec> ParseModelOption(absl::string_view text) {

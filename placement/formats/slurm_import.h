@@ -1,4 +1,4 @@
-// Imports Slurm's own files, topology.conf (topology/tree) and gres.conf Links=, as a spec.
+// Imports Slurm's own files (topology.conf or topology.yaml: tree and block; gres.conf) as a spec.
 #ifndef NVLPLACE_PLACEMENT_FORMATS_SLURM_IMPORT_H_
 #define NVLPLACE_PLACEMENT_FORMATS_SLURM_IMPORT_H_
 
@@ -21,6 +21,15 @@ struct SlurmImportOptions {
   // of known models for a Type= of that name (any case); annotations win over them.
   std::vector<GpuModelSpec> models;
   std::string name = "imported";  // cluster name when no annotation gives one
+  // What a block of topology/block is (a BlockName= line, a block of a block topology).
+  // kNvlink (the default: topology/block exists for racks such as GB200 NVL72, whose block is
+  // the NVLink domain): a multi-node NVLink domain; when nothing else describes the fabric, the
+  // blocks and their levels are the fabric too. kFabric: only a level of the fabric.
+  enum class Blocks { kNvlink, kFabric };
+  Blocks blocks = Blocks::kNvlink;
+  // topology.yaml: the names of the topologies to import (--topology-name), needed when the
+  // file has two tree or two block topologies.
+  std::vector<std::string> topology_names;
 };
 
 // The spec and what the import has to tell its user that is not an error.
@@ -42,6 +51,18 @@ struct SlurmImport {
 // switch: a switch with nodes is "leaf", its parents "spine", then "core", "tier3", ...
 // (a switch's height is 1 + the highest of its children's).
 //
+// Or topology/block's "BlockName=b Nodes=hostlist" lines and one "BlockSizes=18,36,72" line
+// (slurm_topology.h; Slurm reads one kind per file). Each block is, per options.blocks, a
+// multi-node NVLink domain (kNvlink) whose spares are its nodes beyond the planning base size
+// (the first BlockSizes value, or Slurm's default, the first block's node count), unless an
+// "nvlink_domain name=<block> spares=K" annotation says otherwise; or (kFabric) a switch of tier
+// "block". When no switch annotation describes the fabric, the blocks are the fabric in both
+// cases: a leaf per block and, per level L of BlockSizes above the base (aligned runs of 2^L
+// blocks in file order, up to the first level holding every block), a switch of tier
+// "block<2^L>" named "block<2^L>-<index>". Errors beyond the syntax's, at the block: a node of
+// an NVLink domain that no switch annotation lists, or that a gres.conf listing GPUs leaves
+// out; --blocks fabric with switch annotations.
+//
 // gres.conf: "NodeName=hostlist Name=gpu [Type=model] File=/dev/nvidia[0-7]|Count=N
 // [Links=...] [Cores=...]" lines; other Name= values and NodeName-less "AutoDetect=" lines
 // are skipped. A Links= row (one File per line) lists, per GPU of the node, -1 for itself,
@@ -61,9 +82,10 @@ struct SlurmImport {
 //   gpu_model name= [nvlink_gbps=] [pcie_gbps=]
 //   nodes names=hostlist gpus= [model=] [islands=0,1,2,3/4,5,6,7] [placed=false]
 //       -- gpus=0 (CPU-only nodes) without model=, else with it
-//   nvlink_domain name= [gpus=] [nodes=hostlist]   -- a multi-node NVLink domain; without
-//       nodes=, the SwitchName line of the same name gives its nodes (Nodes=) and is not a
-//       switch: a parent listing it in Switches= gets those nodes instead.
+//   nvlink_domain name= [gpus=] [nodes=hostlist] [spares=]  -- a multi-node NVLink domain;
+//       without nodes=, the SwitchName line of the same name gives its nodes (Nodes=) and is
+//       not a switch: a parent listing it in Switches= gets those nodes instead; or the block
+//       of the same name gives them.
 //   switch name= [tier=] [rail=] [link_gbps=] [oversubscription=] [nodes=] [switches=]
 //       -- nodes= and switches= add to what the SwitchName line lists; a switch annotation
 //       with no SwitchName line declares a switch that Slurm does not see (a rail leaf).
@@ -91,6 +113,18 @@ absl::StatusOr<SlurmImport> ImportSlurmWithNotes(absl::string_view topology_conf
                                                  const std::string& gres_file,
                                                  const SlurmImportOptions& options,
                                                  const TopologyLimits& topology_limits = {});
+
+// The same from Slurm's topology.yaml (25.05+, slurm_topology.h ReadTopologyYaml): the tree
+// topology gives the switches as SwitchName= lines would, the block topology the blocks as
+// BlockName= lines would (options.blocks; a block's node must be under a switch of the tree
+// topology when there is one); options.topology_names picks them when the file has two of a
+// kind. "# nvlplace:" comment lines are annotations, as in topology.conf.
+absl::StatusOr<SlurmImport> ImportSlurmTopologyYaml(absl::string_view topology_yaml,
+                                                    const std::string& topology_file,
+                                                    absl::string_view gres_conf,
+                                                    const std::string& gres_file,
+                                                    const SlurmImportOptions& options,
+                                                    const TopologyLimits& topology_limits = {});
 
 // One --model option, "NAME=NVLINK_GBPS,PCIE_GBPS" (GB/s per GPU, both directions; NVLink 0
 // for none); InvalidArgument saying how to write it otherwise.

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "placement/formats/read_file.h"
 #include "placement/formats/slurm_testing.h"
+#include "placement/model/hostlist.h"
 #include "tests/status_matchers.h"
 
 namespace nvlplace {
@@ -348,6 +349,263 @@ INSTANTIATE_TEST_SUITE_P(
         BadImport{"annotated-base.conf", "bad-gres-disagrees-islands.gres",
                   "bad-gres-disagrees-islands.gres:2: NodeName: node 'n0': the NVLink islands "
                   "differ"}));
+
+// ---------------------------------------------------------------------------------------
+// topology/block: BlockName= lines and BlockSizes, topology.yaml (issue 25).
+
+std::vector<std::string> NodeNames(const Topology& t, const std::vector<NodeId>& ids) {
+  std::vector<std::string> names;
+  for (NodeId n : ids) names.push_back(t.nodes()[n].name);
+  return names;
+}
+
+const NvlDomain& DomainNamed(const Topology& t, absl::string_view name) {
+  return t.domains()[t.FindDomain(name)];
+}
+
+absl::StatusOr<SlurmImport> ImportBlocks(const std::string& conf, const std::string& gres,
+                                         SlurmImportOptions options = Options(4)) {
+  return ImportSlurmWithNotes(conf, "t.conf", gres, "g.conf", options);
+}
+
+absl::StatusOr<std::shared_ptr<const Topology>> Built(absl::StatusOr<SlurmImport> imported) {
+  if (!imported.ok()) return imported.status();
+  return Topology::Create(imported->spec);
+}
+
+TEST(ImportBlockTest, RacksBecomeNvlinkDomainsWithSparesAndTheFabric) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      Import(Fixture("block-racks.conf"), Fixture("block-gres.conf"), Options(0));
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  EXPECT_EQ(t.num_gpus(), 72 * 4);  // gb[001-072] x 4 GPUs (Type=GB200)
+  EXPECT_EQ(t.gpu_models()[0].name, "GB200");
+  // Each rack is one NVLink domain; 18 nodes over the base size 16: 2 spares.
+  const NvlDomain& rack3 = DomainNamed(t, "rack3");
+  EXPECT_TRUE(rack3.multi_node);
+  EXPECT_EQ(rack3.gpus.size(), 72u);
+  EXPECT_EQ(rack3.spares, 2);
+  EXPECT_EQ(CompressHostlist(NodeNames(t, rack3.nodes)), "gb[037-054]");
+  EXPECT_EQ(DomainNamed(t, "rack4").spares, 2);  // Nodes="..." read as a hostlist
+  // Nothing else describes the fabric: the blocks and their levels do. 16,32,64 with 4 blocks:
+  // levels 0, 1 (pairs 1+2, 3+4) and 2 (all four).
+  EXPECT_THAT(t.tiers(), ElementsAre("block", "block2", "block4"));
+  EXPECT_EQ(TierOf(t, "rack1"), "block");
+  EXPECT_THAT(SwitchNames(t, t.switches()[t.FindSwitch("block2-1")].children),
+              ElementsAre("rack3", "rack4"));
+  EXPECT_THAT(SwitchNames(t, t.switches()[t.FindSwitch("block4-0")].children),
+              ElementsAre("block2-0", "block2-1"));
+  EXPECT_EQ(t.CommonTier(t.FindNode("gb001"), t.FindNode("gb036")), 1);  // racks 1 and 2
+  EXPECT_EQ(t.CommonTier(t.FindNode("gb036"), t.FindNode("gb037")), 2);  // racks 2 and 3
+}
+
+TEST(ImportBlockTest, FabricBlocksAreSwitchesOnly) {
+  SlurmImportOptions options = Options(0);
+  options.blocks = SlurmImportOptions::Blocks::kFabric;
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      Import(Fixture("block-racks.conf"), Fixture("block-gres.conf"), options);
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  // No multi-node domain: a domain per node (one island of 4 GPUs).
+  EXPECT_EQ(t.num_domains(), 72);
+  EXPECT_FALSE(t.domains()[0].multi_node);
+  EXPECT_THAT(t.tiers(), ElementsAre("block", "block2", "block4"));
+  EXPECT_EQ(t.num_switches(), 4 + 2 + 1);
+}
+
+TEST(ImportBlockTest, WithoutBlockSizesTheFirstBlockIsTheBase) {
+  // Slurm's default: levels 0 to 4 and the first block's 16 nodes as the base; 3 blocks need
+  // levels 1 (pairs: {a, b}, {c}) and 2 (all).
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Built(ImportBlocks(
+      "BlockName=a Nodes=n[01-16]\nBlockName=b Nodes=n[17-34]\nBlockName=c Nodes=n[35-50]\n", ""));
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  EXPECT_EQ(DomainNamed(t, "a").spares, 0);
+  EXPECT_EQ(DomainNamed(t, "b").spares, 2);  // 18 - 16
+  EXPECT_THAT(t.tiers(), ElementsAre("block", "block2", "block4"));
+  EXPECT_THAT(SwitchNames(t, t.switches()[t.FindSwitch("block2-1")].children), ElementsAre("c"));
+  EXPECT_THAT(SwitchNames(t, t.switches()[t.FindSwitch("block4-0")].children),
+              ElementsAre("block2-0", "block2-1"));
+}
+
+TEST(ImportBlockTest, SkippedLevelGroupsFourBlocks) {
+  // BlockSizes=2,8: levels 0 and 2 (the man page's 30,120 pattern): runs of 4 blocks.
+  std::string conf;
+  for (int b = 0; b < 8; ++b) {
+    absl::StrAppend(&conf, "BlockName=b", b, " Nodes=n[", 2 * b, "-", 2 * b + 1, "]\n");
+  }
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      Built(ImportBlocks(conf + "BlockSizes=2,8\n", ""));
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  EXPECT_THAT(t.tiers(), ElementsAre("block", "block4"));
+  EXPECT_THAT(SwitchNames(t, t.switches()[t.FindSwitch("block4-1")].children),
+              ElementsAre("b4", "b5", "b6", "b7"));
+  // The two runs of four share no switch: Slurm plans nothing wider than 8 nodes either.
+  EXPECT_EQ(t.CommonTier(t.FindNode("n0"), t.FindNode("n15")), Topology::kDisconnected);
+}
+
+TEST(ImportBlockTest, AnnotationsGiveTheFabricAndExactSpares) {
+  // What `nvlplace export slurm` writes: the switches as annotations, each block's spares.
+  absl::StatusOr<SlurmImport> imported = ImportBlocks(
+      "# nvlplace: switch name=leaf tier=leaf nodes=n[1-8]\n"
+      "# nvlplace: nvlink_domain name=r1 gpus=16 spares=0\n"
+      "BlockName=r1 Nodes=n[1-4]\n"
+      "BlockName=r2 Nodes=n[5-8]\n"
+      "BlockSizes=3\n",
+      "");
+  ASSERT_THAT(imported, IsOk());
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(imported->spec);
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  EXPECT_EQ(DomainNamed(t, "r1").spares, 0);  // the annotation's, not 4 - 3
+  EXPECT_EQ(DomainNamed(t, "r2").spares, 1);  // 4 - 3
+  EXPECT_EQ(t.num_switches(), 1);             // the annotated leaf only
+  EXPECT_THAT(t.tiers(), ElementsAre("leaf"));
+  EXPECT_THAT(imported->notes, ElementsAre());
+}
+
+TEST(ImportBlockTest, EmptyAndSmallBlocksAreNoted) {
+  absl::StatusOr<SlurmImport> imported = ImportBlocks(
+      "BlockName=r1 Nodes=n[1-4]\nBlockName=r0\nBlockName=r2 Nodes=n[5-6]\nBlockSizes=4,8\n", "");
+  ASSERT_THAT(imported, IsOk());
+  EXPECT_THAT(imported->notes,
+              ElementsAre("note: t.conf:2: BlockName: block 'r0' has no nodes: no NVLink domain",
+                          "note: t.conf:3: BlockName: block 'r2' has 2 nodes, fewer than the "
+                          "planning base size 4: Slurm before 25.05 refuses such a block"));
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(imported->spec);
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_EQ(DomainNamed(**topo, "r2").spares, 0);
+  // r0 still counts for the pairs: {r1, r0} and {r2}.
+  EXPECT_THAT(SwitchNames(**topo, (*topo)->switches()[(*topo)->FindSwitch("block2-0")].children),
+              ElementsAre("r1"));
+}
+
+TEST(ImportBlockTest, TopologyYamlTreeGivesSwitchesBlockGivesDomains) {
+  absl::StatusOr<std::string> text = ReadFileToString("tests/fixtures/slurm/topology-racks.yaml");
+  ASSERT_THAT(text, IsOk());
+  absl::StatusOr<SlurmImport> imported = ImportSlurmTopologyYaml(
+      *text, "topology-racks.yaml", Fixture("block-gres.conf"), "block-gres.conf", Options(0));
+  ASSERT_THAT(imported, IsOk());
+  EXPECT_THAT(imported->notes,
+              ElementsAre("note: topology-racks.yaml: topology 'loop' (ring) is not imported: "
+                          "nvlplace reads tree and block topologies"));
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(imported->spec);
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  EXPECT_THAT(t.tiers(), ElementsAre("leaf", "spine"));  // from the tree's heights
+  EXPECT_EQ(t.num_switches(), 5);
+  EXPECT_EQ(DomainNamed(t, "rack2").spares, 2);  // 18 - 16
+  EXPECT_EQ(t.CommonTier(t.FindNode("gb001"), t.FindNode("gb072")), 1);
+  // The nodes in block order, as Slurm's BlockAsNodeRank would rank them.
+  EXPECT_EQ(t.nodes()[0].name, "gb001");
+}
+
+struct BadBlocks {
+  std::string name;
+  std::string topology;  // fixture
+  std::string gres;      // fixture or ""
+  std::string message;   // the whole message
+  bool yaml = false;
+  SlurmImportOptions::Blocks blocks = SlurmImportOptions::Blocks::kNvlink;
+};
+
+class BlockErrorTest : public ::testing::TestWithParam<BadBlocks> {};
+
+TEST_P(BlockErrorTest, RefusesAtItsLineSayingWhatToDo) {
+  const BadBlocks& c = GetParam();
+  SlurmImportOptions options = Options(4);
+  options.blocks = c.blocks;
+  std::string file = kFixtures + c.topology;
+  std::string gres_file = c.gres.empty() ? "" : kFixtures + c.gres;
+  absl::StatusOr<SlurmImport> imported =
+      c.yaml
+          ? ImportSlurmTopologyYaml(Fixture(c.topology), file, Fixture(c.gres), gres_file, options)
+          : ImportSlurmWithNotes(Fixture(c.topology), file, Fixture(c.gres), gres_file, options);
+  EXPECT_THAT(imported, StatusIs(absl::StatusCode::kInvalidArgument, c.message));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, BlockErrorTest,
+    ::testing::Values(
+        BadBlocks{"SizesNotAMultiple", "bad-block-sizes-multiple.conf", "",
+                  "tests/fixtures/slurm/bad-block-sizes-multiple.conf:4: BlockSizes: 40 is not a "
+                  "multiple of the planning base size 18 (the first size); each size is the base "
+                  "times a power of two, e.g. 18,36,72,144"},
+        BadBlocks{"SizesNotAPowerOfTwo", "bad-block-sizes-ratio.conf", "",
+                  "tests/fixtures/slurm/bad-block-sizes-ratio.conf:4: BlockSizes: 54 is 3 times "
+                  "the planning base size 18, not a power of two times it; each size is the base "
+                  "times 1, 2, 4, 8, ..., e.g. 18,36,72,144"},
+        BadBlocks{"NodeInTwoBlocks", "bad-block-node-twice.conf", "",
+                  "tests/fixtures/slurm/bad-block-node-twice.conf:3: Nodes: node 'gb018' is in "
+                  "block 'rack1' (line 2) and in block 'rack2'; a node belongs to one block: "
+                  "remove it from one of them"},
+        BadBlocks{"UnknownNode", "bad-block-unknown-node.conf", "block-gres.conf",
+                  "tests/fixtures/slurm/bad-block-unknown-node.conf:3: Nodes: block 'rack2' lists "
+                  "node 'gb099', which tests/fixtures/slurm/block-gres.conf does not list: the "
+                  "nodes of an NVLink domain need GPUs; add its GPUs to gres.conf, remove it "
+                  "from the block, or give --blocks fabric if the blocks are not NVLink "
+                  "domains"},
+        BadBlocks{"TreeAndBlockLines", "bad-block-and-switch.conf", "",
+                  "tests/fixtures/slurm/bad-block-and-switch.conf:3: BlockName: this file has "
+                  "SwitchName= lines (topology/tree, line 2) and BlockName= or BlockSizes= lines "
+                  "(topology/block, line 3); Slurm reads one kind per topology.conf: import the "
+                  "block lines as a file of their own, or write both topologies in a "
+                  "topology.yaml (Slurm 25.05+, --topology-yaml)"},
+        BadBlocks{"SizesTwice", "bad-block-sizes-twice.conf", "",
+                  "tests/fixtures/slurm/bad-block-sizes-twice.conf:4: BlockSizes: given twice "
+                  "(first on line 3); give one BlockSizes line"},
+        BadBlocks{"BlockTwice", "bad-block-twice.conf", "",
+                  "tests/fixtures/slurm/bad-block-twice.conf:3: BlockName: block 'rack1' is "
+                  "defined twice (first on line 2)"},
+        BadBlocks{"UnknownKey", "bad-block-unknown-key.conf", "",
+                  "tests/fixtures/slurm/bad-block-unknown-key.conf:2: LinkSpeed: unknown key; "
+                  "topology.conf block keys are BlockName, Nodes"},
+        BadBlocks{"YamlTwoBlockTopologies", "bad-topology-two-blocks.yaml", "",
+                  "tests/fixtures/slurm/bad-topology-two-blocks.yaml:7:3: #/1: two block "
+                  "topologies, 'racks' (line 2) and 'pairs'; give --topology-name with the one "
+                  "to import (block topologies here: racks, pairs)",
+                  true},
+        BadBlocks{"YamlSyntax", "bad-topology-syntax.yaml", "",
+                  "tests/fixtures/slurm/bad-topology-syntax.yaml:6:7: bad YAML: illegal block "
+                  "entry; topology.yaml is YAML: check the brackets, quotes and indentation here "
+                  "and on the lines above",
+                  true},
+        BadBlocks{"YamlNodeNotInTheTree", "bad-topology-node-not-in-tree.yaml", "",
+                  "tests/fixtures/slurm/bad-topology-node-not-in-tree.yaml:6:31: "
+                  "#/0/block/blocks/1/nodes: block 'rack2' lists node 'gb037', which no switch of "
+                  "tree topology 'fabric' lists; add the node under a leaf switch there, or "
+                  "remove it from the block",
+                  true},
+        BadBlocks{"YamlTwoKinds", "bad-topology-two-kinds.yaml", "",
+                  "tests/fixtures/slurm/bad-topology-two-kinds.yaml:4:5: #/0/tree: topology "
+                  "'both' is both block and tree; a topology has one kind: write two topologies",
+                  true},
+        BadBlocks{"FabricBlocksUnderATree", "topology-racks.yaml", "",
+                  "tests/fixtures/slurm/topology-racks.yaml:9:9: #/0/block/blocks/0: --blocks "
+                  "fabric makes the blocks the fabric, but tree topology 'fabric' describes it "
+                  "already; read the blocks as NVLink domains in that fabric (--blocks nvlink, "
+                  "the default)",
+                  true, SlurmImportOptions::Blocks::kFabric}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(ImportBlockTest, BlockNamedLikeAnAggregateIsRefused) {
+  EXPECT_THAT(
+      ImportBlocks("BlockName=r1 Nodes=n1\nBlockName=block2-0 Nodes=n2\nBlockName=r3 Nodes=n3\n",
+                   ""),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "t.conf:2: BlockName: block name 'block2-0' is the name nvlplace gives aggregated "
+               "block 0 of level 1 when blocks are the fabric; rename the block"));
+}
+
+TEST(ImportBlockTest, TopologyNameIsForTopologyYaml) {
+  SlurmImportOptions options = Options(4);
+  options.topology_names = {"nvl"};
+  EXPECT_THAT(ImportBlocks("BlockName=r1 Nodes=n1\n", "", options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "t.conf: --topology-name picks a topology of a topology.yaml; a "
+                       "topology.conf holds one: leave it out"));
+}
 
 // ---------------------------------------------------------------------------------------
 // The irregular cluster from contrib/tools/gen_irregular_topology.py (plain Slurm files).

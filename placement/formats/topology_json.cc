@@ -113,6 +113,8 @@ nlohmann::json TopologyToJson(const Topology& topo) {
                        {"gpus", d.gpus.size()},
                        {"nvlink_gbps", d.nvlink_gbps},
                        {"multi_node", d.multi_node}});
+    // Only multi-node domains keep spare nodes: the key is on them alone.
+    if (d.multi_node) domains.back()["spares"] = d.spares;
   }
   out["nvlink_domains"] = domains;
 

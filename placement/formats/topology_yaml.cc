@@ -185,7 +185,7 @@ absl::Status ReadNodeGroup(const Where& w, TopologySpec& spec, Reading& r) {
 }
 
 absl::Status ReadDomain(const Where& w, TopologySpec& spec, Reading& r) {
-  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(w, {"name", "nodes", "gpus"}));
+  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(w, {"name", "nodes", "gpus", "spares"}));
   DomainSpec d;
   d.loc = w.Loc();
   NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("name"));
@@ -195,6 +195,16 @@ absl::Status ReadDomain(const Where& w, TopologySpec& spec, Reading& r) {
   if (const Where* gpus = m.Find("gpus")) {
     NVL_ASSIGN_OR_RETURN(d.expected_gpus, ReadInt(*gpus));
     if (d.expected_gpus < 1) return gpus->Error("gpus must be positive");
+  }
+  if (const Where* spares = m.Find("spares")) {
+    // Checked here as well as by Topology::Create, for the value's own line and column.
+    NVL_ASSIGN_OR_RETURN(d.spares, ReadInt(*spares));
+    d.spares_loc = spares->Loc();
+    if (d.spares < 0 || static_cast<size_t>(d.spares) >= d.nodes.size()) {
+      return spares->Error(absl::StrCat("spares must be from 0 to one less than the domain's ",
+                                        d.nodes.size(), " nodes, not ", d.spares,
+                                        ": they are nodes kept free inside the domain"));
+    }
   }
   spec.domains.push_back(std::move(d));
   return absl::OkStatus();
@@ -363,7 +373,9 @@ std::string WriteTopologyYaml(const Topology& topo) {
     for (const auto& d : spec.domains) {
       out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << d.name;
       out << YAML::Key << "nodes" << YAML::Value << CompressHostlist(d.nodes);
-      out << YAML::Key << "gpus" << YAML::Value << d.expected_gpus << YAML::EndMap;
+      out << YAML::Key << "gpus" << YAML::Value << d.expected_gpus;
+      if (d.spares > 0) out << YAML::Key << "spares" << YAML::Value << d.spares;
+      out << YAML::EndMap;
     }
     out << YAML::EndSeq;
   }

@@ -95,6 +95,36 @@ switches:
   EXPECT_EQ(spec->switches[0].loc.path, "#/switches/0");
 }
 
+// An NVL72-style domain keeps spare trays: read, carried into the model, written back only
+// where it is not 0.
+TEST(ParseTest, DomainSparesRoundTrip) {
+  absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(R"(name: x
+gpu_models: [{name: GB200}]
+nodes: [{names: "gb[01-06]", gpus: 4, model: GB200}]
+nvlink_domains:
+  - {name: rack1, nodes: "gb[01-03]", spares: 2}
+  - {name: rack2, nodes: "gb[04-06]"}
+switches: [{name: l0, tier: leaf, nodes: "gb[01-06]"}]
+)",
+                                                        "x.yaml");
+  ASSERT_THAT(spec, IsOk());
+  EXPECT_EQ(spec->domains[0].spares, 2);  // the most 3 nodes allow
+  EXPECT_EQ(spec->domains[0].spares_loc.line, 5);
+  EXPECT_EQ(spec->domains[0].spares_loc.path, "#/nvlink_domains/0/spares");
+  EXPECT_EQ(spec->domains[1].spares, 0);  // the default
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(*spec);
+  ASSERT_THAT(topo, IsOk());
+  std::string text = WriteTopologyYaml(**topo);
+  EXPECT_THAT(text,
+              HasSubstr("  - name: rack1\n    nodes: gb[01-03]\n    gpus: 12\n    spares: 2\n"));
+  EXPECT_THAT(text, HasSubstr("  - name: rack2\n    nodes: gb[04-06]\n    gpus: 12\nswitches:"));
+  absl::StatusOr<TopologySpec> back = ParseTopologyYaml(text, "written.yaml");
+  ASSERT_THAT(back, IsOk()) << text;
+  absl::StatusOr<std::shared_ptr<const Topology>> again = Topology::Create(*back);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_THAT(CompareTopologies(**topo, **again), IsOk());
+}
+
 TEST(ParseTest, EmptyDocumentNamesTheFile) {
   EXPECT_THAT(ParseTopologyYaml("", "empty.yaml"),
               StatusIs(absl::StatusCode::kInvalidArgument, StartsWith("empty.yaml")));

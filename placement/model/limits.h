@@ -44,6 +44,9 @@ inline constexpr int kMaxNicsPerNode = 1024;
 inline constexpr int64_t kDefaultMaxClusterGpus = int64_t{1} << 22;  // 4,194,304
 // Fabric tiers (and so the depth of any switch chain).
 inline constexpr int kMaxTiers = 16;
+// Levels of Slurm's topology/block (BlockSizes: the base size times 2^0 .. 2^15, as Slurm's
+// block_record.c allows), and so the values of one BlockSizes line or block_sizes list.
+inline constexpr int kMaxBlockLevels = 16;
 // The model lists, per switch, the nodes under it and the switches above it. In a
 // multi-rooted tree these lists grow with the product of the fan-outs; the pairs they hold
 // (counted with repeats while they are merged) are bounded so that a short file cannot ask

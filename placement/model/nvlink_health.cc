@@ -98,6 +98,8 @@ absl::StatusOr<TopologySpec> ApplyNvlinkHealth(TopologySpec spec, const NvlinkHe
                                  [&](const std::string& n) { return cut.count(n) > 0; }),
                   d.nodes.end());
     d.expected_gpus = 0;
+    // The spares the site keeps stay asked for, as far as the nodes left allow.
+    d.spares = std::min(d.spares, static_cast<int>(d.nodes.size()) - 1);
     if (d.nodes.size() > 1) domains.push_back(std::move(d));
   }
   spec.domains = std::move(domains);

@@ -309,6 +309,7 @@ TopologySpec Topology::ToSpec() const {
     ds.name = d.name;
     for (NodeId n : d.nodes) ds.nodes.push_back(nodes_[n].name);
     ds.expected_gpus = static_cast<int>(d.gpus.size());
+    ds.spares = d.spares;
     spec.domains.push_back(std::move(ds));
   }
   for (const Switch& sw : switches_) {
@@ -415,6 +416,9 @@ absl::Status CompareTopologies(const Topology& a, const Topology& b) {
     const NvlDomain& db = b.domains()[id];
     if (da.multi_node != db.multi_node || da.nvlink_gbps != db.nvlink_gbps) {
       return differ("NVLink domain " + da.name, num(da.nvlink_gbps), num(db.nvlink_gbps));
+    }
+    if (da.spares != db.spares) {
+      return differ("spares of NVLink domain " + da.name, num(da.spares), num(db.spares));
     }
     auto na = SortedNames(a, da.nodes), nb = SortedNames(b, db.nodes);
     if (na != nb) return differ("nodes of NVLink domain " + da.name, Brief(na), Brief(nb));

@@ -79,6 +79,10 @@ struct DomainSpec {
   std::vector<std::string> nodes;
   int expected_gpus = 0;  // 0: not checked; else the GPU count the nodes must add up to
   SourceLoc loc;
+  // Nodes (trays) the site keeps free in this domain to replace a failed one: from 0 to one
+  // less than the domain's nodes. Carried, not yet used for placement.
+  int spares = 0;
+  SourceLoc spares_loc;  // where `spares` was given (line 0: not given, or unknown)
 };
 
 struct SwitchSpec {
@@ -132,7 +136,7 @@ struct NvlDomain {
   std::vector<GpuId> gpus;    // ascending
   double nvlink_gbps;         // per GPU, GB/s
   bool multi_node;            // declared as a DomainSpec
-  int spares = 0;             // multi-node: nodes the site keeps free to replace a failed one
+  int spares = 0;             // DomainSpec::spares: nodes kept free to replace a failed one
 };
 
 struct Switch {
@@ -158,14 +162,15 @@ class Topology {
   // "file:line:col: path: message" of the offending element: unknown tier or GPU model, a
   // model that is neither in the table of known models (gpu_models.h) nor given its
   // nvlink_gbps, a model on CPU-only nodes (gpus 0) or none on GPU nodes, a node declared twice or
-  // in two NVLink domains, a switch cycle, a node under no leaf, a GPU count that does not match, a
-  // name that is not found, a bad rail, a NIC count out of range (limits::kMaxNicsPerNode), 0
-  // on GPU nodes or not the rail count on rail-optimized nodes, a name that is not printable
-  // UTF-8 (hostlist.h CheckName), a bandwidth, latency or oversubscription that is not finite or
-  // out of range (limits.h), more than limits::kMaxTiers tiers, more GPUs than a GpuId holds, a
-  // fabric so densely connected that its lists of nodes under each switch or ancestors of each
-  // switch would pass limits::kMaxSwitchNodePairs or limits::kMaxSwitchAncestorPairs. Work and
-  // memory are linear in the spec and those lists.
+  // in two NVLink domains, a switch cycle, a node under no leaf, a GPU count that does not match,
+  // spares of a multi-node NVLink domain outside 0..nodes-1, a name that is not found, a bad rail,
+  // a NIC count out of range (limits::kMaxNicsPerNode), 0 on GPU nodes or not the rail count on
+  // rail-optimized nodes, a name that is not printable UTF-8 (hostlist.h CheckName), a bandwidth,
+  // latency or oversubscription that is not finite or out of range (limits.h), more than
+  // limits::kMaxTiers tiers, more GPUs than a GpuId holds, a fabric so densely connected that its
+  // lists of nodes under each switch or ancestors of each switch would pass
+  // limits::kMaxSwitchNodePairs or limits::kMaxSwitchAncestorPairs. Work and memory are linear in
+  // the spec and those lists.
   static absl::StatusOr<std::shared_ptr<const Topology>> Create(const TopologySpec& spec);
 
   const std::string& name() const { return name_; }

@@ -447,7 +447,18 @@ absl::Status TopologyBuilder::AddDomain(size_t d,
     return ErrorAt(ds.loc, absl::StrCat("NVLink domain '", ds.name, "' declares ", ds.expected_gpus,
                                         " GPUs but its nodes have ", gpus));
   }
-  return absl::OkStatus();
+  return CheckSpares(d);
+}
+
+// Spares are trays kept free inside the domain: at least one node is left to place on.
+absl::Status TopologyBuilder::CheckSpares(size_t d) const {
+  const DomainSpec& ds = spec_.domains[d];
+  int64_t nodes = static_cast<int64_t>(ds.nodes.size());
+  if (ds.spares >= 0 && ds.spares < nodes) return absl::OkStatus();
+  return ErrorAt(
+      ds.spares_loc.line > 0 ? ds.spares_loc : Sub(ds.loc, "spares"),
+      absl::StrCat("NVLink domain '", ds.name, "' keeps ", ds.spares, " spare nodes but has ",
+                   nodes, "; spares must be from 0 to one less than its nodes (", nodes - 1, ")"));
 }
 
 // A name, unlike every other domain's and every node's; and some nodes.
@@ -534,7 +545,8 @@ absl::Status TopologyBuilder::AddMultiNodeDomains() {
     if (node_domain_spec_[n] >= 0) members[node_domain_spec_[n]].push_back(n);
   }
   for (size_t d = 0; d < spec_.domains.size(); ++d) {
-    NvlDomain dom{spec_.domains[d].name, {}, {}, kInf, /*multi_node=*/true};
+    NvlDomain dom{spec_.domains[d].name,  {}, {}, kInf, /*multi_node=*/true,
+                  spec_.domains[d].spares};
     for (NodeId n : members[d]) {
       const Node& node = t_->nodes_[n];
       dom.nodes.push_back(n);
@@ -552,11 +564,9 @@ absl::Status TopologyBuilder::AddIslandDomains(NodeId n) {
   const Islands& islands = IslandsOf(n);
   for (size_t k = 0; k < islands.size(); ++k) {
     std::string name = islands.size() == 1 ? node.name : absl::StrCat(node.name, ":nvl", k);
-    NvlDomain dom{std::move(name),
-                  {n},
-                  {},
-                  t_->gpu_models_[node.model].nvlink_gbps,
-                  /*multi_node=*/false};
+    NvlDomain dom{std::move(name),      {n}, {}, t_->gpu_models_[node.model].nvlink_gbps,
+                  /*multi_node=*/false,
+                  /*spares=*/0};
     for (int idx : islands[k]) dom.gpus.push_back(node.gpus[idx]);
     NVL_RETURN_IF_ERROR(AddDomainToModel(std::move(dom), GroupOf(n).loc));
   }

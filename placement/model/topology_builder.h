@@ -106,6 +106,7 @@ class TopologyBuilder {
   absl::Status AddDomain(size_t d, absl::flat_hash_map<absl::string_view, size_t>& names);
   absl::Status CheckDomainName(size_t d,
                                absl::flat_hash_map<absl::string_view, size_t>& names) const;
+  absl::Status CheckSpares(size_t d) const;
   absl::StatusOr<int64_t> ClaimDomainNodes(size_t d);
   absl::StatusOr<NodeId> ClaimDomainNode(size_t d, const std::string& name);
   void AddGpus();

@@ -353,8 +353,43 @@ INSTANTIATE_TEST_SUITE_P(
                     AddDomain(s, "rack", {"n0", "n1"}).expected_gpus = 16;
                   },
                   "c.yaml:8:5: #/nvlink_domains/0: NVLink domain 'rack' declares 16 GPUs but its "
-                  "nodes have 8"}),  // 2 nodes x 4 GPUs = 8
+                  "nodes have 8"},  // 2 nodes x 4 GPUs = 8
+        // Spares leave at least one node to place on: 0..nodes-1 (here 0..1).
+        ErrorCase{"DomainSparesEveryNode", &TopologyBuilder::AddDomains,
+                  [](TopologySpec& s) {
+                    AddDomain(s, "rack", {"n0", "n1"}).spares = 2;
+                  },
+                  "c.yaml:8:5: #/nvlink_domains/0/spares: NVLink domain 'rack' keeps 2 spare "
+                  "nodes but has 2; spares must be from 0 to one less than its nodes (1)"},
+        ErrorCase{"DomainSparesNegativeAtItsKey", &TopologyBuilder::AddDomains,
+                  [](TopologySpec& s) {
+                    DomainSpec& d = AddDomain(s, "rack", {"n0", "n1"});
+                    d.spares = -1;
+                    d.spares_loc = SourceLoc{"c.yaml", 8, 40, "#/nvlink_domains/0/spares"};
+                  },
+                  "c.yaml:8:40: #/nvlink_domains/0/spares: NVLink domain 'rack' keeps -1 spare "
+                  "nodes but has 2; spares must be from 0 to one less than its nodes (1)"}),
     [](const auto& info) { return info.param.name; });
+
+TEST(TopologyBuilderTest, SparesAreCarriedIntoTheModelAndBack) {
+  TopologySpec spec = Base();
+  AddDomain(spec, "rack", {"n0", "n1"}).spares = 1;  // the most 2 nodes allow
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = TopologyBuilder(spec).Build();
+  ASSERT_THAT(topo, IsOk());
+  const NvlDomain& rack = (*topo)->domains()[(*topo)->FindDomain("rack")];
+  EXPECT_TRUE(rack.multi_node);
+  EXPECT_EQ(rack.spares, 1);
+  TopologySpec back = (*topo)->ToSpec();
+  ASSERT_EQ(back.domains.size(), 1u);
+  EXPECT_EQ(back.domains[0].spares, 1);
+  // A model that differs only in spares is a different model.
+  spec.domains[0].spares = 0;
+  absl::StatusOr<std::shared_ptr<const Topology>> none = TopologyBuilder(spec).Build();
+  ASSERT_THAT(none, IsOk());
+  EXPECT_THAT(CompareTopologies(**topo, **none),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "spares of NVLink domain rack differs: '1' vs '0'"));
+}
 
 INSTANTIATE_TEST_SUITE_P(
     AssignGpus, StepErrorTest,

@@ -40,6 +40,25 @@ rc=$?
 "$BIN" export slurm $CONFIG --out-dir "$TMP/a" --force >/dev/null 2>&1 || fail "--force refused"
 cmp -s "$TMP/a/gres.conf" "$TMP/c/gres.conf" || fail "--force did not replace gres.conf"
 
+# NVL72 racks (issue 25): topology/block's file for each release, and none without racks.
+NVL=configs/gb200-nvl72-su.yaml
+"$BIN" export slurm $NVL --slurm-release 24.11 --out-dir "$TMP/n24" >"$TMP/out" 2>&1 || fail "24.11: $(cat "$TMP/out")"
+[ -f "$TMP/n24/topology-block.conf" ] && [ ! -e "$TMP/n24/topology.yaml" ] || fail "24.11 files: $(ls "$TMP/n24")"
+grep -q '^BlockSizes=16,32,64,128$' "$TMP/n24/topology-block.conf" || fail "24.11 BlockSizes"
+grep -q 'topology-block.conf is topology.conf for TopologyPlugin=topology/block' "$TMP/out" ||
+  fail "24.11 does not say how to use topology-block.conf: $(cat "$TMP/out")"
+"$BIN" export slurm $NVL --slurm-release 25.05 --out-dir "$TMP/n25" >"$TMP/out" 2>&1 || fail "25.05: $(cat "$TMP/out")"
+[ -f "$TMP/n25/topology.yaml" ] && [ ! -e "$TMP/n25/topology-block.conf" ] || fail "25.05 files: $(ls "$TMP/n25")"
+grep -q 'Topology=nvlink' "$TMP/out" || fail "25.05 does not name the partition lines: $(cat "$TMP/out")"
+cmp -s "$TMP/n24/topology.conf" "$TMP/n25/topology.conf" || fail "topology.conf differs by release"
+# An existing topology.yaml of the site's is refused like any other file.
+printf -- '- topology: mine\n  flat: true\n' >"$TMP/n25/topology.yaml"
+"$BIN" export slurm $NVL --slurm-release 25.05 --out-dir "$TMP/n25" >"$TMP/out" 2>&1
+[ $? -eq 2 ] && grep -q "topology.yaml exists with other content" "$TMP/out" || fail "topology.yaml overwritten: $(cat "$TMP/out")"
+grep -q 'topology: mine' "$TMP/n25/topology.yaml" || fail "the site's topology.yaml was changed"
+"$BIN" export slurm $CONFIG --slurm-release 26.05 --out-dir "$TMP/e" >/dev/null 2>&1 || fail "26.05 lab"
+[ "$(ls "$TMP/e" | tr '\n' ' ')" = "gres.conf topology.conf " ] || fail "no racks, yet: $(ls "$TMP/e")"
+
 for bad in 24 24.x 24.11.7.1 " 24.11" 24.11a 9999.1 24..1; do
   "$BIN" export slurm $CONFIG --slurm-release "$bad" --out-dir "$TMP/d" >"$TMP/out" 2>&1
   rc=$?

@@ -16,7 +16,7 @@ gpu_models: [{name: GB200, nvlink_gbps: 1800}]
 nodes:
   - {names: "gb[01-12]", gpus: 4, model: GB200}
 nvlink_domains:
-  - {name: rack1, nodes: "gb[01-06]"}
+  - {name: rack1, nodes: "gb[01-06]", spares: 2}
   - {name: rack2, nodes: "gb[07-12]"}
 switches:
   - {name: leaf1, tier: leaf, nodes: "gb[01-06]"}

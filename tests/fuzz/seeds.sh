@@ -32,11 +32,27 @@ case $TARGET in
     for f in "$F"/slurm/*.gres; do pair "gres-base+$(basename "$f")" "$F/slurm/gres-base.conf" "$f"; done
     pair plain-tree+gres "$F/slurm/plain-tree.conf" "$F/slurm/plain-gres.conf"
     pair irregular "$F/irregular/topology.conf" "$F/irregular/gres.conf"
+    pair block-racks+gres "$F/slurm/block-racks.conf" "$F/slurm/block-gres.conf"
+    pair bad-block-unknown-node+gres "$F/slurm/bad-block-unknown-node.conf" "$F/slurm/block-gres.conf"
     if [ -n "$NVL" ] && [ -x "$NVL" ]; then  # nvlplace's own export, annotations and all
       tmp=$(mktemp -d)
       for c in lab-h100 lab-islands dgx-h100-superpod-su gb200-nvl72-su; do
         "$NVL" export slurm "configs/$c.yaml" --out-dir "$tmp/$c" >/dev/null
         pair "export-$c" "$tmp/$c/topology.conf" "$tmp/$c/gres.conf"
+      done
+      pair export-gb200-nvl72-su-block "$tmp/gb200-nvl72-su/topology-block.conf" \
+        "$tmp/gb200-nvl72-su/gres.conf"
+      rm -rf "$tmp"
+    fi ;;
+  slurm_topology_yaml)  # topology.yaml, or topology.yaml \0 gres.conf [\0 names]
+    for f in "$F"/slurm/*.yaml; do put "$(basename "$f")" "$f"; done
+    pair topology-racks+gres "$F/slurm/topology-racks.yaml" "$F/slurm/block-gres.conf"
+    { cat "$F/slurm/bad-topology-two-blocks.yaml"; printf '\0\0racks'; } >"$OUT/two-blocks+name"
+    if [ -n "$NVL" ] && [ -x "$NVL" ]; then  # nvlplace's own export for Slurm 25.05+
+      tmp=$(mktemp -d)
+      for c in gb200-nvl72-su gb200-nvl72-2su; do
+        "$NVL" export slurm "configs/$c.yaml" --slurm-release 26.05 --out-dir "$tmp/$c" >/dev/null
+        pair "export-$c" "$tmp/$c/topology.yaml" "$tmp/$c/gres.conf"
       done
       rm -rf "$tmp"
     fi ;;

@@ -1,0 +1,287 @@
+// Tests for reading Slurm's topology files as written: BlockSizes rules, block levels, and
+// the choice of topologies in a topology.yaml.
+#include "placement/formats/slurm_topology.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/status_matchers.h"
+
+namespace nvlplace::slurm {
+namespace {
+
+using ::nvlplace::testing::IsOk;
+using ::nvlplace::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+std::vector<SourceLoc> Locs(size_t n) {
+  return std::vector<SourceLoc>(n, SourceLoc{"t.conf", 7, 0, "BlockSizes"});
+}
+
+// ---- BlockSizes ---------------------------------------------------------------------------
+
+struct SizesCase {
+  std::string name;
+  std::vector<int64_t> sizes;
+  int64_t base;             // 0: an error is expected
+  std::vector<int> levels;  // or the error
+  std::string error;
+};
+
+class BlockSizesTest : public ::testing::TestWithParam<SizesCase> {};
+
+TEST_P(BlockSizesTest, LevelsOrError) {
+  const SizesCase& c = GetParam();
+  absl::StatusOr<BlockLevels> levels = CheckBlockSizes(c.sizes, Locs(c.sizes.size()));
+  if (c.base == 0) {
+    EXPECT_THAT(levels, StatusIs(absl::StatusCode::kInvalidArgument, c.error));
+    return;
+  }
+  ASSERT_THAT(levels, IsOk());
+  EXPECT_EQ(levels->base, c.base);
+  EXPECT_EQ(levels->levels, c.levels);
+  EXPECT_TRUE(levels->given);
+  EXPECT_EQ(levels->loc.line, 7);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Slurm, BlockSizesTest,
+    ::testing::Values(
+        // 18 x 1, 2, 4, 8: levels 0 to 3.
+        SizesCase{"Rack", {18, 36, 72, 144}, 18, {0, 1, 2, 3}, ""},
+        // The man page's 30,120: 120 / 30 = 4 = 2^2, level 1 skipped.
+        SizesCase{"SkipsALevel", {30, 120}, 30, {0, 2}, ""},
+        // Spares: 16-node planning blocks in 18-node racks; order and repeats do not matter.
+        SizesCase{"SparesAnyOrder", {16, 64, 32, 64}, 16, {0, 1, 2}, ""},
+        // 2^15 times the base is the last of Slurm's 16 levels.
+        SizesCase{"LastLevel", {1, 32768}, 1, {0, 15}, ""},
+        SizesCase{"PastLastLevel",
+                  {1, 65536},
+                  0,
+                  {},
+                  "t.conf:7: BlockSizes: 65536 is 65536 times the planning base size 1; Slurm "
+                  "plans at most 16 levels (up to 32768 times it)"},
+        SizesCase{"NotAMultiple",
+                  {18, 40},
+                  0,
+                  {},
+                  "t.conf:7: BlockSizes: 40 is not a multiple of the planning base size 18 (the "
+                  "first size); each size is the base times a power of two, e.g. 18,36,72,144"},
+        // Smaller than the base: 18 % 36 != 0.
+        SizesCase{"BelowTheBase",
+                  {36, 18},
+                  0,
+                  {},
+                  "t.conf:7: BlockSizes: 18 is not a multiple of the planning base size 36 (the "
+                  "first size); each size is the base times a power of two, e.g. 36,72,144,288"},
+        // 54 / 18 = 3.
+        SizesCase{"NotAPowerOfTwo",
+                  {18, 54},
+                  0,
+                  {},
+                  "t.conf:7: BlockSizes: 54 is 3 times the planning base size 18, not a power "
+                  "of two times it; each size is the base times 1, 2, 4, 8, ..., e.g. "
+                  "18,36,72,144"},
+        SizesCase{"Zero",
+                  {0, 18},
+                  0,
+                  {},
+                  "t.conf:7: BlockSizes: 0 is not a block size: a size is a number of nodes "
+                  "from 1 to 1048576, the first the planning base size"},
+        SizesCase{"Seventeen",
+                  {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+                  0,
+                  {},
+                  "t.conf:7: BlockSizes: more than 16 block sizes; Slurm plans at most 16 levels "
+                  "(the base size times 1, 2, 4, ... 32768)"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(BlockLevelsTest, DefaultIsFiveLevelsOfTheFirstBlock) {
+  BlockLevels levels = DefaultBlockLevels(18);
+  EXPECT_EQ(levels.base, 18);
+  EXPECT_THAT(levels.levels, ElementsAre(0, 1, 2, 3, 4));  // 1, 2, 4, 8, 16 blocks
+  EXPECT_FALSE(levels.given);
+}
+
+TEST(BlockLevelsTest, LevelsAboveStopAtTheFirstThatHoldsEveryBlock) {
+  BlockLevels levels = DefaultBlockLevels(18);
+  EXPECT_THAT(LevelsAbove(levels, 1), IsEmpty());                  // one block: nothing above it
+  EXPECT_THAT(LevelsAbove(levels, 2), ElementsAre(1));             // 2 >= 2
+  EXPECT_THAT(LevelsAbove(levels, 3), ElementsAre(1, 2));          // 2 < 3 <= 4
+  EXPECT_THAT(LevelsAbove(levels, 8), ElementsAre(1, 2, 3));       // 8 >= 8
+  EXPECT_THAT(LevelsAbove(levels, 100), ElementsAre(1, 2, 3, 4));  // 16 < 100: all there are
+  BlockLevels skip = *CheckBlockSizes({30, 120, 480}, Locs(3));
+  EXPECT_THAT(LevelsAbove(skip, 5), ElementsAre(2, 4));  // 4 < 5 <= 16
+}
+
+TEST(BlockLevelsTest, ExportedSizesReachEveryBlock) {
+  EXPECT_THAT(BlockSizesFor(16, 1), ElementsAre(16));
+  EXPECT_THAT(BlockSizesFor(16, 2), ElementsAre(16, 32));
+  EXPECT_THAT(BlockSizesFor(16, 8), ElementsAre(16, 32, 64, 128));        // 8 racks: 2^3
+  EXPECT_THAT(BlockSizesFor(16, 6), ElementsAre(16, 32, 64, 128));        // 6 <= 8
+  EXPECT_THAT(BlockSizesFor(18, 16), ElementsAre(18, 36, 72, 144, 288));  // 16 racks: 2^4
+  EXPECT_EQ(BlockSizesFor(1, size_t{1} << 20).size(), 16u);  // Slurm's 16 levels at most
+}
+
+TEST(BlockLevelsTest, NamesOfLevelsAndAggregates) {
+  EXPECT_EQ(BlockLevelTier(0), "block");
+  EXPECT_EQ(BlockLevelTier(1), "block2");
+  EXPECT_EQ(BlockLevelTier(3), "block8");
+  EXPECT_EQ(AggregatedBlockName(2, 1), "block4-1");  // blocks 4 to 7
+}
+
+// ---- topology.conf ------------------------------------------------------------------------
+
+TEST(ReadTopologyConfTest, BlocksInFileOrderWithTheirLines) {
+  NameBudget budget;
+  absl::StatusOr<TopologyFile> file = ReadTopologyConf(
+      "# nvlplace: cluster name=x\nBlockName=b1 Nodes=n[1-2]\nBLOCKNAME=b0 NODES=n3\n"
+      "BlockName=empty\nBlockSizes=2,4\n",
+      "t.conf", &budget);
+  ASSERT_THAT(file, IsOk());
+  ASSERT_EQ(file->blocks.size(), 3u);
+  EXPECT_EQ(file->blocks[1].name, "b0");
+  EXPECT_THAT(file->blocks[1].nodes, ElementsAre("n3"));
+  EXPECT_EQ(file->blocks[1].loc.line, 3);
+  EXPECT_THAT(file->blocks[2].nodes, IsEmpty());  // 26.05 allows it
+  EXPECT_EQ(file->block_levels.base, 2);
+  EXPECT_EQ(file->block_levels.loc.line, 5);
+  EXPECT_EQ(file->annotations.size(), 1u);
+  EXPECT_TRUE(file->switches.empty());
+  EXPECT_EQ(budget.names, 3u);  // n1, n2, n3
+}
+
+// ---- topology.yaml ------------------------------------------------------------------------
+
+const char kTwoTrees[] = R"(
+- topology: small
+  tree:
+    switches: [{switch: s0, nodes: "n[1-4]"}]
+- topology: big
+  cluster_default: true
+  tree:
+    switches:
+      - {switch: l0, nodes: "n[1-2]"}
+      - {switch: l1, nodes: "n[3-4]"}
+      - {switch: top, children: "l[0-1]"}
+- topology: racks
+  block: {block_sizes: [2], blocks: [{block: r0, nodes: "n[1-2]"}, {block: r1, nodes: "n[3-4]"}]}
+- topology: flat
+  flat: {alpha_step_rank: true}
+)";
+
+TEST(ReadTopologyYamlTest, NamePicksOneOfTwoTrees) {
+  NameBudget budget;
+  absl::StatusOr<TopologyFile> file = ReadTopologyYaml(kTwoTrees, "t.yaml", {"big"}, &budget);
+  ASSERT_THAT(file, IsOk());
+  EXPECT_EQ(file->tree_topology, "big");
+  EXPECT_EQ(file->block_topology, "racks");  // the only block topology
+  ASSERT_EQ(file->switches.size(), 3u);
+  EXPECT_EQ(file->switches[2].name, "top");
+  EXPECT_THAT(file->switches[2].children, ElementsAre("l0", "l1"));
+  EXPECT_EQ(file->switches[2].children_loc.path, "#/1/tree/switches/2/children");
+  EXPECT_EQ(file->switches[2].loc.line, 11);
+  ASSERT_EQ(file->blocks.size(), 2u);
+  EXPECT_EQ(file->block_levels.base, 2);
+  EXPECT_EQ(file->block_levels.loc.path, "#/2/block/block_sizes/0");
+}
+
+struct YamlCase {
+  std::string name;
+  std::string text;
+  std::vector<std::string> names;
+  std::string error;
+};
+
+class ReadTopologyYamlErrorTest : public ::testing::TestWithParam<YamlCase> {};
+
+TEST_P(ReadTopologyYamlErrorTest, Refuses) {
+  const YamlCase& c = GetParam();
+  NameBudget budget;
+  EXPECT_THAT(ReadTopologyYaml(c.text, "t.yaml", c.names, &budget),
+              StatusIs(absl::StatusCode::kInvalidArgument, c.error));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Errors, ReadTopologyYamlErrorTest,
+    ::testing::Values(
+        YamlCase{"TwoTreesWithoutAName",
+                 kTwoTrees,
+                 {},
+                 "t.yaml:5:3: #/1: two tree topologies, 'small' (line 2) and 'big'; give "
+                 "--topology-name with the one to import (tree topologies here: small, big)"},
+        YamlCase{"NameNotInTheFile",
+                 kTwoTrees,
+                 {"bigger"},
+                 "t.yaml: --topology-name bigger: no such topology; the file has small (tree, "
+                 "line 2), big (tree, line 5), racks (block, line 12), flat (flat, line 14)"},
+        YamlCase{"NameOfAFlatTopology",
+                 kTwoTrees,
+                 {"big", "flat"},
+                 "t.yaml:14:3: #/3: --topology-name flat names a flat topology, which holds no "
+                 "switches or blocks; name a tree or block topology (small (tree, line 2), big "
+                 "(tree, line 5), racks (block, line 12), flat (flat, line 14))"},
+        YamlCase{"TwoNamesOfOneKind",
+                 kTwoTrees,
+                 {"big", "small"},
+                 "t.yaml:2:3: #/0: --topology-name picks two tree topologies, 'big' and "
+                 "'small'; give one name per kind"},
+        YamlCase{"Empty",
+                 "# nothing\n",
+                 {},
+                 "t.yaml:1:1: #: the file is empty; topology.yaml is a list of topologies, e.g. "
+                 "- topology: nvl"},
+        YamlCase{"NotAList",
+                 "topology: x\ntree: {}\n",
+                 {},
+                 "t.yaml:1:1: #: expected a list of topologies, each `- topology: NAME` with one "
+                 "of block, flat, ring, torus3d, tree"},
+        YamlCase{"NoKind",
+                 "- topology: x\n",
+                 {},
+                 "t.yaml:1:3: #/0: topology 'x' needs one of block, flat, ring, torus3d, tree"},
+        YamlCase{"UnknownKey",
+                 "- topology: x\n  flat: true\n  weight: 3\n",
+                 {},
+                 "t.yaml:3:3: #/0/weight: unknown key 'weight'; allowed here: topology, "
+                 "cluster_default, block, flat, ring, torus3d, tree"},
+        YamlCase{"LinkSpeedIsNotInYaml",
+                 "- topology: t\n  tree:\n    switches: [{switch: s, nodes: n1, link_speed: 1}]\n",
+                 {},
+                 "t.yaml:3:39: #/0/tree/switches/0/link_speed: unknown key 'link_speed'; allowed "
+                 "here: switch, children, nodes"},
+        YamlCase{"TopologyTwice",
+                 "- {topology: x, flat: true}\n- {topology: x, flat: true}\n",
+                 {},
+                 "t.yaml:2:3: #/1: topology 'x' is defined twice (first on line 1)"},
+        YamlCase{"BlockSizesRule",
+                 "- topology: b\n  block:\n    block_sizes: [18, 27]\n    blocks: []\n",
+                 {},
+                 "t.yaml:3:23: #/0/block/block_sizes/1: 27 is not a multiple of the planning "
+                 "base size 18 (the first size); each size is the base times a power of two, "
+                 "e.g. 18,36,72,144"},
+        YamlCase{"NodeInTwoBlocks",
+                 "- topology: b\n  block:\n    blocks:\n      - {block: r0, nodes: \"n[1-2]\"}\n"
+                 "      - {block: r1, nodes: \"n[2-3]\"}\n",
+                 {},
+                 "t.yaml:5:28: #/0/block/blocks/1/nodes: node 'n2' is in block 'r0' (line 4) "
+                 "and in block 'r1'; a node belongs to one block: remove it from one of them"},
+        YamlCase{"NoTreeNoBlock",
+                 "- {topology: x, flat: true}\n",
+                 {},
+                 "t.yaml:1:1: #: no tree or block topology to import; the file has x (flat, line "
+                 "1)"},
+        YamlCase{"SyntaxSaysWhatToCheck",
+                 "- topology: x\n  tree: {switches: [\n",
+                 {},
+                 "t.yaml:3:1: bad YAML: end of sequence flow not found; topology.yaml is YAML: "
+                 "check the brackets, quotes and indentation here and on the lines above"}),
+    [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace nvlplace::slurm

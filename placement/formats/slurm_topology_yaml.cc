@@ -1,0 +1,289 @@
+// Reads Slurm's topology.yaml (25.05+): picks its tree and block topologies and reads them.
+#include <exception>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "placement/formats/slurm_topology.h"
+#include "placement/formats/yaml_reader.h"
+#include "placement/model/hostlist.h"
+#include "placement/model/limits.h"
+#include "placement/model/status_macros.h"
+
+namespace nvlplace::slurm {
+namespace {
+
+using yaml::ForEach;
+using yaml::MapReader;
+using yaml::ReadBool;
+using yaml::ReadInt;
+using yaml::ReadString;
+using yaml::Where;
+
+// The kinds of topology a topology.yaml entry may be, as Slurm's data_parser names them.
+constexpr absl::string_view kKinds[] = {"block", "flat", "ring", "torus3d", "tree"};
+
+// One entry of the list: its name, its kind and the value under the kind's key.
+struct Entry {
+  std::string name;
+  std::string kind;
+  Where where;  // the entry
+  Where body;   // the value of its kind's key
+};
+
+absl::StatusOr<std::string> ReadName(const Where& w, absl::string_view what) {
+  NVL_ASSIGN_OR_RETURN(std::string name, ReadString(w));
+  if (name.empty()) return w.Error(absl::StrCat("a ", what, " needs a name"));
+  absl::Status ok = CheckName(name, what);
+  if (!ok.ok()) return w.Error(ok.message());
+  return name;
+}
+
+// A hostlist, counted against the names budget before it is expanded.
+absl::StatusOr<std::vector<std::string>> ReadHostlist(const Where& w, NameBudget* budget) {
+  NVL_ASSIGN_OR_RETURN(std::string expr, ReadString(w));
+  absl::StatusOr<size_t> count = CountHostlist(expr);
+  if (!count.ok()) return w.Error(count.status().message());
+  if (*count > limits::kMaxNamesPerFile - budget->names) {
+    return w.Error(absl::StrCat("the hostlists of this file expand to more than ",
+                                limits::kMaxNamesPerFile, " names (this one to ", *count, ")"));
+  }
+  budget->names += *count;
+  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(expr);
+  if (!names.ok()) return w.Error(names.status().message());
+  return names;
+}
+
+absl::StatusOr<Entry> ReadEntry(const Where& w) {
+  std::vector<absl::string_view> keys = {"topology", "cluster_default"};
+  keys.insert(keys.end(), std::begin(kKinds), std::end(kKinds));
+  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(w, keys));
+  Entry e{"", "", w, w};
+  NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("topology"));
+  NVL_ASSIGN_OR_RETURN(e.name, ReadName(*name, "topology"));
+  if (const Where* d = m.Find("cluster_default")) NVL_RETURN_IF_ERROR(ReadBool(*d).status());
+  for (absl::string_view kind : kKinds) {
+    const Where* body = m.Find(kind);
+    if (body == nullptr) continue;
+    if (!e.kind.empty()) {
+      return body->Error(absl::StrCat("topology '", e.name, "' is both ", e.kind, " and ", kind,
+                                      "; a topology has one kind: write two topologies"));
+    }
+    e.kind = std::string(kind);
+    e.body = *body;
+  }
+  if (e.kind.empty()) {
+    return w.Error(
+        absl::StrCat("topology '", e.name, "' needs one of ", absl::StrJoin(kKinds, ", ")));
+  }
+  return e;
+}
+
+absl::Status ReadFlat(const Entry& e) {
+  if (e.body.node.IsScalar()) return ReadBool(e.body).status();
+  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(e.body, {"alpha_step_rank"}));
+  if (const Where* a = m.Find("alpha_step_rank")) return ReadBool(*a).status();
+  return absl::OkStatus();
+}
+
+absl::Status ReadTree(const Entry& e, NameBudget* budget, TopologyFile* out) {
+  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(e.body, {"switches"}));
+  NVL_ASSIGN_OR_RETURN(const Where* switches, m.Require("switches"));
+  return ForEach(*switches, [&](const Where& item) -> absl::Status {
+    NVL_ASSIGN_OR_RETURN(MapReader s, MapReader::Make(item, {"switch", "children", "nodes"}));
+    TreeSwitch sw;
+    sw.loc = item.Loc();
+    sw.nodes_loc = sw.loc;
+    sw.children_loc = sw.loc;
+    NVL_ASSIGN_OR_RETURN(const Where* name, s.Require("switch"));
+    NVL_ASSIGN_OR_RETURN(sw.name, ReadName(*name, "switch"));
+    if (const Where* nodes = s.Find("nodes")) {
+      sw.nodes_loc = nodes->Loc();
+      NVL_ASSIGN_OR_RETURN(sw.nodes, ReadHostlist(*nodes, budget));
+    }
+    if (const Where* children = s.Find("children")) {
+      sw.children_loc = children->Loc();
+      NVL_ASSIGN_OR_RETURN(sw.children, ReadHostlist(*children, budget));
+    }
+    out->switches.push_back(std::move(sw));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ReadBlockSizes(const Where& w, TopologyFile* out) {
+  if (!w.node.IsSequence()) return w.Error("expected a list of block sizes, e.g. [18, 36, 72]");
+  if (w.node.size() > static_cast<size_t>(limits::kMaxBlockLevels)) {
+    return w.Error(absl::StrCat(w.node.size(), " block sizes; Slurm plans at most ",
+                                limits::kMaxBlockLevels, " levels"));
+  }
+  std::vector<int64_t> sizes;
+  std::vector<SourceLoc> locs;
+  NVL_RETURN_IF_ERROR(ForEach(w, [&](const Where& item) -> absl::Status {
+    NVL_ASSIGN_OR_RETURN(int size, ReadInt(item));
+    sizes.push_back(size);
+    locs.push_back(item.Loc());
+    return absl::OkStatus();
+  }));
+  if (sizes.empty()) locs.push_back(w.Loc());
+  NVL_ASSIGN_OR_RETURN(out->block_levels, CheckBlockSizes(sizes, locs));
+  return absl::OkStatus();
+}
+
+absl::Status ReadBlock(const Entry& e, NameBudget* budget, TopologyFile* out) {
+  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(e.body, {"block_sizes", "blocks"}));
+  if (const Where* sizes = m.Find("block_sizes")) NVL_RETURN_IF_ERROR(ReadBlockSizes(*sizes, out));
+  NVL_ASSIGN_OR_RETURN(const Where* blocks, m.Require("blocks"));
+  NVL_RETURN_IF_ERROR(ForEach(*blocks, [&](const Where& item) -> absl::Status {
+    NVL_ASSIGN_OR_RETURN(MapReader b, MapReader::Make(item, {"block", "nodes"}));
+    Block block;
+    block.loc = item.Loc();
+    block.nodes_loc = block.loc;
+    NVL_ASSIGN_OR_RETURN(const Where* name, b.Require("block"));
+    NVL_ASSIGN_OR_RETURN(block.name, ReadName(*name, "block"));
+    if (const Where* nodes = b.Find("nodes")) {
+      block.nodes_loc = nodes->Loc();
+      NVL_ASSIGN_OR_RETURN(block.nodes, ReadHostlist(*nodes, budget));
+    }
+    out->blocks.push_back(std::move(block));
+    return absl::OkStatus();
+  }));
+  return CheckBlocks(out->blocks);
+}
+
+// "fabric (tree, line 3), nvl (block, line 9)": the topologies, for messages.
+std::string Listed(const std::vector<Entry>& entries) {
+  return absl::StrJoin(entries, ", ", [](std::string* out, const Entry& e) {
+    absl::StrAppend(out, e.name, " (", e.kind, ", line ", e.where.Loc().line, ")");
+  });
+}
+
+// The topology of `kind` to read: the one `names` picks, else the only one; nullptr for none.
+absl::StatusOr<const Entry*> Pick(const std::vector<Entry>& entries, absl::string_view kind,
+                                  const std::vector<std::string>& names) {
+  const Entry* picked = nullptr;
+  for (const std::string& name : names) {
+    for (const Entry& e : entries) {
+      if (e.name != name || e.kind != kind) continue;
+      if (picked != nullptr) {
+        return e.where.Error(absl::StrCat("--topology-name picks two ", kind, " topologies, '",
+                                          picked->name, "' and '", e.name,
+                                          "'; give one name per kind"));
+      }
+      picked = &e;
+    }
+  }
+  if (picked != nullptr) return picked;
+  std::vector<const Entry*> of_kind;
+  for (const Entry& e : entries) {
+    if (e.kind == kind) of_kind.push_back(&e);
+  }
+  if (of_kind.size() <= 1) return of_kind.empty() ? nullptr : of_kind[0];
+  std::vector<std::string> listed;
+  listed.reserve(of_kind.size());
+  for (const Entry* e : of_kind) listed.push_back(e->name);
+  return of_kind[1]->where.Error(absl::StrCat(
+      "two ", kind, " topologies, '", of_kind[0]->name, "' (line ", of_kind[0]->where.Loc().line,
+      ") and '", of_kind[1]->name, "'; give --topology-name with the one to import (", kind,
+      " topologies here: ", absl::StrJoin(listed, ", "), ")"));
+}
+
+absl::StatusOr<TopologyFile> Read(absl::string_view text, const std::string& file,
+                                  const std::vector<std::string>& names, NameBudget* budget) {
+  absl::StatusOr<yaml::Document> doc = yaml::LoadYaml(text, file);
+  if (!doc.ok() && absl::StrContains(doc.status().message(), ": bad YAML: ")) {
+    return absl::Status(doc.status().code(),
+                        absl::StrCat(doc.status().message(),
+                                     "; topology.yaml is YAML: check the brackets, quotes and "
+                                     "indentation here and on the lines above"));
+  }
+  if (!doc.ok()) return doc.status();
+  yaml::Budget visits;
+  Where top{&file, doc->root(), "#", &visits};
+  if (top.node.IsNull()) {
+    return absl::InvalidArgumentError(
+        FormatAt(SourceLoc{file, 1, 1, "#"},
+                 "the file is empty; topology.yaml is a list of topologies, e.g. - topology: nvl"));
+  }
+  if (!top.node.IsSequence()) {
+    return top.Error(
+        absl::StrCat("expected a list of topologies, each `- topology: NAME` with one "
+                     "of ",
+                     absl::StrJoin(kKinds, ", ")));
+  }
+  std::vector<Entry> entries;
+  NVL_RETURN_IF_ERROR(ForEach(top, [&](const Where& item) -> absl::Status {
+    NVL_ASSIGN_OR_RETURN(Entry e, ReadEntry(item));
+    for (const Entry& other : entries) {
+      if (other.name == e.name) {
+        return item.Error(absl::StrCat("topology '", e.name, "' is defined twice (first on line ",
+                                       other.where.Loc().line, ")"));
+      }
+    }
+    entries.push_back(std::move(e));
+    return absl::OkStatus();
+  }));
+  for (const std::string& name : names) {
+    bool found = false;
+    for (const Entry& e : entries) found = found || e.name == name;
+    if (!found) {
+      return absl::InvalidArgumentError(absl::StrCat(file, ": --topology-name ", Printable(name),
+                                                     ": no such topology; the file has ",
+                                                     Listed(entries)));
+    }
+  }
+  TopologyFile out;
+  out.file = file;
+  out.annotations = SplitConf(text).annotations;
+  NVL_ASSIGN_OR_RETURN(const Entry* tree, Pick(entries, "tree", names));
+  NVL_ASSIGN_OR_RETURN(const Entry* block, Pick(entries, "block", names));
+  for (const Entry& e : entries) {
+    bool named = false;
+    for (const std::string& name : names) named = named || e.name == name;
+    if (e.kind == "flat") {
+      NVL_RETURN_IF_ERROR(ReadFlat(e));
+    } else if (e.kind == "ring" || e.kind == "torus3d") {
+      out.notes.push_back(absl::StrCat("note: ", file, ": topology '", e.name, "' (", e.kind,
+                                       ") is not imported: nvlplace reads tree and block "
+                                       "topologies"));
+    }
+    if (named && e.kind != "tree" && e.kind != "block") {
+      return e.where.Error(absl::StrCat("--topology-name ", e.name, " names a ", e.kind,
+                                        " topology, which holds no switches or blocks; name a "
+                                        "tree or block topology (",
+                                        Listed(entries), ")"));
+    }
+  }
+  if (tree != nullptr) {
+    out.tree_topology = tree->name;
+    NVL_RETURN_IF_ERROR(ReadTree(*tree, budget, &out));
+  }
+  if (block != nullptr) {
+    out.block_topology = block->name;
+    NVL_RETURN_IF_ERROR(ReadBlock(*block, budget, &out));
+  }
+  if (tree == nullptr && block == nullptr) {
+    return top.Error(absl::StrCat("no tree or block topology to import; the file has ",
+                                  entries.empty() ? "no topology" : Listed(entries)));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<TopologyFile> ReadTopologyYaml(absl::string_view text, const std::string& file,
+                                              const std::vector<std::string>& names,
+                                              NameBudget* budget) {
+  try {
+    return Read(text, file, names, budget);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat(file, ": out of memory while reading"));
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ": cannot read: ", e.what()));
+  }
+}
+
+}  // namespace nvlplace::slurm
