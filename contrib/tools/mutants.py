@@ -111,7 +111,7 @@ MUTANTS = [
      ENGINE_TESTS,
      "the nodes of a segment are taken together from one multi-node NVLink domain"),
     ("spares-kept", "placement/engine/search.cc",
-     "    if (usable && room >= 0 && state.node_all_free(n)) usable = room-- > 0;  // a spare",
+     "  if (*room <= 0) return false;",
      "",
      ENGINE_TESTS,
      "a domain's spares stay free unless the job or the policy may take them"),

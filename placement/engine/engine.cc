@@ -695,10 +695,15 @@ void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult
                                    &result->relaxations);
   if (chunks.search->total_capacity() < chunks.k) {
     result->reason = NoRoomReason(r, chunks.rule, *chunks.search, chunks.k);
+    // Said only when the spares are what keeps it waiting (one more count, on this path only).
     if (chunks.rule.keep_spares && spare_nodes_ > 0) {
-      absl::StrAppend(&result->reason, "; the NVLink domains keep ", spare_nodes_,
-                      " nodes free as spares (a replacement, or a policy with use_spares: "
-                      "true, may take them)");
+      std::vector<std::string> ignored;
+      Chunking with_spares = ChooseChunking(hierarchy_, state, r, false, &ignored);
+      if (with_spares.search->total_capacity() >= with_spares.k) {
+        absl::StrAppend(&result->reason,
+                        "; it would fit on the nodes its NVLink domains keep free as spares "
+                        "(a replacement, or a policy with use_spares: true, may take them)");
+      }
     }
     return;
   }

@@ -360,6 +360,19 @@ struct HostCount {
 
 }  // namespace
 
+namespace {
+
+// One more whole free node of a domain that keeps spares: true while room is left. Room stays
+// at 0 once used up (it never goes below: -1 means no spares are kept at all; a room that
+// went to -1 let every node after the spares be used, a found bug).
+bool TakeRoom(int* room) {
+  if (*room <= 0) return false;
+  --*room;
+  return true;
+}
+
+}  // namespace
+
 int SpareRoom(const Topology& topo, const ClusterState& state, const std::vector<NodeId>& nodes) {
   if (nodes.size() < 2) return -1;
   const NvlDomain& domain = topo.domains()[topo.nodes()[nodes[0]].domains[0]];
@@ -401,7 +414,7 @@ inline HostCount CountHost(const Hierarchy& h, const ClusterState& state, const 
   int room = rule.keep_spares ? SpareRoom(topo, state, nodes) : -1;
   for (NodeId n : nodes) {
     bool usable = request.allowed_node[n] && (!request.exclusive || state.node_all_free(n));
-    if (usable && room >= 0 && state.node_all_free(n)) usable = room-- > 0;  // a spare
+    if (usable && room >= 0 && state.node_all_free(n)) usable = TakeRoom(&room);  // else a spare
     if (!usable) {
       if (rule.per_node) counts->push_back(0);
       continue;
@@ -593,7 +606,7 @@ std::vector<std::vector<GpuId>> SearchState::Pools(int host) const {
     // The node's free usable GPUs per island, ascending (none on a node kept as a spare).
     std::vector<std::vector<GpuId>> islands(node.domains.size());
     bool usable = Usable(n);
-    if (usable && room >= 0 && state_.node_all_free(n)) usable = room-- > 0;
+    if (usable && room >= 0 && state_.node_all_free(n)) usable = TakeRoom(&room);
     if (usable) {
       for (GpuId g : node.gpus) {
         if (state_.busy(g)) continue;

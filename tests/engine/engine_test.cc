@@ -405,6 +405,30 @@ TEST(EngineTest, SlurmBlocksKeepSmallJobsInsideOneRack) {
   EXPECT_FALSE(Req(*lab, {.gpus = 8, .slurm_blocks = true}).one_domain);
 }
 
+// A rack keeps its spare trays free for a replacement (spares: 2): a TP group that needs
+// them waits, unless the job (place --use-spares: a replacement for a failed tray) or the policy
+// may use them; a job that fits beside the spares runs.
+TEST(EngineTest, SparesStayFreeUnlessTheJobMayUseThem) {
+  std::string yaml = kRacks;
+  yaml.replace(yaml.find("{name: rack1, nodes: \"gb[01-06]\"}"),
+               std::string("{name: rack1, nodes: \"gb[01-06]\"}").size(),
+               "{name: rack1, nodes: \"gb[01-06]\", spares: 2}");
+  auto topo = Topo(yaml.c_str());
+  Engine engine(topo, Pol("topo"));
+  ClusterState state(topo);
+  Busy(state, "gb[07-12]\n");  // rack2 full: rack1's 6 free trays are the only room
+  PlacementResult four = engine.Place(state, Req(*topo, {.gpus = 16, .tp = 16}));
+  ASSERT_TRUE(four.placed) << four.reason;
+  EXPECT_THAT(RacksInRankOrder(four, *topo), ::testing::ElementsAre("rack1"));
+  PlacementResult five = engine.Place(state, Req(*topo, {.gpus = 20, .tp = 20}));
+  ASSERT_FALSE(five.placed);
+  EXPECT_THAT(five.reason, HasSubstr("spares"));
+  PlacementResult spare =
+      engine.Place(state, Req(*topo, {.gpus = 20, .tp = 20, .may_use_spares = true}));
+  ASSERT_TRUE(spare.placed) << spare.reason;
+  EXPECT_EQ(Nodes(spare, *topo).size(), 5u);
+}
+
 TEST(EngineTest, SegmentsAreCheckedAgainstTheNodeCount) {
   auto topo = Topo(kRacks);
   EXPECT_THAT(ResolveRequest({.gpus = 16, .segment = 2}, *topo),
