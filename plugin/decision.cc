@@ -351,6 +351,21 @@ void JobDecision::Refused(int i) {
 bool JobDecision::Took(int i, const Layout& got) {
   log_ = LogLine{};
   comment_.reset();
+  rank_map_.clear();
+  const bool accepted = TookAndSaid(i, got);
+  if (accepted && job_.mode == Mode::kRunNow && gpus_) {
+    const Topology& topo = *decider_->config().topology;
+    const Candidate* c = Peek(i);
+    // The engine's own rank order when Slurm allocates what it decided; else Slurm's
+    // allocation with each NVLink domain's nodes together.
+    rank_map_ = c != nullptr && got == c->layout
+                    ? RankMapText(topo, c->facts.gpus)
+                    : RankMapText(topo, GroupedByDomain(topo, Gpus(got)));
+  }
+  return accepted;
+}
+
+bool JobDecision::TookAndSaid(int i, const Layout& got) {
   if (job_.mode != Mode::kRunNow) {
     if (i >= 0 && i < num_candidates()) {
       PlacementLine line = Line(Event::kCandidateTaken);
@@ -483,6 +498,47 @@ std::string Decider::SummaryDue(double now_s, double interval_s) const {
 }
 
 std::string Decider::CountersLine() const { return CountersText(counters()); }
+
+std::string RankMapText(const Topology& topo, const std::vector<NodeGpus>& by_rank) {
+  std::string out = "v1";
+  for (const NodeGpus& n : by_rank) {
+    std::vector<std::string> domains;
+    NodeId id = topo.FindNode(n.node);
+    for (int g : n.gpus) {
+      std::string d = "?";
+      if (id >= 0 && g >= 0 && g < static_cast<int>(topo.nodes()[id].gpus.size())) {
+        d = topo.domains()[topo.gpus()[topo.nodes()[id].gpus[g]].domain].name;
+        // The map is space-separated; a domain name never holds a space in it.
+        std::replace(d.begin(), d.end(), ' ', '_');
+      }
+      if (std::find(domains.begin(), domains.end(), d) == domains.end()) domains.push_back(d);
+    }
+    if (n.gpus.empty()) continue;
+    absl::StrAppend(&out, " ", n.node, ":", IndexList(n.gpus), ":", absl::StrJoin(domains, ","));
+  }
+  return out;
+}
+
+std::vector<NodeGpus> GroupedByDomain(const Topology& topo, std::vector<NodeGpus> got) {
+  std::map<std::string, int> first_seen;  // domain -> order of first appearance
+  std::vector<int> key(got.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    NodeId id = topo.FindNode(got[k].node);
+    std::string d = "?";
+    if (id >= 0 && !got[k].gpus.empty() && got[k].gpus[0] >= 0 &&
+        got[k].gpus[0] < static_cast<int>(topo.nodes()[id].gpus.size())) {
+      d = topo.domains()[topo.gpus()[topo.nodes()[id].gpus[got[k].gpus[0]]].domain].name;
+    }
+    key[k] = first_seen.emplace(d, static_cast<int>(first_seen.size())).first->second;
+  }
+  std::vector<size_t> order(got.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
+  std::vector<NodeGpus> out;
+  out.reserve(got.size());
+  for (size_t k : order) out.push_back(std::move(got[k]));
+  return out;
+}
 
 std::string CountersText(const Counters& c) {
   return absl::StrFormat(

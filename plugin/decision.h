@@ -112,6 +112,15 @@ struct Counters {
   uint64_t cons_tres = 0;        // jobs with GPUs left to cons_tres
 };
 
+// NVLPLACE_RANKMAP's value (plugin/nvl_options.h): "v1 NODE:GPUS:DOMAINS ...", the nodes in
+// rank order (`by_rank`: as the engine ordered them, TP groups consecutive), each with its GPU
+// indexes and the NVLink domains they are in. Names the topology lacks keep domain "?".
+std::string RankMapText(const Topology& topo, const std::vector<NodeGpus>& by_rank);
+// Slurm's allocation in an order that keeps each NVLink domain's nodes together (the domain
+// of each node's first GPU, in order of first appearance), for an allocation that is not the
+// engine's own.
+std::vector<NodeGpus> GroupedByDomain(const Topology& topo, std::vector<NodeGpus> got);
+
 // "since load: 120 jobs placed on nvlplace node sets, 120 allocated as decided, ...".
 std::string CountersText(const Counters& counters);
 
@@ -156,6 +165,9 @@ class JobDecision {
   // state; Took's placement line (not the comment) then ends with
   // cons_tres_alone="node03:0-3 node04:0" (none: it would not start the job).
   void ConsTresAlone(const Layout& alone);
+  // After Took accepted a RUN_NOW allocation of GPUs: NVLPLACE_RANKMAP's value for the job
+  // (RankMapText); "" otherwise.
+  const std::string& rank_map() const { return rank_map_; }
 
  private:
   friend class Decider;
@@ -173,6 +185,8 @@ class JobDecision {
   // Mode::kWillRun: the job fits on node set 0 once running jobs end (start_time_).
   void SayFitsLater();
   std::vector<NodeGpus> Gpus(const Layout& layout) const;
+  // Took's verdict and its line and comment.
+  bool TookAndSaid(int i, const Layout& got);
 
   const Decider* decider_ = nullptr;
   SlurmJob job_;
@@ -198,6 +212,7 @@ class JobDecision {
   int rounds_ = 0;
   bool exhausted_ = false;
   int64_t start_time_ = 0;
+  std::string rank_map_;                        // rank_map()
   std::optional<std::vector<NodeGpus>> alone_;  // compare_cons_tres; empty: none
 };
 

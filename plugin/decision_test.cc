@@ -11,8 +11,10 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "placement/formats/topology_yaml.h"
 
 namespace nvlplace::plugin {
 namespace {
@@ -515,4 +517,43 @@ TEST(GpusInTresTest, ReadsEveryFormSlurmWrites) {
 }
 
 }  // namespace
+// The job learns where it runs: NVLPLACE_RANKMAP's value, in the engine's rank order when
+// Slurm allocated what was decided, else Slurm's allocation grouped by NVLink domain.
+TEST_F(DecisionTest, AnAcceptedAllocationHasItsRankMap) {
+  OnlyFree({{3, {4, 5, 6, 7}}, {9, {0, 1, 2, 3}}});
+  auto d = Decide(Job(60, 8, {"NVLPLACE_TP=4"}));
+  ASSERT_EQ(d->action(), Action::kTry);
+  const Candidate* c = d->CandidateAt(0);
+  ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(d->Took(0, c->layout));
+  std::vector<std::string> words = absl::StrSplit(d->rank_map(), ' ');
+  ASSERT_EQ(words.size(), 3u) << d->rank_map();
+  EXPECT_EQ(words[0], "v1");
+  EXPECT_THAT(words, ::testing::Contains("node03:4-7:node03:nvl1"));
+  EXPECT_THAT(words, ::testing::Contains("node09:0-3:node09:nvl0"));
+  EXPECT_EQ(d->rank_map(), RankMapText(*decider_->config().topology, c->facts.gpus));
+  // Not a RUN_NOW allocation: no map.
+  auto later = Decide(Job(61, 8, {"NVLPLACE_TP=4"}, Mode::kWillRun));
+  if (const Candidate* lc = later->CandidateAt(0)) {
+    later->Took(0, lc->layout);
+    EXPECT_EQ(later->rank_map(), "");
+  }
+}
+
+TEST_F(DecisionTest, RankMapsKeepEachDomainsNodesTogether) {
+  const Topology& topo = *decider_->config().topology;
+  std::vector<NodeGpus> got = {{"node01", {0, 1}}, {"node02", {4, 5}}, {"node01", {4}}};
+  EXPECT_EQ(RankMapText(topo, got),
+            "v1 node01:0-1:node01:nvl0 node02:4-5:node02:nvl1 node01:4:node01:nvl1");
+  EXPECT_EQ(RankMapText(topo, {{"node00", {2, 6}}, {"nowhere", {0}}, {"node04", {}}}),
+            "v1 node00:2,6:node00:nvl0,node00:nvl1 nowhere:0:?");
+  // Trays of two NVL72 racks as Slurm lists them (node order): rack01's trays come together.
+  auto gb = LoadTopologyFile("configs/gb200-nvl72-su.yaml");
+  ASSERT_TRUE(gb.ok()) << gb.status();
+  std::vector<NodeGpus> grouped = GroupedByDomain(
+      **gb, {{"gb001", {0, 1, 2, 3}}, {"gb019", {0, 1, 2, 3}}, {"gb002", {0, 1, 2, 3}}});
+  EXPECT_EQ(RankMapText(**gb, grouped),
+            "v1 gb001:0-3:nvl72-rack01 gb002:0-3:nvl72-rack01 gb019:0-3:nvl72-rack02");
+}
+
 }  // namespace nvlplace::plugin

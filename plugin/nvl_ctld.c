@@ -831,8 +831,32 @@ static void _undo(const nvl_call_t* c) {
 }
 
 /* Tells the decision what cons_tres took (the nodes of `bitmap`); RET its verdict. */
+/* NAME=VALUE in the job's supplementary environment (details->env_sup: added to the batch
+ * script's environment at launch and sent with salloc's and srun's allocation), replacing an
+ * earlier value (a requeued job). */
+static void _set_env_sup(job_record_t* job_ptr, const char* name, const char* value) {
+  /* The details' type is named differently across releases (struct job_details in 22.05,
+   * job_details_t later): reached through job_ptr. */
+  __typeof__(job_ptr->details) details = job_ptr->details;
+  size_t len = strlen(name);
+  char* entry = NULL;
+
+  xstrfmtcat(entry, "%s=%s", name, value);
+  for (uint32_t k = 0; k < details->env_cnt; k++) {
+    if (details->env_sup[k] && !strncmp(details->env_sup[k], name, len) &&
+        details->env_sup[k][len] == '=') {
+      xfree(details->env_sup[k]);
+      details->env_sup[k] = entry;
+      return;
+    }
+  }
+  xrecalloc(details->env_sup, details->env_cnt + 2, sizeof(char*));
+  details->env_sup[details->env_cnt++] = entry;
+}
+
 static int _took(const nvl_call_t* c, nvl_decision_t* d, int i, bitstr_t* bitmap) {
   nvl_got_t got;
+  const char* map;
   int ok;
 
   if (!SELECT_IS_MODE_RUN_NOW(c->mode)) {
@@ -841,6 +865,9 @@ static int _took(const nvl_call_t* c, nvl_decision_t* d, int i, bitstr_t* bitmap
     _selected(c->job_ptr, bitmap, &got);
     ok = nvl_decision_took(d, i, &got.view);
     _got_free(&got);
+    /* The job learns its nodes in rank order and their NVLink domains (the SPANK plugin
+     * gives each task its own part). */
+    if (ok && (map = nvl_decision_rankmap(d))) _set_env_sup(c->job_ptr, "NVLPLACE_RANKMAP", map);
   }
   _report(c->job_ptr, d);
   return ok;

@@ -123,3 +123,72 @@ int nvl_opts_promise(int found, const nvl_job_opts_t* opts, int default_strict) 
   strict = opts->nvl[0] ? !strcmp(opts->nvl, "strict") : default_strict;
   return strict && opts->tp > 1;
 }
+
+/* GPUs in an index list "0-3,5" (no spaces). RET the count, or -1 if it is not one. */
+static int _count_indexes(const char* s, size_t len) {
+  int count = 0;
+  size_t i = 0;
+
+  while (i < len) {
+    long lo, hi;
+    size_t start = i;
+    lo = 0;
+    while (i < len && s[i] >= '0' && s[i] <= '9' && i - start < 7) lo = lo * 10 + (s[i++] - '0');
+    if (i == start) return -1;
+    hi = lo;
+    if (i < len && s[i] == '-') {
+      size_t from = ++i;
+      hi = 0;
+      while (i < len && s[i] >= '0' && s[i] <= '9' && i - from < 7) hi = hi * 10 + (s[i++] - '0');
+      if (i == from || hi < lo) return -1;
+    }
+    if (hi - lo + 1 > NVL_MAX_JOB_GPUS - count) return -1;
+    count += (int)(hi - lo + 1);
+    if (i < len && s[i++] != ',') return -1;
+    if (i == len && s[len - 1] == ',') return -1;
+  }
+  return count;
+}
+
+int nvl_rankmap_find(const char* map, const char* node, nvl_rankmap_entry_t* out) {
+  const char* p;
+  size_t node_len;
+  int rank = 0, gpus_before = 0, found = 0;
+
+  if (!map || !node || !out || strncmp(map, "v1", 2) || (map[2] && map[2] != ' ')) return -1;
+  memset(out, 0, sizeof(*out));
+  node_len = strlen(node);
+  p = map + 2;
+  for (;;) {
+    const char *entry, *end, *c1, *c2;
+    int count;
+
+    while (*p == ' ') p++;
+    if (!*p) break;
+    entry = p;
+    end = strchr(entry, ' ');
+    if (!end) end = entry + strlen(entry);
+    c1 = memchr(entry, ':', (size_t)(end - entry));
+    c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
+    if (!c1 || !c2 || c1 == entry) return -1;
+    count = _count_indexes(c1 + 1, (size_t)(c2 - c1 - 1));
+    if (count <= 0) return -1;
+    if (!found && (size_t)(c1 - entry) == node_len && !strncmp(entry, node, node_len)) {
+      if ((size_t)(c2 - c1 - 1) >= sizeof(out->gpus) ||
+          (size_t)(end - c2 - 1) >= sizeof(out->domain))
+        return -1;
+      found = 1;
+      out->node_rank = rank;
+      out->first_rank = gpus_before;
+      out->num_gpus = count;
+      memcpy(out->gpus, c1 + 1, (size_t)(c2 - c1 - 1));
+      memcpy(out->domain, c2 + 1, (size_t)(end - c2 - 1));
+    }
+    if (count > NVL_MAX_JOB_GPUS - gpus_before) return -1;
+    gpus_before += count;
+    rank++;
+    p = end;
+  }
+  out->num_nodes = rank;
+  return found ? 0 : 1;
+}

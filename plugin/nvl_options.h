@@ -57,6 +57,23 @@ int nvl_opts_from_env(char* const* env, uint32_t env_size, nvl_job_opts_t* out, 
  * 1 or 0. */
 int nvl_opts_promise(int found, const nvl_job_opts_t* opts, int default_strict);
 
+/* The rank map slurmctld hands the job (NVLPLACE_RANKMAP, in the batch environment and in
+ * salloc's and srun's allocation): "v1 NODE:GPUS:DOMAINS ..." with the job's nodes in rank
+ * order (TP groups are consecutive ranks), each node's GPU indexes ("0-3", "0,2") and the
+ * NVLink domains they are in (comma-separated; a domain name may hold ':' and '/'). */
+#define NVL_ENV_RANKMAP "NVLPLACE_RANKMAP"
+typedef struct {
+  int node_rank;    /* this node's place in the map, from 0 */
+  int num_nodes;    /* nodes in the map */
+  int first_rank;   /* GPUs on the nodes before it: the global rank of its first GPU */
+  int num_gpus;     /* GPUs on this node */
+  char gpus[256];   /* its GPU indexes as written */
+  char domain[256]; /* its NVLink domains as written */
+} nvl_rankmap_entry_t;
+/* Finds NODE in MAP. RET 0 (found, *out set), 1 (not in the map), -1 (MAP is not a v1 rank
+ * map, or a field is too long). */
+int nvl_rankmap_find(const char* map, const char* node, nvl_rankmap_entry_t* out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -104,4 +104,50 @@ TEST(NvlOptionsTest, LimitsMatchTheEngine) {
   EXPECT_EQ(nvl_check_opts(&o, msg, sizeof(msg)), -1);
 }
 
+// The rank map as the select plugin writes it: a TP=8 job on two trays of rack01 and two of
+// rack02, in rank order (gb003 before gb002: tray names interleave the racks).
+TEST(NvlOptionsTest, RankMapFindsEachNode) {
+  const char* map = "v1 gb001:0-3:nvl72-rack01 gb003:0-3:nvl72-rack01 gb002:0,2:nvl72-rack03/p1";
+  struct Case {
+    const char* node;
+    int rc, node_rank, first_rank, num_gpus;
+    const char *gpus, *domain;
+  } cases[] = {
+      {"gb001", 0, 0, 0, 4, "0-3", "nvl72-rack01"},
+      {"gb003", 0, 1, 4, 4, "0-3", "nvl72-rack01"},
+      {"gb002", 0, 2, 8, 2, "0,2", "nvl72-rack03/p1"},
+      {"gb00", 1, 0, 0, 0, "", ""},
+      {"gb0010", 1, 0, 0, 0, "", ""},
+  };
+  for (const Case& c : cases) {
+    nvl_rankmap_entry_t e;
+    ASSERT_EQ(nvl_rankmap_find(map, c.node, &e), c.rc) << c.node;
+    EXPECT_EQ(e.num_nodes, 3) << c.node;
+    if (c.rc != 0) continue;
+    EXPECT_EQ(e.node_rank, c.node_rank) << c.node;
+    EXPECT_EQ(e.first_rank, c.first_rank) << c.node;
+    EXPECT_EQ(e.num_gpus, c.num_gpus) << c.node;
+    EXPECT_STREQ(e.gpus, c.gpus);
+    EXPECT_STREQ(e.domain, c.domain);
+  }
+  // Node islands: a domain name holds ':'; two domains on one node.
+  nvl_rankmap_entry_t e;
+  ASSERT_EQ(nvl_rankmap_find("v1 node00:0-7:node00:nvl0,node00:nvl1", "node00", &e), 0);
+  EXPECT_STREQ(e.domain, "node00:nvl0,node00:nvl1");
+  EXPECT_EQ(e.num_gpus, 8);
+}
+
+TEST(NvlOptionsTest, RankMapRefusesWhatItCannotRead) {
+  nvl_rankmap_entry_t e;
+  for (const char* bad :
+       {"", "v2 a:0:d", "v1x", "v1 a", "v1 a:0", "v1 :0:d", "v1 a::d", "v1 a:0-:d", "v1 a:3-1:d",
+        "v1 a:0,:d", "v1 a:x:d", "v1 a:12345678:d", "v1 a:0-16777216:d b:0:d"}) {
+    EXPECT_EQ(nvl_rankmap_find(bad, "a", &e), -1) << bad;
+  }
+  EXPECT_EQ(nvl_rankmap_find(nullptr, "a", &e), -1);
+  EXPECT_EQ(nvl_rankmap_find("v1", "a", &e), 1);
+  std::string long_domain = "v1 a:0:" + std::string(300, 'd');
+  EXPECT_EQ(nvl_rankmap_find(long_domain.c_str(), "a", &e), -1);
+}
+
 }  // namespace

@@ -481,6 +481,11 @@ const nvl_candidate_t* nvl_decision_candidate(nvl_decision_t* d, int i) {
                                          });
 }
 
+const char* nvl_decision_rankmap(const nvl_decision_t* d) {
+  if (d == nullptr || d->d == nullptr || d->d->rank_map().empty()) return nullptr;
+  return d->d->rank_map().c_str();
+}
+
 int64_t nvl_decision_start_time(const nvl_decision_t* d) {
   return d != nullptr && d->d != nullptr ? d->d->start_time() : 0;
 }

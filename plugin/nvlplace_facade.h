@@ -196,6 +196,9 @@ void nvl_decision_refused(nvl_decision_t* d, int i);
 /* cons_tres accepted node set i (-1: the job's own bitmap) and Slurm will allocate `got`.
  * RET 1: accept; 0: reject (release what cons_tres set up, then go on with the next). */
 int nvl_decision_took(nvl_decision_t* d, int i, const nvl_layout_t* got);
+/* After nvl_decision_took accepted a RUN_NOW allocation of GPUs: the job's rank map, the
+ * value of NVLPLACE_RANKMAP (nvl_options.h) to put in its environment; else NULL. */
+const char* nvl_decision_rankmap(const nvl_decision_t* d);
 /* Every node set was refused. RET NVL_ACT_REFUSE (a hard constraint waits) or
  * NVL_ACT_CONS_TRES (cons_tres's own choice, a named relaxation: then report it with
  * nvl_decision_took(d, -1, ...)). */

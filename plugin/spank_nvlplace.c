@@ -16,6 +16,7 @@
  * job as SLURM_SPANK_NVLPLACE_*, and srun inside the job inherits them. */
 #include <slurm/spank.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nvl_options.h"
@@ -141,5 +142,57 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
       return -1;
     }
   }
+  return 0;
+}
+
+/* SPANK_getenv into a buffer that grows (the rank map of a large job is long). RET the value
+ * (free it), or NULL when the variable is not set. */
+static char* _getenv(spank_t sp, const char* name) {
+  size_t len = 4096;
+  char* buf = NULL;
+
+  while (len <= (size_t)64 << 20) {
+    char* grown = realloc(buf, len);
+    spank_err_t rc;
+    if (!grown) break;
+    buf = grown;
+    rc = spank_getenv(sp, name, buf, (int)len);
+    if (rc == ESPANK_SUCCESS) return buf;
+    if (rc != ESPANK_NOSPACE) break;
+    len *= 2;
+  }
+  free(buf);
+  return NULL;
+}
+
+/* In each task (and the batch script), from the job's rank map (NVLPLACE_RANKMAP, set by
+ * the select plugin when it allocated the job): this node's place in rank order and its
+ * NVLink domains, for launchers (torchrun --node-rank=$NVLPLACE_NODE_RANK, or a global rank
+ * of NVLPLACE_FIRST_RANK + SLURM_LOCALID with one task per GPU):
+ *   NVLPLACE_NODE_RANK, NVLPLACE_NUM_NODES, NVLPLACE_FIRST_RANK, NVLPLACE_NODE_GPUS,
+ *   NVLPLACE_NVLINK_DOMAIN. */
+int slurm_spank_task_init(spank_t sp, int ac, char** av) {
+  nvl_rankmap_entry_t e;
+  char node[256], num[16];
+  char* map;
+  int rc;
+
+  (void)ac;
+  (void)av;
+  if (spank_context() != S_CTX_REMOTE) return 0;
+  if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)) != ESPANK_SUCCESS) return 0;
+  if (!(map = _getenv(sp, NVL_ENV_RANKMAP))) return 0;
+  rc = nvl_rankmap_find(map, node, &e);
+  free(map);
+  if (rc < 0) slurm_error("nvlplace: %s is not a rank map this plugin reads", NVL_ENV_RANKMAP);
+  if (rc != 0) return 0;
+  snprintf(num, sizeof(num), "%d", e.node_rank);
+  spank_setenv(sp, "NVLPLACE_NODE_RANK", num, 1);
+  snprintf(num, sizeof(num), "%d", e.num_nodes);
+  spank_setenv(sp, "NVLPLACE_NUM_NODES", num, 1);
+  snprintf(num, sizeof(num), "%d", e.first_rank);
+  spank_setenv(sp, "NVLPLACE_FIRST_RANK", num, 1);
+  spank_setenv(sp, "NVLPLACE_NODE_GPUS", e.gpus, 1);
+  spank_setenv(sp, "NVLPLACE_NVLINK_DOMAIN", e.domain, 1);
   return 0;
 }
