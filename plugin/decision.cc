@@ -174,6 +174,7 @@ JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
   s.segment = job.segment;
   s.spread_segments = job.spread_segments;
   s.consolidate_segments = job.consolidate_segments;
+  s.may_use_spares = job.restarts > 0;  // requeued after a failure: spares are for it
   s.exclusive = job.whole_node;
   s.gpu_model = job.gpu_type;  // Slurm's GRES type: the topology's model of that name
 

@@ -57,6 +57,9 @@ struct SlurmJob {
   // (25.11+).
   int segment = 0;
   bool spread_segments = false, consolidate_segments = false;
+  // Times the job was requeued: a requeued job may take the spare nodes of NVLink domains
+  // (the replacement of a failed tray), RequestSpec::may_use_spares.
+  uint32_t restarts = 0;
 };
 
 // GPUs asked for in one tres_per_* string of a job description at submit: "gres:gpu:8",

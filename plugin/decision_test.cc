@@ -556,4 +556,42 @@ TEST_F(DecisionTest, RankMapsKeepEachDomainsNodesTogether) {
             "v1 gb001:0-3:nvl72-rack01 gb002:0-3:nvl72-rack01 gb019:0-3:nvl72-rack02");
 }
 
+// A job requeued after it lost a tray may take its rack's spare trays: a replacement inside
+// the NVLink domain (issue 25). gb200-nvl72-su keeps 2 spare trays per rack; only rack01's
+// 18 trays are free.
+TEST(DecisionSparesTest, ARequeuedJobMayTakeTheSpares) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("nvlplace-decision-spares-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "nvlplace.yaml").string();
+  std::ofstream(path) << "topology: " << std::filesystem::current_path().string()
+                      << "/configs/gb200-nvl72-su.yaml\n";
+  auto loaded = LoadPluginConfig(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  Decider decider(*std::move(loaded));
+  std::vector<LiveNode> nodes;
+  for (int i = 1; i <= 144; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof(name), "gb%03d", i);
+    nodes.push_back(
+        LiveNode{name, true, i <= 18 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{}});
+  }
+  SlurmJob job;
+  job.id = 70;
+  job.mode = Mode::kRunNow;
+  job.gpus_per_job = 68;  // 17 trays in one TP group: one more than the rack plans for
+  job.gpu_requests = 1;
+  job.min_nodes = 1;
+  job.max_nodes = 500000;
+  job.env = {"NVLPLACE_TP=68"};
+  auto first = decider.Decide(job, nodes);
+  EXPECT_EQ(first->action(), Action::kRefuse);
+  EXPECT_THAT(first->log().text, HasSubstr("spares"));
+  job.restarts = 1;
+  auto requeued = decider.Decide(job, nodes);
+  ASSERT_EQ(requeued->action(), Action::kTry) << requeued->log().text;
+  EXPECT_EQ(requeued->CandidateAt(0)->layout.nodes.size(), 17u);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace nvlplace::plugin

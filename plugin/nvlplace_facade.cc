@@ -142,6 +142,7 @@ nvlplace::plugin::SlurmJob SlurmJobOf(const nvl_job_t& job) {
   j.segment = job.segment;
   j.spread_segments = job.spread_segments != 0;
   j.consolidate_segments = job.consolidate_segments != 0;
+  j.restarts = job.restarts;
   for (uint32_t i = 0; job.env != nullptr && i < job.env_size; ++i) {
     if (job.env[i] != nullptr) j.env.emplace_back(job.env[i]);
   }

@@ -134,6 +134,9 @@ typedef struct {
   /* Slurm's --segment (nodes per segment; 0: none), --spread-segments and
    * --consolidate-segments. */
   int segment, spread_segments, consolidate_segments;
+  /* Times the job was requeued (job_ptr->restart_cnt): a job that lost a tray and was
+   * requeued may take its rack's spare trays (a replacement inside its NVLink domain). */
+  uint32_t restarts;
 } nvl_job_t;
 
 enum nvl_action {
