@@ -3,7 +3,14 @@
 # Slurm cluster's packages, Chromium (the replay report test), and Slurm's source (for the
 # select plugin's internal headers).
 # Idempotent: a second run installs nothing and downloads nothing.
+# Usage: contrib/setup.sh [--slurm-releases]   (--slurm-releases: see below, as test.sh does)
 set -eu
+usage() { sed -n '2,6p' "$0"; }
+case $#:${1:-} in
+  0:|1:--slurm-releases) ;;
+  1:-h|1:--help) usage; exit 0 ;;
+  *) echo "setup.sh: unknown arguments: $*" >&2; usage >&2; exit 2 ;;
+esac
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PACKAGES="build-essential cmake pkg-config python3 \
