@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "contrib/replay/headline.h"
+#include "contrib/replay/human_units.h"
 #include "placement/engine/explain.h"
 #include "placement/model/hostlist.h"
 
@@ -104,6 +106,15 @@ std::string LineChart(const std::string& title, const std::string& xlabel,
                           Escape(names[k]));
   }
   return svg + "</svg>\n";
+}
+
+// The headline's sentences, one paragraph each.
+std::string HeadlineHtml(const nlohmann::json& summary) {
+  std::string out;
+  for (const std::string& sentence : Headline(summary)) {
+    absl::StrAppend(&out, "<p>", Escape(sentence), "</p>\n");
+  }
+  return out;
 }
 
 }  // namespace
@@ -264,29 +275,33 @@ std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary) {
       "</title>\n<style>body{font-family:"
       "sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse}td,th{border:1px "
       "solid #bbb;padding:4px 8px;text-align:right}th{background:#eee}svg{margin:8px;border:1px "
-      "solid #ddd}</style></head><body>\n<h1>nvlplace replay</h1>\n<p>Cluster <b>",
-      Escape(run.topo->name()), "</b> (", run.topo->num_gpus(), " GPUs, ", run.topo->num_nodes(),
+      "solid #ddd}#headline{font-size:1.15em;max-width:60em}</style></head><body>\n"
+      "<h1>nvlplace replay</h1>\n<section id=\"headline\">\n",
+      HeadlineHtml(summary), "</section>\n<p>Cluster <b>", Escape(run.topo->name()), "</b> (",
+      HumanCount(run.topo->num_gpus()), " GPUs, ", HumanCount(run.topo->num_nodes()),
       " nodes); trace <b>", Escape(run.trace_file), "</b> (",
-      summary["trace"]["format"].get<std::string>(), ", ", run.trace->jobs.size(), " jobs, ",
-      run.trace->malformed, " malformed lines); scheduler ",
+      summary["trace"]["format"].get<std::string>(), ", ",
+      HumanCount(static_cast<int64_t>(run.trace->jobs.size())), " jobs, ",
+      HumanCount(run.trace->malformed), " malformed lines); scheduler ",
       summary["options"]["scheduler"].get<std::string>(), ", load scale ", run.options.load_scale,
       ".</p>\n<table id=\"summary\"><tr><th>policy</th><th>started</th><th>rejected</th>"
-      "<th>wait mean s</th><th>wait p95 s</th><th>completion mean s</th><th>makespan s</th>"
+      "<th>wait mean</th><th>wait p95</th><th>completion mean</th><th>makespan</th>"
       "<th>utilization</th><th>unusable free GPUs</th><th>TP in one NVLink domain</th>"
-      "<th>one leaf</th><th>comm s/job</th><th>relaxations</th></tr>\n");
+      "<th>one leaf</th><th>comm per job</th><th>relaxations</th></tr>\n");
   for (const auto& p : summary["policies"]) {
-    absl::StrAppendFormat(&html,
-                          "<tr><td>%s</td><td>%d</td><td>%d</td><td>%.0f</td><td>%.0f</td>"
-                          "<td>%.0f</td><td>%.0f</td><td>%.1f%%</td><td>%.1f</td><td>%.1f%%</td>"
-                          "<td>%.1f%%</td><td>%.4f</td><td>%d</td></tr>\n",
-                          Escape(p["policy"].get<std::string>()), p["jobs_started"].get<int>(),
-                          p["rejected"].get<int>(), p["wait_s"]["mean"].get<double>(),
-                          p["wait_s"]["p95"].get<double>(), p["completion_s"]["mean"].get<double>(),
-                          p["makespan_s"].get<double>(), 100 * p["utilization_mean"].get<double>(),
-                          p["unusable_free_gpus_mean"].get<double>(),
-                          100 * p["tp_in_domain_share"].get<double>(),
-                          100 * p["one_leaf_share"].get<double>(),
-                          p["comm_s_per_job_mean"].get<double>(), p["relaxations"].get<int>());
+    absl::StrAppend(&html, "<tr><td>", Escape(p["policy"].get<std::string>()), "</td><td>",
+                    HumanCount(p["jobs_started"].get<int64_t>()), "</td><td>",
+                    HumanCount(p["rejected"].get<int64_t>()), "</td><td>",
+                    HumanDuration(p["wait_s"]["mean"].get<double>()), "</td><td>",
+                    HumanDuration(p["wait_s"]["p95"].get<double>()), "</td><td>",
+                    HumanDuration(p["completion_s"]["mean"].get<double>()), "</td><td>",
+                    HumanDuration(p["makespan_s"].get<double>()), "</td><td>",
+                    HumanShare(p["utilization_mean"].get<double>()), "</td><td>",
+                    HumanNumber(p["unusable_free_gpus_mean"].get<double>()), "</td><td>",
+                    HumanShare(p["tp_in_domain_share"].get<double>()), "</td><td>",
+                    HumanShare(p["one_leaf_share"].get<double>()), "</td><td>",
+                    HumanNumber(1000 * p["comm_s_per_job_mean"].get<double>()), " ms</td><td>",
+                    HumanCount(p["relaxations"].get<int64_t>()), "</td></tr>\n");
   }
   html += "</table>\n<div id=\"plots\">\n";
   html += LineChart("Wait time CDF", "wait (hours)", "share of jobs", names, cdf);
@@ -308,17 +323,22 @@ std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary) {
 }
 
 std::string SummaryText(const nlohmann::json& s) {
-  std::string out = absl::StrFormat("%-10s %8s %8s %10s %10s %12s %7s %9s %8s %8s %10s\n", "policy",
-                                    "started", "rejected", "wait mean", "wait p95", "makespan",
-                                    "util", "unusable", "TP-in-NVL", "one-leaf", "comm s/job");
+  std::string out = absl::StrCat(absl::StrJoin(Headline(s), "\n"), "\n\n");
+  absl::StrAppendFormat(&out, "%-10s %9s %8s %10s %10s %12s %6s %9s %9s %8s %10s\n", "policy",
+                        "started", "rejected", "wait mean", "wait p95", "makespan", "util",
+                        "unusable", "TP-in-NVL", "one-leaf", "comm/job");
   for (const auto& p : s["policies"]) {
     absl::StrAppendFormat(
-        &out, "%-10s %8d %8d %10.0f %10.0f %12.0f %6.1f%% %9.1f %7.1f%% %7.1f%% %10.4f\n",
-        p["policy"].get<std::string>(), p["jobs_started"].get<int>(), p["rejected"].get<int>(),
-        p["wait_s"]["mean"].get<double>(), p["wait_s"]["p95"].get<double>(),
-        p["makespan_s"].get<double>(), 100 * p["utilization_mean"].get<double>(),
-        p["unusable_free_gpus_mean"].get<double>(), 100 * p["tp_in_domain_share"].get<double>(),
-        100 * p["one_leaf_share"].get<double>(), p["comm_s_per_job_mean"].get<double>());
+        &out, "%-10s %9s %8s %10s %10s %12s %6s %9s %9s %8s %10s\n", p["policy"].get<std::string>(),
+        HumanCount(p["jobs_started"].get<int64_t>()), HumanCount(p["rejected"].get<int64_t>()),
+        HumanDuration(p["wait_s"]["mean"].get<double>()),
+        HumanDuration(p["wait_s"]["p95"].get<double>()),
+        HumanDuration(p["makespan_s"].get<double>()),
+        HumanShare(p["utilization_mean"].get<double>()),
+        HumanNumber(p["unusable_free_gpus_mean"].get<double>()),
+        HumanShare(p["tp_in_domain_share"].get<double>()),
+        HumanShare(p["one_leaf_share"].get<double>()),
+        HumanNumber(1000 * p["comm_s_per_job_mean"].get<double>()) + " ms");
   }
   return out;
 }
