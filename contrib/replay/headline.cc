@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "contrib/replay/human_units.h"
 
@@ -51,6 +52,12 @@ const std::vector<Measure>& Measures() {
        HumanDuration},
       {"jobs started", Kind::kCount, true, [](const json& p) { return Number(p, "jobs_started"); },
        [](double n) { return HumanCount(std::llround(n)); }},
+      // The papers' metrics (0 in a summary without them: a tie, never said).
+      {"estimated step time", Kind::kRelative, false,
+       [](const json& p) { return Number(p, "step_time_ratio_mean"); },
+       [](double x) { return absl::StrFormat("x%.3f", x); }},
+      {"fragmented GPUs", Kind::kRelative, false,
+       [](const json& p) { return Number(p, "fragmented_gpus_mean"); }, HumanNumber},
   };
   return *kMeasures;
 }
@@ -143,6 +150,63 @@ std::string OnePolicy(const json& p) {
       HumanDuration(Number(p, "makespan_s")), ".");
 }
 
+// The papers' metrics of the subject against the baseline, when the summary has them:
+// estimated throughput, the DP groups' spread over leaf switches (Arnold), fragmented GPUs
+// (FGD).
+std::string PapersSentence(const json& summary, const json& s, const json& b,
+                           const std::string& base) {
+  if (!s.contains("step_time_ratio_mean") || !b.contains("step_time_ratio_mean") ||
+      !summary.contains("estimates")) {
+    return "";
+  }
+  const json& e = summary["estimates"];
+  const std::string subject = s.value("policy", std::string());
+  std::vector<std::string> clauses;
+  const Measure& step = MeasureNamed("estimated step time");
+  double a = step.value(s), c = step.value(b);
+  std::string model =
+      absl::StrCat("By the cost model (communication ", HumanShare(Number(e, "comm_share")),
+                   " of a step on the best placement",
+                   e.value("comm_share_assumed", false) ? ", assumed" : "", "), ");
+  if (Sign(step, a, c) == 0 || a <= 0) {
+    clauses.push_back(absl::StrCat(model, subject, " and ", base, " have the same step time (",
+                                   step.print(a),
+                                   " of the best placement's) and training throughput"));
+  } else {
+    clauses.push_back(absl::StrCat(model, subject, "'s steps take ", step.print(a),
+                                   " of the best placement's against ", step.print(c), " for ",
+                                   base, ": ", HumanChange(c / a - 1), " training throughput"));
+  }
+  // DP groups over leaf switches (the first switch tier), as Arnold counts them.
+  const json levels = e.value("spread_levels", json::array());
+  if (levels.size() >= 2 && Number(s, "dp_group_jobs") > 0 && Number(b, "dp_group_jobs") > 0) {
+    const std::string leaf = levels[1].get<std::string>();
+    double x = Number(s["dp_group_spread"], leaf.c_str());
+    double y = Number(b["dp_group_spread"], leaf.c_str());
+    std::string px = absl::StrFormat("%.2f", x), py = absl::StrFormat("%.2f", y);
+    if (px == py || x <= 0 || y <= 0) {
+      clauses.push_back(absl::StrCat(subject, "'s DP groups span as many ", leaf, " switches as ",
+                                     base, "'s (", px, " on average)"));
+    } else {
+      clauses.push_back(absl::StrCat(subject, "'s DP groups span ", px, " ", leaf,
+                                     " switches on average against ", py, " for ", base, " (",
+                                     absl::StrFormat("%.2fx", x < y ? y / x : x / y),
+                                     x < y ? " fewer)" : " more)"));
+    }
+  }
+  const Measure& frag = MeasureNamed("fragmented GPUs");
+  double f = frag.value(s), g = frag.value(b);
+  if (Sign(frag, f, g) == 0) {
+    clauses.push_back(absl::StrCat("as many GPUs are fragmented for this trace's job shapes (",
+                                   frag.print(f), ")"));
+  } else {
+    clauses.push_back(
+        absl::StrCat(frag.print(f), " GPUs are fragmented for this trace's job shapes against ",
+                     frag.print(g), g > 0 ? absl::StrCat(" (", HumanChange(f / g - 1), ")") : ""));
+  }
+  return absl::StrCat(absl::StrJoin(clauses, "; "), ".");
+}
+
 const json* Find(const json& policies, const std::string& name) {
   for (const json& p : policies) {
     if (p.value("policy", std::string()) == name) return &p;
@@ -216,6 +280,9 @@ std::vector<std::string> Headline(const json& summary) {
     out.push_back(absl::StrCat("In short, ", pair.subject, " is better than ", base, " on ",
                                JoinAnd(better), "; worse on ", JoinAnd(worse), "."));
   }
+
+  std::string papers = PapersSentence(summary, s, b, base);
+  if (!papers.empty()) out.push_back(papers);
 
   // With three policies or more: the best on each main measure (all that print the same).
   if (policies.size() >= 3) {

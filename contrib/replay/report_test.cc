@@ -167,5 +167,49 @@ TEST(HeadlineTest, MeasuresAllPoliciesTieOnAreSaidOnce) {
             "(1,000.0 ms), mean wait (1 s) and makespan (1 s).");
 }
 
+// A summary with the papers' metrics (SummaryJson's keys).
+json WithPapers(json policy, double step, double dp_leaf_spread, double fragmented) {
+  policy["step_time_ratio_mean"] = step;
+  policy["dp_group_jobs"] = 10;
+  policy["dp_group_spread"] = {{"nvlink_domain", 2 * dp_leaf_spread}, {"leaf", dp_leaf_spread}};
+  policy["fragmented_gpus_mean"] = fragmented;
+  return policy;
+}
+
+TEST(HeadlineTest, ThePapersMetricsAgainstTheBaseline) {
+  json s =
+      Summary({WithPapers(Policy("topo", 0.686, 0.99, 0.387, 4320, 864000), 1.034, 1.2, 12.3),
+               WithPapers(Policy("firstfit", 0.607, 0.99, 0.439, 3960, 950400), 1.067, 2.0, 20.1)});
+  s["estimates"] = {{"comm_share", 0.3},
+                    {"comm_share_assumed", true},
+                    {"spread_levels", {"nvlink_domain", "leaf", "spine"}}};
+  std::vector<std::string> h = Headline(s);
+  ASSERT_THAT(h, SizeIs(3));
+  // The verdict now counts the step time and fragmentation too.
+  EXPECT_EQ(h[1],
+            "In short, topo is better than firstfit on jobs under one leaf, communication per "
+            "job, makespan, estimated step time and fragmented GPUs; worse on mean wait.");
+  // 1.067 / 1.034 - 1 = +3.2%; 2.00 / 1.20 = 1.67x; 12.3 / 20.1 - 1 = -38.8% -> -39%.
+  EXPECT_EQ(h[2],
+            "By the cost model (communication 30.0% of a step on the best placement, assumed), "
+            "topo's steps take x1.034 of the best placement's against x1.067 for firstfit: "
+            "+3.2% training throughput; topo's DP groups span 1.20 leaf switches on average "
+            "against 2.00 for firstfit (1.67x fewer); 12.3 GPUs are fragmented for this trace's "
+            "job shapes against 20.1 (-39%).");
+  // Losing on all three, with the share given.
+  s = Summary({WithPapers(Policy("topo", 0.5, 1, 0.3, 10, 100), 1.1, 3.0, 8),
+               WithPapers(Policy("random", 0.5, 1, 0.3, 10, 100), 1.0, 1.5, 4)});
+  s["estimates"] = {{"comm_share", 0.5},
+                    {"comm_share_assumed", false},
+                    {"spread_levels", {"nvlink_domain", "leaf"}}};
+  // 1.0 / 1.1 - 1 = -9.1%; 3.00 / 1.50 = 2.00x more; 8 / 4 - 1 = +100%.
+  EXPECT_EQ(Headline(s)[2],
+            "By the cost model (communication 50.0% of a step on the best placement), topo's "
+            "steps take x1.100 of the best placement's against x1.000 for random: -9.1% "
+            "training throughput; topo's DP groups span 3.00 leaf switches on average against "
+            "1.50 for random (2.00x more); 8.0 GPUs are fragmented for this trace's job shapes "
+            "against 4.0 (+100%).");
+}
+
 }  // namespace
 }  // namespace nvlplace::replay
