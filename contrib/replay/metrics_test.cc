@@ -174,6 +174,14 @@ TEST(ReplayMetricsTest, SummaryJobsCsvAndConsoleCarryThem) {
   std::string html = ReportHtml(run, s);
   EXPECT_THAT(html, HasSubstr("<table id=\"metrics\">"));
   EXPECT_THAT(html, HasSubstr("30.0% of its time communicating on the best placement (assumed"));
+  EXPECT_THAT(html, HasSubstr("<polyline class=\"series\""));  // no library: SVG plots
+  // With a charting library: inlined as is, the charts' data beside it, no SVG plots.
+  run.chart_library = "/* the library */";
+  html = ReportHtml(run, s);
+  EXPECT_THAT(html, HasSubstr("<script>\n/* the library */\n</script>"));
+  EXPECT_THAT(html, HasSubstr("<script type=\"application/json\" id=\"chart-data\">"));
+  EXPECT_THAT(html, HasSubstr("\"names\":[\"TP 2, 1-8 GPUs\",\"TP 4, 1-8 GPUs\"]"));  // a, b
+  EXPECT_THAT(html, ::testing::Not(HasSubstr("<polyline")));
 }
 
 }  // namespace

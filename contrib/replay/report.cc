@@ -10,6 +10,7 @@
 #include "contrib/replay/headline.h"
 #include "contrib/replay/human_units.h"
 #include "contrib/replay/metrics.h"
+#include "contrib/replay/report_charts.h"
 #include "placement/engine/explain.h"
 #include "placement/model/hostlist.h"
 
@@ -187,6 +188,62 @@ std::vector<MetricsRow> MetricsRows(const nlohmann::json& summary) {
 }
 
 // The papers' metrics table and how its estimates are made.
+// Units of `level` (metrics.h UnitOf) a placement spans.
+int Spanned(const Topology& topo, const std::vector<GpuId>& ranks, int level) {
+  std::vector<int> units;
+  for (GpuId g : ranks) units.push_back(UnitOf(topo, g, level));
+  std::sort(units.begin(), units.end());
+  return static_cast<int>(std::unique(units.begin(), units.end()) - units.begin());
+}
+
+// The same jobs placed by the headline's two policies, side by side: the (at most) kShown
+// jobs whose estimated communication differs most between them.
+std::string SideBySideHtml(const ReplayRun& run, const nlohmann::json& summary) {
+  constexpr size_t kShown = 10;
+  HeadlinePair pair = ChooseHeadlinePair(summary);
+  const SimResult *a = nullptr, *b = nullptr;
+  for (const SimResult& r : run.results) {
+    if (r.policy == pair.subject) a = &r;
+    if (r.policy == pair.baseline) b = &r;
+  }
+  if (a == nullptr || b == nullptr || a == b) return "";
+  std::vector<std::pair<double, size_t>> differ;  // (-|comm difference|, job)
+  for (size_t i = 0; i < a->jobs.size() && i < b->jobs.size(); ++i) {
+    if (a->jobs[i].start < 0 || b->jobs[i].start < 0) continue;
+    double d = std::fabs(a->jobs[i].comm_s - b->jobs[i].comm_s);
+    if (d > 0) differ.push_back({-d, i});
+  }
+  std::sort(differ.begin(), differ.end());
+  if (differ.size() > kShown) differ.resize(kShown);
+  if (differ.empty()) return "";
+  const std::string leaf = run.topo->tiers().empty() ? "switches" : run.topo->tiers()[0];
+  std::string html = absl::StrCat("<h2>The same job, two policies</h2>\n<p>The ", differ.size(),
+                                  " jobs whose estimated communication differs most between ",
+                                  Escape(pair.subject), " and ", Escape(pair.baseline),
+                                  ".</p>\n<table id=\"side-by-side\"><tr><th>job</th>"
+                                  "<th>GPUs</th><th>TP</th>");
+  for (const SimResult* r : {a, b}) {
+    absl::StrAppend(&html, "<th>", Escape(r->policy), ": nodes</th><th>NVLink domains</th><th>",
+                    Escape(leaf), " switches</th><th>comm per step</th>");
+  }
+  html += "</tr>\n";
+  for (const auto& [neg, i] : differ) {
+    const TraceJob& t = *a->jobs[i].job;
+    absl::StrAppend(&html, "<tr><td>", Escape(t.id), "</td><td>", HumanCount(t.gpus), "</td><td>",
+                    t.tp, "</td>");
+    for (const SimResult* r : {a, b}) {
+      const JobRecord& j = r->jobs[i];
+      std::vector<std::string> names;
+      for (auto& [node, gpus] : GpusByNode(j.ranks, *run.topo)) names.push_back(node);
+      absl::StrAppend(&html, "<td>", Escape(CompressHostlist(names)), "</td><td>",
+                      Spanned(*run.topo, j.ranks, 0), "</td><td>", Spanned(*run.topo, j.ranks, 1),
+                      "</td><td>", HumanNumber(1000 * j.comm_s), " ms</td>");
+    }
+    html += "</tr>\n";
+  }
+  return html + "</table>\n";
+}
+
 std::string MetricsHtml(const nlohmann::json& summary) {
   std::string html = "<h2>The metrics papers use</h2>\n<table id=\"metrics\"><tr>";
   for (const std::string& h : MetricsHeader(summary))
@@ -416,9 +473,13 @@ std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary) {
       "<title>nvlplace replay: ",
       Escape(run.topo->name()),
       "</title>\n<style>body{font-family:"
-      "sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse}td,th{border:1px "
+      "sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse}td,th{white-space:"
+      "nowrap;border:1px "
       "solid #bbb;padding:4px 8px;text-align:right}th{background:#eee}svg{margin:8px;border:1px "
-      "solid #ddd}#headline{font-size:1.15em;max-width:60em}</style></head><body>\n"
+      "solid "
+      "#ddd}#headline{font-size:1.15em;max-width:60em}#side-by-side "
+      "td{white-space:normal}.chart{width:100%;height:380px;margin:20px 0}"
+      "</style></head><body>\n"
       "<h1>nvlplace replay</h1>\n<section id=\"headline\">\n",
       HeadlineHtml(summary), "</section>\n<p>Cluster <b>", Escape(run.topo->name()), "</b> (",
       HumanCount(run.topo->num_gpus()), " GPUs, ", HumanCount(run.topo->num_nodes()),
@@ -446,7 +507,12 @@ std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary) {
                     HumanNumber(1000 * p["comm_s_per_job_mean"].get<double>()), " ms</td><td>",
                     HumanCount(p["relaxations"].get<int64_t>()), "</td></tr>\n");
   }
-  html += "</table>\n" + MetricsHtml(summary) + "<div id=\"plots\">\n";
+  html += "</table>\n" + MetricsHtml(summary) + SideBySideHtml(run, summary);
+  if (!run.chart_library.empty()) {
+    return absl::StrCat(html, "<h2>Charts</h2>\n", ChartsHtml(run, run.chart_library),
+                        "</body></html>\n");
+  }
+  html += "<div id=\"plots\">\n";
   html += LineChart("Wait time CDF", "wait (hours)", "share of jobs", names, cdf);
   html += LineChart("GPU utilization", "time (hours)", "busy GPUs (%)", names, util);
   html += LineChart("Fragmentation: free GPUs no pending job can use", "time (hours)", "GPUs",

@@ -6,6 +6,7 @@
 
 #include "contrib/replay/headline.h"
 #include "contrib/replay/human_units.h"
+#include "contrib/replay/report_charts.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -209,6 +210,15 @@ TEST(HeadlineTest, ThePapersMetricsAgainstTheBaseline) {
             "training throughput; topo's DP groups span 3.00 leaf switches on average against "
             "1.50 for random (2.00x more); 8.0 GPUs are fragmented for this trace's job shapes "
             "against 4.0 (+100%).");
+}
+
+TEST(ChartsTest, StepsAreBinnedByTimeWeightedMeans) {
+  using Points = std::vector<std::pair<double, double>>;
+  // 2 from 0 to 10, 4 from 10 to 30; bins of 10 s: 2, 4, 4, and [30, 40) uncovered.
+  EXPECT_EQ(BinSteps({0, 10, 30}, {2, 4}, 40, 4), (Points{{5, 2}, {15, 4}, {25, 4}}));
+  // 0 from 0 to 5, 10 from 5 to 20; bins of 10 s: (0 x 5 + 10 x 5) / 10 = 5, then 10.
+  EXPECT_EQ(BinSteps({0, 5, 20}, {0, 10}, 20, 2), (Points{{5, 5}, {15, 10}}));
+  EXPECT_TRUE(BinSteps({0}, {1}, 20, 2).empty());  // one sample: no step
 }
 
 }  // namespace
