@@ -563,7 +563,11 @@ std::string SummaryText(const nlohmann::json& s) {
   }
   out += "\n";
   for (size_t i = 0; i < header.size(); ++i) {
-    absl::StrAppendFormat(&out, i == 0 ? "%-*s" : " %*s", static_cast<int>(width[i]), header[i]);
+    if (i == 0) {
+      absl::StrAppendFormat(&out, "%-*s", static_cast<int>(width[i]), header[i]);
+    } else {
+      absl::StrAppendFormat(&out, " %*s", static_cast<int>(width[i]), header[i]);
+    }
   }
   out += "\n";
   for (const MetricsRow& row : rows) {

@@ -234,7 +234,8 @@ nlohmann::json ChartData(const ReplayRun& run) {
     json points = json::array();
     size_t step = std::max<size_t>(1, waits.size() / kCdfPoints);
     for (size_t i = 0; i < waits.size(); i += step) {
-      points.push_back({waits[i] / wait.seconds, 100.0 * (i + 1) / waits.size()});
+      points.push_back({waits[i] / wait.seconds,
+                        100.0 * static_cast<double>(i + 1) / static_cast<double>(waits.size())});
     }
     if (!waits.empty()) points.push_back({waits.back() / wait.seconds, 100.0});
     cdf.push_back(points);

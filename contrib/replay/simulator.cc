@@ -74,7 +74,9 @@ class Sim {
     // The trace's job shapes, for fragmentation: each job's chunk (the GPUs it needs in one
     // NVLink domain) weighted by its share of the jobs.
     std::map<int, double> chunk_weights;
-    for (int idx : arrivals) chunk_weights[ChunkOf(jobs_[idx])] += 1.0 / arrivals.size();
+    for (int idx : arrivals) {
+      chunk_weights[ChunkOf(jobs_[idx])] += 1.0 / static_cast<double>(arrivals.size());
+    }
     int largest_domain = 0;
     for (const NvlDomain& d : topo_.domains()) {
       largest_domain = std::max(largest_domain, static_cast<int>(d.gpus.size()));
