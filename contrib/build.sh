@@ -5,7 +5,23 @@
 # The Slurm plugins are built for the installed Slurm and for every release of
 # contrib/slurm/releases found built (plugin/slurm-<version>/lib).
 # Builds hold a lock so that two never share the machine's cores.
+# Usage: contrib/build.sh [--target TARGET...]   (default: everything)
 set -eu
+usage() { sed -n '2,10p' "$0"; }
+case ${1:-} in
+  -h|--help) usage; exit 0 ;;
+esac
+if [ $# -gt 0 ]; then
+  if [ "$1" != --target ] || [ $# -lt 2 ]; then
+    echo "build.sh: unknown arguments: $*" >&2; usage >&2; exit 2
+  fi
+  for t in "$@"; do
+    case $t in
+      --target) ;;
+      -*|'') echo "build.sh: unknown argument $t" >&2; usage >&2; exit 2 ;;
+    esac
+  done
+fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${NVLPLACE_BUILD_DIR:-$ROOT/build}
 JOBS=${NVLPLACE_JOBS:-$(nproc)}

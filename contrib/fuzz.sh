@@ -12,11 +12,12 @@ BUILD=${NVLPLACE_BUILD_DIR:-$ROOT/build}
 FUZZ=$BUILD/fuzz
 MINUTES=10
 KEEP_GOING=
-while [[ $# -gt 0 && $1 == --* ]]; do
+while [[ $# -gt 0 && $1 == -* ]]; do
   case $1 in
     --minutes) MINUTES=$2; shift 2 ;;
     --keep-going) KEEP_GOING="-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"; shift ;;
-    *) echo "usage: $0 [--minutes N] [--keep-going] [TARGET...]" >&2; exit 2 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) echo "fuzz.sh: unknown option $1" >&2; sed -n '2,8p' "$0" >&2; exit 2 ;;
   esac
 done
 command -v clang >/dev/null || { echo "fuzz.sh: needs clang (contrib/setup.sh installs it)" >&2; exit 2; }

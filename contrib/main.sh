@@ -6,7 +6,14 @@
 # local Slurm cluster on it with select/cons_tres_nvlplace and show where a few srun/sbatch
 # jobs with and without nvlplace options land (contrib/cluster/demo.sh; needs root). The
 # cluster is stopped at the end; NVLPLACE_KEEP_CLUSTER=1 leaves it running.
+# Usage: contrib/main.sh [CLUSTER.yaml]
 set -eu
+usage() { sed -n '2,9p' "$0"; }
+case $#:${1:-} in
+  1:-h|1:--help) usage; exit 0 ;;
+  0:|1:[!-]*) ;;
+  *) echo "main.sh: unknown arguments: $*" >&2; usage >&2; exit 2 ;;
+esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${NVLPLACE_BUILD_DIR:-$ROOT/build}
 CONFIG=${1:-$ROOT/configs/lab-h100.yaml}

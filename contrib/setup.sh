@@ -3,7 +3,14 @@
 # Slurm cluster's packages, Chromium (the replay report test), and Slurm's source (for the
 # select plugin's internal headers).
 # Idempotent: a second run installs nothing and downloads nothing.
+# Usage: contrib/setup.sh [--slurm-releases]   (--slurm-releases: see below, as test.sh does)
 set -eu
+usage() { sed -n '2,6p' "$0"; }
+case $#:${1:-} in
+  0:|1:--slurm-releases) ;;
+  1:-h|1:--help) usage; exit 0 ;;
+  *) echo "setup.sh: unknown arguments: $*" >&2; usage >&2; exit 2 ;;
+esac
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PACKAGES="build-essential cmake pkg-config python3 \
@@ -27,6 +34,34 @@ if [ -n "$missing" ]; then
   $SUDO apt-get update -qq
   # No daemon is started at install time: the tests run their own Slurm cluster.
   DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+
+# The replay report's charting library: ECharts (Apache-2.0), pinned by version and by the
+# registry's integrity hash, fetched from the npm registry into an ignored folder and never
+# committed; `nvlplace replay` inlines it into report.html (without it, report.html keeps its
+# plain SVG plots).
+ECHARTS_VERSION=5.5.1  # also in contrib/CMakeLists.txt (NVLPLACE_DEFAULT_CHART_LIB)
+ECHARTS_INTEGRITY=sha512-Fce8upazaAXUVUVsjgV6mBnGuqgO+JNDlcgF79Dksy4+wgGpQB2lmYoO4TSweFg/mZITdpGHomw/cNBJZj1icA==
+CHART_DIR="$ROOT/third_party/npm/echarts-$ECHARTS_VERSION"
+if [ ! -f "$CHART_DIR/echarts.min.js" ]; then
+  if ! command -v npm >/dev/null; then
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm
+  fi
+  FETCH="$ROOT/third_party/npm/fetch"
+  rm -rf "$FETCH"
+  mkdir -p "$FETCH"
+  got=$(cd "$FETCH" && npm pack --json "echarts@$ECHARTS_VERSION" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["integrity"])')
+  if [ "$got" != "$ECHARTS_INTEGRITY" ]; then
+    echo "setup: echarts-$ECHARTS_VERSION.tgz has integrity $got, not the pinned $ECHARTS_INTEGRITY" >&2
+    exit 1
+  fi
+  tar -xzf "$FETCH/echarts-$ECHARTS_VERSION.tgz" -C "$FETCH" package/dist/echarts.min.js package/LICENSE
+  mkdir -p "$CHART_DIR"
+  mv "$FETCH/package/dist/echarts.min.js" "$FETCH/package/LICENSE" "$CHART_DIR/"
+  rm -rf "$FETCH"
+  echo "setup: ECharts $ECHARTS_VERSION in $CHART_DIR"
 fi
 
 # Slurm's source of the exact installed version, for src/slurmctld/slurmctld.h and friends.

@@ -4,7 +4,7 @@
 # and once under select/cons_tres_nvlplace, on each topology given; for plain jobs (TP 1)
 # and TP jobs, the share that ran inside one NVLink domain (of those that fit one) and
 # under one leaf switch. A measurement, not a test; needs root; prints one table.
-#   contrib/bench/quality.sh [--jobs N] [TOPOLOGY.yaml...]
+# Usage: contrib/bench/quality.sh [--jobs N] [TOPOLOGY.yaml...]
 # (default 1,000 jobs on configs/gb200-nvl72-su.yaml and configs/lab-h100.yaml)
 # The plugin's run sets compare_cons_tres in nvlplace.yaml, so that each placement is also
 # compared, on the same state, with where cons_tres alone would have put the job: a second
@@ -17,6 +17,7 @@ while (($#)); do
   case $1 in
     --jobs) jobs=$2; shift 2 ;;
     -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -*) echo "quality.sh: unknown option $1" >&2; sed -n '2,9p' "$0" >&2; exit 2 ;;
     *) topologies+=("$(realpath "$1")"); shift ;;
   esac
 done

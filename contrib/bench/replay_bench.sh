@@ -12,13 +12,18 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${NVLPLACE_BUILD_DIR:-$ROOT/build}
 DATA=${NVLPLACE_SHARED_DATA:-$ROOT/../shared/data}
+usage() { sed -n '2,10p' "$0"; }
+SCALE=
+case $#:${1:-} in
+  0:) ;;
+  1:--scale) SCALE=1 ;;
+  1:-h|1:--help) usage; exit 0 ;;
+  *) echo "replay_bench.sh: unknown arguments: $*" >&2; usage >&2; exit 2 ;;
+esac
 "$ROOT/contrib/build.sh" --target nvlplace >/dev/null
 NVL="$BUILD/contrib/nvlplace"
 WORK="$BUILD/replay-bench"
 mkdir -p "$WORK"
-SCALE=
-[ "${1:-}" != --scale ] || SCALE=1
-[ $# -eq 0 ] || [ -n "$SCALE" ] || { echo "usage: replay_bench.sh [--scale]" >&2; exit 2; }
 python3 "$ROOT/contrib/replay/openb_topology.py" "$DATA/alibaba-openb-2023/openb_node_list_gpu_node.csv" \
   >"$WORK/openb.yaml"
 status=0

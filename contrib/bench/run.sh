@@ -1,8 +1,14 @@
 #!/bin/sh
 # Runs the placement benchmark and checks its targets as ratios measured in the same run:
 # median decision time under 1 ms (1,152 GPUs) and 10 ms (16,384 GPUs), and at most 20x the
-# firstfit policy's time on the same case. Usage: contrib/bench/run.sh [repetitions]
+# firstfit policy's time on the same case. Usage: contrib/bench/run.sh [REPETITIONS]
 set -eu
+usage() { sed -n '2,4p' "$0"; }
+case $#:${1:-} in
+  0:|1:[1-9]|1:[1-9][0-9]) ;;
+  1:-h|1:--help) usage; exit 0 ;;
+  *) echo "run.sh: REPETITIONS is a whole number from 1 to 99, once: $*" >&2; usage >&2; exit 2 ;;
+esac
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${NVLPLACE_BUILD_DIR:-$ROOT/build}
 "$ROOT/contrib/build.sh" --target place_bench

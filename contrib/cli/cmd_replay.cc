@@ -23,6 +23,7 @@
 #include "contrib/replay/simulator.h"
 #include "contrib/replay/trace.h"
 #include "placement/formats/nvlink_health_yaml.h"
+#include "placement/formats/read_file.h"
 #include "placement/formats/topology_yaml.h"
 #include "placement/model/limits.h"
 #include "policies/policy_loader.h"
@@ -33,6 +34,8 @@ namespace {
 constexpr int kMaxThreads = 1024;
 // Policies in one replay: each keeps a record per trace job.
 constexpr size_t kMaxPolicies = 16;
+// A charting library inlined into report.html: ECharts' is about 1 MB.
+constexpr size_t kMaxChartLibraryBytes = 16 << 20;
 
 struct ReplayArgs {
   std::string topology;
@@ -48,6 +51,9 @@ struct ReplayArgs {
   bool strict = false;
   bool skip_shared = false;
   int threads = 0;
+  // The charting library inlined into report.html: the one contrib/setup.sh fetches, or
+  // "none" for plain SVG plots. The default, when absent, also gives SVG plots.
+  std::string chart_lib = NVLPLACE_DEFAULT_CHART_LIB;
 };
 
 // A finite number from lo to hi, not NaN, not inf; a nonzero value below 1e-300 (a denormal)
@@ -166,6 +172,12 @@ int Replay(const ReplayArgs& a) {
   run.seed = a.seed;
   run.topo = topo->get();
   run.results.resize(policies.size());
+  if (a.chart_lib != "none" &&
+      (a.chart_lib != NVLPLACE_DEFAULT_CHART_LIB || std::filesystem::exists(a.chart_lib))) {
+    auto js = ReadFileToString(a.chart_lib, kMaxChartLibraryBytes);
+    if (!js.ok()) return Fail(js.status());
+    run.chart_library = std::move(*js);
+  }
   Progress progress(policies.size());
   // Policies in parallel threads, each with its own engine and cluster state.
   size_t threads = a.threads > 0 ? a.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -235,6 +247,9 @@ void AddReplayCommand(CLI::App& app, std::function<int()>* run) {
       ->transform(WholeNumber<uint64_t>(0, std::numeric_limits<uint64_t>::max()));
   c->add_option("--threads", a->threads, "policies replayed at once (0, the default: one per core)")
       ->transform(WholeNumber<int>(0, kMaxThreads));
+  c->add_option("--chart-lib", a->chart_lib,
+                "charting library (echarts.min.js) inlined into report.html; none: plain SVG "
+                "plots (default: the one contrib/setup.sh fetches, if there)");
   c->add_flag("--strict", a->strict, "a malformed trace line is fatal");
   c->add_flag("--skip-shared", a->skip_shared,
               "openb: skip GPU-sharing pods (gpu_milli < 1000) instead of one GPU each");

@@ -2,7 +2,7 @@
 # Scheduling overhead of select/cons_tres_nvlplace against stock select/cons_tres: the same
 # burst of mixed GPU jobs is submitted to the local cluster twice, once per plugin, and
 # sdiag's main scheduler and backfill cycle times are compared (a measurement, not a test).
-#   contrib/cluster/bench.sh [--jobs N] [--rounds R] [--topology FILE | --fabric KIND:GPUS]
+# Usage: contrib/cluster/bench.sh [--jobs N] [--rounds R] [--topology FILE | --fabric KIND:GPUS]
 #                            [--queued [--submitters K]]
 # (default 500 jobs, 3 rounds, lab-islands, each job submitted while the earlier ones run).
 # --fabric    a cluster from contrib/tools/gen_fabric.py (h100-rail:8192 is 1,024 nodes of
@@ -35,7 +35,7 @@ while (($#)); do
     --queued) queued=1; shift ;;
     --submitters) submitters=$2; shift 2 ;;
     -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
-    *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown argument $1" >&2; sed -n '2,19p' "$0" >&2; exit 2 ;;
   esac
 done
 [[ $jobs =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ && $submitters =~ ^[1-9][0-9]*$ ]] ||

@@ -1,6 +1,12 @@
 #!/bin/bash
 # Stops the local Slurm cluster (stop.sh) and removes its run directory. Idempotent.
+# Usage: contrib/cluster/clean.sh (the cluster of NVLPLACE_CLUSTER_DIR, see common.sh)
 set -euo pipefail
+case $#:${1:-} in
+  0:) ;;
+  1:-h|1:--help) sed -n '2,3p' "$0"; exit 0 ;;
+  *) echo "clean.sh: takes no arguments: $*" >&2; sed -n '2,3p' "$0" >&2; exit 2 ;;
+esac
 source "$(dirname "$0")/common.sh"
 
 "$(dirname "$0")/stop.sh"

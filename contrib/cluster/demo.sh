@@ -3,12 +3,19 @@
 # submitted in the same order first under stock select/cons_tres, then under
 # select/cons_tres_nvlplace; prints where each landed under both (nodes and GPU indexes from
 # `scontrol show job -d`) and the plugin's own log lines.
-#   contrib/cluster/demo.sh [--topology FILE]   (default configs/lab-h100.yaml)
+# Usage: contrib/cluster/demo.sh [--topology FILE]   (default configs/lab-h100.yaml)
 # Starts (or restarts) the cluster for each plugin and leaves it running; stop.sh stops it.
 set -euo pipefail
+usage() { sed -n '2,7p' "$0"; }
+topology=
+case $#:${1:-} in
+  0:) ;;
+  1:-h|1:--help) usage; exit 0 ;;
+  2:--topology) topology=$2 ;;
+  *) echo "demo.sh: unknown arguments: $*" >&2; usage >&2; exit 2 ;;
+esac
 source "$(dirname "$0")/common.sh"
-topology=$NVL_ROOT/configs/lab-h100.yaml
-[[ ${1:-} == --topology ]] && topology=$2
+topology=${topology:-$NVL_ROOT/configs/lab-h100.yaml}
 cd /tmp
 
 cancel_all() {

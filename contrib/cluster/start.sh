@@ -4,7 +4,7 @@
 # a configs/ topology with `nvlplace export slurm`. Idempotent: a running cluster with the
 # same settings is left alone; one with other settings is restarted. Needs root.
 #
-#   contrib/cluster/start.sh [--topology FILE] [--select nvlplace|cons_tres]
+# Usage: contrib/cluster/start.sh [--topology FILE] [--select nvlplace|cons_tres]
 #                            [--scheduler backfill|builtin]
 #
 # --topology  cluster YAML (default configs/lab-h100.yaml)
@@ -30,7 +30,7 @@ while (($#)); do
     --scheduler) scheduler=$2; shift 2 ;;
     --scheduler=*) scheduler=${1#*=}; shift ;;
     -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
-    *) echo "start.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,18p' "$0" >&2; exit 2 ;;
   esac
 done
 case $select in

@@ -2,7 +2,13 @@
 # Stops the local Slurm cluster started by start.sh: cancels its jobs, stops every slurmd,
 # slurmctld and munged by the pids in its run directory, and any slurmstepd of it left
 # behind. Idempotent; keeps the run directory (clean.sh removes it).
+# Usage: contrib/cluster/stop.sh (the cluster of NVLPLACE_CLUSTER_DIR, see common.sh)
 set -uo pipefail
+case $#:${1:-} in
+  0:) ;;
+  1:-h|1:--help) sed -n '2,5p' "$0"; exit 0 ;;
+  *) echo "stop.sh: takes no arguments: $*" >&2; sed -n '2,5p' "$0" >&2; exit 2 ;;
+esac
 source "$(dirname "$0")/common.sh"
 
 [[ -d $NVL_RUN/run ]] || exit 0

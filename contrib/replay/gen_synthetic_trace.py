@@ -7,7 +7,8 @@ Usage: gen_synthetic_trace.py JOBS [SEED [CLUSTER_GPUS]] > trace.csv. JOBS is 1 
 1,024 to 16,777,216 (default 16,384). Sizes follow a heavy-tailed mix: many 8-64 GPU jobs, some
 128-1024 GPU jobs, TP in {4, 8}, PP in {1, 2, 4}; arrivals are Poisson with a mean gap of
 180 s x 16,384 / CLUSTER_GPUS (180 s: about 90% of a 16,384-GPU cluster); run times are
-log-uniform from 10 minutes to 2 days. Bad arguments: a message on stderr and exit 2.
+log-uniform from 10 minutes to 2 days. Bad arguments: a message on stderr and exit 2;
+-h or --help: this text on stdout.
 """
 import math
 import random
@@ -17,10 +18,12 @@ MAX_JOBS = 1_000_000
 MAX_SEED = 2**64 - 1
 
 
+USAGE = "usage: gen_synthetic_trace.py JOBS [SEED [CLUSTER_GPUS]] > trace.csv"
+
+
 def fail(message):
     """Prints the message and the usage on stderr; exit 2 (bad input)."""
-    print(f"gen_synthetic_trace.py: {message}\n"
-          "usage: gen_synthetic_trace.py JOBS [SEED [CLUSTER_GPUS]] > trace.csv", file=sys.stderr)
+    print(f"gen_synthetic_trace.py: {message}\n{USAGE}", file=sys.stderr)
     sys.exit(2)
 
 
@@ -32,6 +35,12 @@ def whole_number(text, name, lo, hi):
 
 
 def main():
+    if any(a in ("-h", "--help") for a in sys.argv[1:]):
+        print(f"{USAGE}\n\n{__doc__}", end="")
+        return
+    for a in sys.argv[1:]:
+        if a.startswith("-"):
+            fail(f"unknown option {a!r}")
     if not 2 <= len(sys.argv) <= 4:
         fail("give JOBS, and optionally SEED and CLUSTER_GPUS")
     jobs = whole_number(sys.argv[1], "JOBS", 1, MAX_JOBS)

@@ -7,6 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "contrib/replay/headline.h"
+#include "contrib/replay/human_units.h"
+#include "contrib/replay/metrics.h"
+#include "contrib/replay/report_charts.h"
 #include "placement/engine/explain.h"
 #include "placement/model/hostlist.h"
 
@@ -15,7 +19,8 @@ namespace {
 
 const char* kColors[] = {"#1b6ac9", "#d1495b", "#2e9d5b", "#8c5cc4", "#e08e0b", "#555555"};
 
-double TimeWeightedMean(const std::vector<Sample>& s, int Sample::*field) {
+template <typename T>
+double TimeWeightedMean(const std::vector<Sample>& s, T Sample::*field) {
   if (s.size() < 2) return s.empty() ? 0 : s[0].*field;
   double sum = 0, span = 0;
   for (size_t i = 0; i + 1 < s.size(); ++i) {
@@ -106,6 +111,178 @@ std::string LineChart(const std::string& title, const std::string& xlabel,
   return svg + "</svg>\n";
 }
 
+// The headline's sentences, one paragraph each.
+std::string HeadlineHtml(const nlohmann::json& summary) {
+  std::string out;
+  for (const std::string& sentence : Headline(summary)) {
+    absl::StrAppend(&out, "<p>", Escape(sentence), "</p>\n");
+  }
+  return out;
+}
+
+// The communication share of a step the estimates use: the replay's, else the assumed one.
+double StepShare(const SimOptions& o) {
+  return o.comm_share > 0 ? o.comm_share : kAssumedCommShare;
+}
+
+// Per level, the sum over jobs of their groups' mean spread, and the jobs counted.
+struct SpreadSum {
+  explicit SpreadSum(size_t levels) : sum(levels, 0.0) {}
+  void Add(const std::vector<double>& spread) {
+    if (spread.size() != sum.size()) return;  // no such group
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] += spread[i];
+    ++jobs;
+  }
+  // {"nvlink_domain": 1.5, "leaf": 1.25, ...}: the mean over the jobs counted (0 for none).
+  nlohmann::json Json(const std::vector<std::string>& levels) const {
+    nlohmann::json out = nlohmann::json::object();
+    for (size_t i = 0; i < levels.size(); ++i) out[levels[i]] = jobs > 0 ? sum[i] / jobs : 0.0;
+    return out;
+  }
+  std::vector<double> sum;
+  int jobs = 0;
+};
+
+// One row of the metrics table per policy: spread per level, free and fragmented GPUs, step
+// time; throughput against the headline's baseline.
+struct MetricsRow {
+  std::string policy;
+  std::vector<std::string> cells;
+};
+std::vector<std::string> MetricsHeader(const nlohmann::json& summary) {
+  std::vector<std::string> h = {"policy", "TP:nvl"};
+  for (const auto& level : summary["estimates"]["spread_levels"]) {
+    std::string name = level.get<std::string>();
+    h.push_back("DP:" + (name == "nvlink_domain" ? std::string("nvl") : name));
+  }
+  std::string base = ChooseHeadlinePair(summary).baseline;
+  for (const char* c : {"unallocated", "fragmented", "step/best"}) h.push_back(c);
+  h.push_back("thru vs " + base);
+  return h;
+}
+std::vector<MetricsRow> MetricsRows(const nlohmann::json& summary) {
+  std::string base = ChooseHeadlinePair(summary).baseline;
+  double base_step = 1;
+  for (const auto& p : summary["policies"]) {
+    if (p["policy"] == base) base_step = p["step_time_ratio_mean"].get<double>();
+  }
+  auto spread = [](const nlohmann::json& p, const char* kind, const std::string& level) {
+    if (p[std::string(kind) + "_jobs"].get<int>() == 0) return std::string("-");
+    return absl::StrFormat("%.2f", p[std::string(kind) + "_spread"][level].get<double>());
+  };
+  std::vector<MetricsRow> rows;
+  for (const auto& p : summary["policies"]) {
+    MetricsRow row{p["policy"].get<std::string>(), {}};
+    row.cells.push_back(spread(p, "tp_group", "nvlink_domain"));
+    for (const auto& level : summary["estimates"]["spread_levels"]) {
+      row.cells.push_back(spread(p, "dp_group", level.get<std::string>()));
+    }
+    row.cells.push_back(HumanNumber(p["unallocated_gpus_mean"].get<double>()));
+    row.cells.push_back(HumanNumber(p["fragmented_gpus_mean"].get<double>()));
+    double step = p["step_time_ratio_mean"].get<double>();
+    row.cells.push_back(absl::StrFormat("x%.3f", step));
+    row.cells.push_back(row.policy == base ? std::string("-") : HumanChange(base_step / step - 1));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// The papers' metrics table and how its estimates are made.
+// Units of `level` (metrics.h UnitOf) a placement spans.
+int Spanned(const Topology& topo, const std::vector<GpuId>& ranks, int level) {
+  std::vector<int> units;
+  for (GpuId g : ranks) units.push_back(UnitOf(topo, g, level));
+  std::sort(units.begin(), units.end());
+  return static_cast<int>(std::unique(units.begin(), units.end()) - units.begin());
+}
+
+// The same jobs placed by the headline's two policies, side by side: the (at most) kShown
+// jobs whose estimated communication differs most between them.
+std::string SideBySideHtml(const ReplayRun& run, const nlohmann::json& summary) {
+  constexpr size_t kShown = 10;
+  HeadlinePair pair = ChooseHeadlinePair(summary);
+  const SimResult *a = nullptr, *b = nullptr;
+  for (const SimResult& r : run.results) {
+    if (r.policy == pair.subject) a = &r;
+    if (r.policy == pair.baseline) b = &r;
+  }
+  if (a == nullptr || b == nullptr || a == b) return "";
+  std::vector<std::pair<double, size_t>> differ;  // (-|comm difference|, job)
+  for (size_t i = 0; i < a->jobs.size() && i < b->jobs.size(); ++i) {
+    if (a->jobs[i].start < 0 || b->jobs[i].start < 0) continue;
+    double d = std::fabs(a->jobs[i].comm_s - b->jobs[i].comm_s);
+    if (d > 0) differ.push_back({-d, i});
+  }
+  std::sort(differ.begin(), differ.end());
+  if (differ.size() > kShown) differ.resize(kShown);
+  if (differ.empty()) return "";
+  const std::string leaf = run.topo->tiers().empty() ? "switches" : run.topo->tiers()[0];
+  std::string html = absl::StrCat("<h2>The same job, two policies</h2>\n<p>The ", differ.size(),
+                                  " jobs whose estimated communication differs most between ",
+                                  Escape(pair.subject), " and ", Escape(pair.baseline),
+                                  ".</p>\n<table id=\"side-by-side\"><tr><th>job</th>"
+                                  "<th>GPUs</th><th>TP</th>");
+  for (const SimResult* r : {a, b}) {
+    absl::StrAppend(&html, "<th>", Escape(r->policy), ": nodes</th><th>NVLink domains</th><th>",
+                    Escape(leaf), " switches</th><th>comm per step</th>");
+  }
+  html += "</tr>\n";
+  for (const auto& [neg, i] : differ) {
+    const TraceJob& t = *a->jobs[i].job;
+    absl::StrAppend(&html, "<tr><td>", Escape(t.id), "</td><td>", HumanCount(t.gpus), "</td><td>",
+                    t.tp, "</td>");
+    for (const SimResult* r : {a, b}) {
+      const JobRecord& j = r->jobs[i];
+      std::vector<std::string> names;
+      for (auto& [node, gpus] : GpusByNode(j.ranks, *run.topo)) names.push_back(node);
+      absl::StrAppend(&html, "<td>", Escape(CompressHostlist(names)), "</td><td>",
+                      Spanned(*run.topo, j.ranks, 0), "</td><td>", Spanned(*run.topo, j.ranks, 1),
+                      "</td><td>", HumanNumber(1000 * j.comm_s), " ms</td>");
+    }
+    html += "</tr>\n";
+  }
+  return html + "</table>\n";
+}
+
+std::string MetricsHtml(const nlohmann::json& summary) {
+  std::string html = "<h2>The metrics papers use</h2>\n<table id=\"metrics\"><tr>";
+  for (const std::string& h : MetricsHeader(summary))
+    absl::StrAppend(&html, "<th>", Escape(h), "</th>");
+  html += "</tr>\n";
+  for (const MetricsRow& row : MetricsRows(summary)) {
+    absl::StrAppend(&html, "<tr><td>", Escape(row.policy), "</td>");
+    for (const std::string& c : row.cells) absl::StrAppend(&html, "<td>", Escape(c), "</td>");
+    html += "</tr>\n";
+  }
+  const auto& e = summary["estimates"];
+  absl::StrAppend(
+      &html,
+      "</table>\n<section id=\"assumptions\"><h3>How these are estimated</h3><ul>\n"
+      "<li><b>Spread</b> (Arnold, NeurIPS'25): for each job, the number of NVLink domains and "
+      "of switches of each tier that each of its TP groups (TP:nvl) and DP groups (DP:level) "
+      "spans, averaged over its groups, then over the jobs that have such groups (of two GPUs "
+      "or more). Ranks are in Megatron order (TP innermost, then PP, then DP). A GPU's switch is "
+      "the leaf its NIC reaches (its rail's leaf on a rail-optimized node), then the first "
+      "parent up to the tier.</li>\n"
+      "<li><b>Unallocated GPUs</b>: free GPUs, time mean over the replay. <b>Fragmented "
+      "GPUs</b> (FGD, ATC'23, for whole GPUs): free GPUs that a job drawn from this trace's "
+      "shapes could not use, in expectation: an NVLink domain with f free GPUs counts f times "
+      "the share of the trace's jobs needing more than f GPUs in one domain (their TP size when "
+      "they keep TP groups in a domain, else 1); time mean.</li>\n"
+      "<li><b>Step time</b> (step/best): the cost model (alpha-beta ring all-reduces over the "
+      "placement's links, a Llama-2-70B-like model in bf16 with Megatron, 8 micro-batches per "
+      "step) estimates each job's communication per step on its placement (C) and on the best "
+      "placement of the empty cluster (B). The step is taken to spend ",
+      HumanShare(e["comm_share"].get<double>()), " of its time communicating on the best placement",
+      e["comm_share_assumed"].get<bool>() ? " (assumed: the replay was run without --comm-share)"
+                                          : " (the replay's --comm-share)",
+      ", without overlap with compute, so a step takes (1 - s) + s &times; min(10, C / B) of the "
+      "best. The policy's figure is the mean over started jobs weighted by GPU-seconds; "
+      "throughput is its inverse, compared with the baseline policy. It is an estimate from a "
+      "model, not a measurement.</li>\n</ul></section>\n");
+  return html;
+}
+
 }  // namespace
 
 Stats Summarize(std::vector<double> v) {
@@ -150,11 +327,20 @@ nlohmann::json SummaryJson(const ReplayRun& run) {
                     {"load_scale", run.options.load_scale},
                     {"comm_share", run.options.comm_share},
                     {"seed", run.seed}};
+  // How the papers' metrics below are estimated (report.html states it in words).
+  const double share = StepShare(run.options);
+  const std::vector<std::string> levels = SpreadLevels(*run.topo);
+  out["estimates"] = {{"comm_share", share},
+                      {"comm_share_assumed", !(run.options.comm_share > 0)},
+                      {"comm_ratio_cap", 10},
+                      {"spread_levels", levels}};
   json policies = json::array();
   for (const SimResult& r : run.results) {
     std::vector<double> wait, jct, comm;
     int started = 0, rejected = 0, pending = 0, multi = 0, in_domain = 0, leaf = 0, spine = 0,
         relaxations = 0;
+    SpreadSum tp_spread(levels.size()), dp_spread(levels.size());
+    double step_sum = 0, step_weight = 0;  // step time ratio weighted by GPU-seconds
     for (const JobRecord& j : r.jobs) {
       if (j.rejected) {
         ++rejected;
@@ -176,6 +362,11 @@ nlohmann::json SummaryJson(const ReplayRun& run) {
       leaf += j.job_tier <= 0;
       spine += j.job_tier <= 1;
       relaxations += j.relaxations;
+      tp_spread.Add(j.tp_spread);
+      dp_spread.Add(j.dp_spread);
+      double w = static_cast<double>(j.job->gpus) * std::max(j.job->duration, 1.0);
+      step_sum += w * StepTimeRatio(j.comm_s, j.best_comm_s, share);
+      step_weight += w;
     }
     auto share = [](int a, int b) { return b > 0 ? static_cast<double>(a) / b : 1.0; };
     double util = TimeWeightedMean(r.samples, &Sample::busy_gpus) / run.topo->num_gpus();
@@ -196,7 +387,14 @@ nlohmann::json SummaryJson(const ReplayRun& run) {
          {"comm_s_per_job_mean", Summarize(comm).mean},
          {"relaxations", relaxations},
          {"fallbacks", 0},
-         {"decisions", r.decisions}});
+         {"decisions", r.decisions},
+         {"tp_group_spread", tp_spread.Json(levels)},
+         {"tp_group_jobs", tp_spread.jobs},
+         {"dp_group_spread", dp_spread.Json(levels)},
+         {"dp_group_jobs", dp_spread.jobs},
+         {"unallocated_gpus_mean", TimeWeightedMean(r.samples, &Sample::free_gpus)},
+         {"fragmented_gpus_mean", TimeWeightedMean(r.samples, &Sample::fragmented_gpus)},
+         {"step_time_ratio_mean", step_weight > 0 ? step_sum / step_weight : 1.0}});
   }
   out["policies"] = policies;
   return out;
@@ -205,7 +403,14 @@ nlohmann::json SummaryJson(const ReplayRun& run) {
 std::string JobsCsv(const ReplayRun& run) {
   std::string out =
       "policy,id,line,submit,start,end,wait,gpus,tp,pp,dp,nvl,status,nodes,gpus_by_node,job_tier,"
-      "tp_in_domain,comm_s,stretch,reason\n";
+      "tp_in_domain,comm_s,stretch,tp_span_domains,tp_span_leaves,dp_span_domains,dp_span_leaves,"
+      "step_time_ratio,reason\n";
+  const double share = StepShare(run.options);
+  // A group kind's mean span at level 0 (NVLink domains) or 1 (leaf switches); empty when
+  // the job has no such group.
+  auto span = [](const std::vector<double>& spread, size_t level) {
+    return level < spread.size() ? absl::StrFormat("%.3f", spread[level]) : std::string();
+  };
   for (const SimResult& r : run.results) {
     for (const JobRecord& j : r.jobs) {
       const TraceJob& t = *j.job;
@@ -220,11 +425,17 @@ std::string JobsCsv(const ReplayRun& run) {
       std::string reason = j.reason;
       std::replace(reason.begin(), reason.end(), ',', ';');
       absl::StrAppendFormat(
-          &out, "%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%s,%s,%s,%s,%d,%d,%.6f,%.4f,%s\n",
+          &out,
+          "%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%s,%s,%s,%s,%d,%d,%.6f,%.4f,%s,%s,%s,%s,%s,%"
+          "s\n",
           r.policy, t.id, t.line, submit, j.start, j.end, j.start >= 0 ? j.start - submit : -1.0,
           t.gpus, t.tp, t.pp, t.dp, NvlModeName(t.nvl), status,
           "\"" + CompressHostlist(names) + "\"", by_node, j.job_tier, j.tp_in_domain ? 1 : 0,
-          j.comm_s, j.stretch, reason);
+          j.comm_s, j.stretch, span(j.tp_spread, 0), span(j.tp_spread, 1), span(j.dp_spread, 0),
+          span(j.dp_spread, 1),
+          j.start >= 0 ? absl::StrFormat("%.4f", StepTimeRatio(j.comm_s, j.best_comm_s, share))
+                       : std::string(),
+          reason);
     }
   }
   return out;
@@ -262,33 +473,46 @@ std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary) {
       "<title>nvlplace replay: ",
       Escape(run.topo->name()),
       "</title>\n<style>body{font-family:"
-      "sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse}td,th{border:1px "
+      "sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse}td,th{white-space:"
+      "nowrap;border:1px "
       "solid #bbb;padding:4px 8px;text-align:right}th{background:#eee}svg{margin:8px;border:1px "
-      "solid #ddd}</style></head><body>\n<h1>nvlplace replay</h1>\n<p>Cluster <b>",
-      Escape(run.topo->name()), "</b> (", run.topo->num_gpus(), " GPUs, ", run.topo->num_nodes(),
+      "solid "
+      "#ddd}#headline{font-size:1.15em;max-width:60em}#side-by-side "
+      "td{white-space:normal}.chart{width:100%;height:380px;margin:20px 0}"
+      "</style></head><body>\n"
+      "<h1>nvlplace replay</h1>\n<section id=\"headline\">\n",
+      HeadlineHtml(summary), "</section>\n<p>Cluster <b>", Escape(run.topo->name()), "</b> (",
+      HumanCount(run.topo->num_gpus()), " GPUs, ", HumanCount(run.topo->num_nodes()),
       " nodes); trace <b>", Escape(run.trace_file), "</b> (",
-      summary["trace"]["format"].get<std::string>(), ", ", run.trace->jobs.size(), " jobs, ",
-      run.trace->malformed, " malformed lines); scheduler ",
+      summary["trace"]["format"].get<std::string>(), ", ",
+      HumanCount(static_cast<int64_t>(run.trace->jobs.size())), " jobs, ",
+      HumanCount(run.trace->malformed), " malformed lines); scheduler ",
       summary["options"]["scheduler"].get<std::string>(), ", load scale ", run.options.load_scale,
       ".</p>\n<table id=\"summary\"><tr><th>policy</th><th>started</th><th>rejected</th>"
-      "<th>wait mean s</th><th>wait p95 s</th><th>completion mean s</th><th>makespan s</th>"
+      "<th>wait mean</th><th>wait p95</th><th>completion mean</th><th>makespan</th>"
       "<th>utilization</th><th>unusable free GPUs</th><th>TP in one NVLink domain</th>"
-      "<th>one leaf</th><th>comm s/job</th><th>relaxations</th></tr>\n");
+      "<th>one leaf</th><th>comm per job</th><th>relaxations</th></tr>\n");
   for (const auto& p : summary["policies"]) {
-    absl::StrAppendFormat(&html,
-                          "<tr><td>%s</td><td>%d</td><td>%d</td><td>%.0f</td><td>%.0f</td>"
-                          "<td>%.0f</td><td>%.0f</td><td>%.1f%%</td><td>%.1f</td><td>%.1f%%</td>"
-                          "<td>%.1f%%</td><td>%.4f</td><td>%d</td></tr>\n",
-                          Escape(p["policy"].get<std::string>()), p["jobs_started"].get<int>(),
-                          p["rejected"].get<int>(), p["wait_s"]["mean"].get<double>(),
-                          p["wait_s"]["p95"].get<double>(), p["completion_s"]["mean"].get<double>(),
-                          p["makespan_s"].get<double>(), 100 * p["utilization_mean"].get<double>(),
-                          p["unusable_free_gpus_mean"].get<double>(),
-                          100 * p["tp_in_domain_share"].get<double>(),
-                          100 * p["one_leaf_share"].get<double>(),
-                          p["comm_s_per_job_mean"].get<double>(), p["relaxations"].get<int>());
+    absl::StrAppend(&html, "<tr><td>", Escape(p["policy"].get<std::string>()), "</td><td>",
+                    HumanCount(p["jobs_started"].get<int64_t>()), "</td><td>",
+                    HumanCount(p["rejected"].get<int64_t>()), "</td><td>",
+                    HumanDuration(p["wait_s"]["mean"].get<double>()), "</td><td>",
+                    HumanDuration(p["wait_s"]["p95"].get<double>()), "</td><td>",
+                    HumanDuration(p["completion_s"]["mean"].get<double>()), "</td><td>",
+                    HumanDuration(p["makespan_s"].get<double>()), "</td><td>",
+                    HumanShare(p["utilization_mean"].get<double>()), "</td><td>",
+                    HumanNumber(p["unusable_free_gpus_mean"].get<double>()), "</td><td>",
+                    HumanShare(p["tp_in_domain_share"].get<double>()), "</td><td>",
+                    HumanShare(p["one_leaf_share"].get<double>()), "</td><td>",
+                    HumanNumber(1000 * p["comm_s_per_job_mean"].get<double>()), " ms</td><td>",
+                    HumanCount(p["relaxations"].get<int64_t>()), "</td></tr>\n");
   }
-  html += "</table>\n<div id=\"plots\">\n";
+  html += "</table>\n" + MetricsHtml(summary) + SideBySideHtml(run, summary);
+  if (!run.chart_library.empty()) {
+    return absl::StrCat(html, "<h2>Charts</h2>\n", ChartsHtml(run, run.chart_library),
+                        "</body></html>\n");
+  }
+  html += "<div id=\"plots\">\n";
   html += LineChart("Wait time CDF", "wait (hours)", "share of jobs", names, cdf);
   html += LineChart("GPU utilization", "time (hours)", "busy GPUs (%)", names, util);
   html += LineChart("Fragmentation: free GPUs no pending job can use", "time (hours)", "GPUs",
@@ -308,18 +532,58 @@ std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary) {
 }
 
 std::string SummaryText(const nlohmann::json& s) {
-  std::string out = absl::StrFormat("%-10s %8s %8s %10s %10s %12s %7s %9s %8s %8s %10s\n", "policy",
-                                    "started", "rejected", "wait mean", "wait p95", "makespan",
-                                    "util", "unusable", "TP-in-NVL", "one-leaf", "comm s/job");
+  std::string out = absl::StrCat(absl::StrJoin(Headline(s), "\n"), "\n\n");
+  absl::StrAppendFormat(&out, "%-10s %9s %8s %10s %10s %12s %6s %9s %9s %8s %10s\n", "policy",
+                        "started", "rejected", "wait mean", "wait p95", "makespan", "util",
+                        "unusable", "TP-in-NVL", "one-leaf", "comm/job");
   for (const auto& p : s["policies"]) {
     absl::StrAppendFormat(
-        &out, "%-10s %8d %8d %10.0f %10.0f %12.0f %6.1f%% %9.1f %7.1f%% %7.1f%% %10.4f\n",
-        p["policy"].get<std::string>(), p["jobs_started"].get<int>(), p["rejected"].get<int>(),
-        p["wait_s"]["mean"].get<double>(), p["wait_s"]["p95"].get<double>(),
-        p["makespan_s"].get<double>(), 100 * p["utilization_mean"].get<double>(),
-        p["unusable_free_gpus_mean"].get<double>(), 100 * p["tp_in_domain_share"].get<double>(),
-        100 * p["one_leaf_share"].get<double>(), p["comm_s_per_job_mean"].get<double>());
+        &out, "%-10s %9s %8s %10s %10s %12s %6s %9s %9s %8s %10s\n", p["policy"].get<std::string>(),
+        HumanCount(p["jobs_started"].get<int64_t>()), HumanCount(p["rejected"].get<int64_t>()),
+        HumanDuration(p["wait_s"]["mean"].get<double>()),
+        HumanDuration(p["wait_s"]["p95"].get<double>()),
+        HumanDuration(p["makespan_s"].get<double>()),
+        HumanShare(p["utilization_mean"].get<double>()),
+        HumanNumber(p["unusable_free_gpus_mean"].get<double>()),
+        HumanShare(p["tp_in_domain_share"].get<double>()),
+        HumanShare(p["one_leaf_share"].get<double>()),
+        HumanNumber(1000 * p["comm_s_per_job_mean"].get<double>()) + " ms");
   }
+  // The papers' metrics: groups' spread (Arnold), unallocated and fragmented GPUs (FGD), the
+  // cost model's step time against the best placement and throughput against the baseline.
+  std::vector<std::string> header = MetricsHeader(s);
+  std::vector<MetricsRow> rows = MetricsRows(s);
+  std::vector<size_t> width(header.size(), 0);  // each column as wide as its widest cell
+  for (size_t i = 0; i < header.size(); ++i) width[i] = std::max<size_t>(header[i].size(), 8);
+  for (const MetricsRow& row : rows) {
+    width[0] = std::max(width[0], row.policy.size());
+    for (size_t i = 0; i < row.cells.size() && i + 1 < width.size(); ++i) {
+      width[i + 1] = std::max(width[i + 1], row.cells[i].size());
+    }
+  }
+  out += "\n";
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (i == 0) {
+      absl::StrAppendFormat(&out, "%-*s", static_cast<int>(width[i]), header[i]);
+    } else {
+      absl::StrAppendFormat(&out, " %*s", static_cast<int>(width[i]), header[i]);
+    }
+  }
+  out += "\n";
+  for (const MetricsRow& row : rows) {
+    absl::StrAppendFormat(&out, "%-*s", static_cast<int>(width[0]), row.policy);
+    for (size_t i = 0; i < row.cells.size() && i + 1 < width.size(); ++i) {
+      absl::StrAppendFormat(&out, " %*s", static_cast<int>(width[i + 1]), row.cells[i]);
+    }
+    out += "\n";
+  }
+  absl::StrAppendFormat(&out,
+                        "(TP:nvl, DP:<level>: NVLink domains or switches each TP or DP group "
+                        "spans, mean; unallocated and fragmented: free GPUs, time mean; "
+                        "step/best: estimated step time against the best placement, "
+                        "communication %s of a step%s)\n",
+                        HumanShare(s["estimates"]["comm_share"].get<double>()),
+                        s["estimates"]["comm_share_assumed"].get<bool>() ? ", assumed" : "");
   return out;
 }
 

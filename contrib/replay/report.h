@@ -25,6 +25,9 @@ struct ReplayRun {
   uint64_t seed = 0;
   const Topology* topo = nullptr;
   std::vector<SimResult> results;  // one per policy, in the order asked
+  // A charting library's code (ECharts' echarts.min.js) to inline into report.html; empty:
+  // plain SVG plots.
+  std::string chart_library;
 };
 
 nlohmann::json SummaryJson(const ReplayRun& run);

@@ -9,6 +9,7 @@
 #include <queue>
 
 #include "absl/strings/str_cat.h"
+#include "contrib/replay/metrics.h"
 #include "placement/engine/earliest_start.h"
 #include "placement/model/limits.h"
 
@@ -70,6 +71,17 @@ class Sim {
       arrivals.push_back(static_cast<int>(i));
       horizon = std::max(horizon, Submit(jobs_[i]) + jobs_[i].duration);
     }
+    // The trace's job shapes, for fragmentation: each job's chunk (the GPUs it needs in one
+    // NVLink domain) weighted by its share of the jobs.
+    std::map<int, double> chunk_weights;
+    for (int idx : arrivals) {
+      chunk_weights[ChunkOf(jobs_[idx])] += 1.0 / static_cast<double>(arrivals.size());
+    }
+    int largest_domain = 0;
+    for (const NvlDomain& d : topo_.domains()) {
+      largest_domain = std::max(largest_domain, static_cast<int>(d.gpus.size()));
+    }
+    larger_chunk_share_ = LargerChunkShare(chunk_weights, largest_domain);
     double every = options_.sample_every > 0 ? options_.sample_every : std::max(1.0, horizon / 400);
     double next_sample = 0;
     size_t next_arrival = 0;
@@ -125,6 +137,8 @@ class Sim {
   };
 
   double Submit(const TraceJob& j) const { return j.submit / options_.load_scale; }
+  // The GPUs a job needs inside one NVLink domain: its TP group unless it may split.
+  static int ChunkOf(const TraceJob& j) { return (j.tp > 1 && j.nvl != NvlMode::kOff) ? j.tp : 1; }
 
   int ModelOfGpu(GpuId g) const { return topo_.nodes()[topo_.gpus()[g].node].model; }
   // Free GPUs pending job `idx` may use: those of its GPU model, or all when it names none.
@@ -187,6 +201,10 @@ class Sim {
     }
     rec.relaxations = static_cast<int>(r.relaxations.size());
     rec.comm_s = r.comm.total();
+    rec.best_comm_s = shape.best_comm;
+    const Request& q = *shape.request;
+    rec.tp_spread = TpGroupSpread(topo_, rec.ranks, q.tp, q.pp, q.dp);
+    rec.dp_spread = DpGroupSpread(topo_, rec.ranks, q.tp, q.pp, q.dp);
     if (options_.comm_share > 0 && shape.best_comm > 0) {
       double ratio = std::min(10.0, rec.comm_s / shape.best_comm);
       rec.stretch = (1 - options_.comm_share) + options_.comm_share * ratio;
@@ -300,14 +318,17 @@ class Sim {
       if (++depth > kBackfillDepth) break;
       const TraceJob& j = jobs_[idx];
       if (j.gpus > FreeFor(idx)) continue;
-      int chunk = (j.tp > 1 && j.nvl != NvlMode::kOff) ? j.tp : 1;
-      min_chunk = std::min(min_chunk, chunk);
+      min_chunk = std::min(min_chunk, ChunkOf(j));
     }
+    const int max_free = static_cast<int>(larger_chunk_share_.size()) - 1;
     for (DomainId d = 0; d < topo_.num_domains(); ++d) {
       int f = state_.free_in_domain(d);
       s.largest_free_domain = std::max(s.largest_free_domain, f);
       if (!pending_.empty() && f < min_chunk) s.unusable_free += f;
+      if (f > 0 && max_free >= 0)
+        s.fragmented_gpus += f * larger_chunk_share_[std::min(f, max_free)];
     }
+    s.free_gpus = state_.num_free();
     result_.samples.push_back(s);
   }
 
@@ -323,10 +344,11 @@ class Sim {
                       std::greater<std::pair<double, int>>>
       running_;
   Reservation reservation_;
-  std::map<std::string, Shape> shapes_;  // node-based: the addresses below stay valid
-  std::vector<const Shape*> shape_of_;   // per job, once it arrived
-  std::vector<int> job_model_;           // per job: its request's GPU model, -1 for any
-  std::vector<int> free_by_model_;       // free GPUs of each GPU model
+  std::map<std::string, Shape> shapes_;     // node-based: the addresses below stay valid
+  std::vector<const Shape*> shape_of_;      // per job, once it arrived
+  std::vector<int> job_model_;              // per job: its request's GPU model, -1 for any
+  std::vector<int> free_by_model_;          // free GPUs of each GPU model
+  std::vector<double> larger_chunk_share_;  // [f]: share of the trace's jobs whose chunk > f
 };
 
 }  // namespace

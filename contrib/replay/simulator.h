@@ -49,7 +49,11 @@ struct JobRecord {
   bool tp_in_domain = true;  // every TP group inside one NVLink domain
   int relaxations = 0;
   double comm_s = 0;
+  double best_comm_s = 0;  // the same job's estimate on its best placement, empty cluster
   double stretch = 1.0;
+  // Mean units each TP group and each DP group spans, per level of SpreadLevels (metrics.h):
+  // empty when the job has no such group of two GPUs or more, or did not start.
+  std::vector<double> tp_spread, dp_spread;
 };
 
 struct Sample {
@@ -58,6 +62,10 @@ struct Sample {
   int pending_jobs;
   int unusable_free;        // free GPUs no pending job can use
   int largest_free_domain;  // free GPUs of the emptiest NVLink domain
+  int free_gpus = 0;        // unallocated GPUs (of nodes nvlplace places on)
+  // Free GPUs a job drawn from the trace's shapes cannot use, in expectation (FGD's
+  // fragmentation, metrics.h FragmentedGpus).
+  double fragmented_gpus = 0;
 };
 
 struct SimResult {

@@ -6,8 +6,14 @@
 # Usage: contrib/slurm/check_symbols.sh RELEASE_SRC_DIR SO
 set -euo pipefail
 
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 RELEASE_SRC_DIR SO" >&2
+usage() { sed -n '2,6p' "$0"; }
+if [[ $# -eq 1 && ($1 == -h || $1 == --help) ]]; then
+  usage
+  exit 0
+fi
+if [[ $# -ne 2 || $1 == -* || $2 == -* ]]; then
+  echo "check_symbols.sh: give RELEASE_SRC_DIR and SO" >&2
+  usage >&2
   exit 2
 fi
 src=$1

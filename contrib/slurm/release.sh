@@ -3,7 +3,7 @@
 # clone, once: the prefix is keyed by version and the tarball's SHA-256, and a finished
 # build is reused (a second call prints its directory and does nothing else).
 #
-#   contrib/slurm/release.sh [--configure-only | --dir] VERSION
+# Usage: contrib/slurm/release.sh [--configure-only | --dir] VERSION
 #
 # Prints, as its last line, the release's directory, which holds
 #   src/      the release source (for slurmctld.h and the other internal headers)
@@ -21,14 +21,20 @@
 # Exit 77 when the tarball is not there (callers skip that release), 1 on a failed build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+usage() { sed -n '2,21p' "$0"; }
 configure_only=0
 dir_only=0
 case ${1:-} in
+  -h|--help) usage; exit 0 ;;
   --configure-only) configure_only=1; shift ;;
   --dir) dir_only=1; shift ;;
 esac
-version=${1:?usage: release.sh [--configure-only] VERSION}
-[[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "release.sh: bad version '$version'" >&2; exit 2; }
+if [[ $# -ne 1 || ! $1 =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+  echo "release.sh: give one VERSION, e.g. 24.11.7: $*" >&2
+  usage >&2
+  exit 2
+fi
+version=$1
 
 tarballs=${NVLPLACE_SLURM_TARBALLS:-$root/../shared/slurm}
 if [[ $(id -u) -eq 0 ]]; then cache_default=/var/cache/nvlplace/slurm

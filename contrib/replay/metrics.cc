@@ -1,0 +1,105 @@
+// Spread of communication groups, fragmentation, step time.
+#include "contrib/replay/metrics.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace nvlplace::replay {
+namespace {
+
+// Distinct units of `level` over the GPUs ranks[first + k * stride], k < count.
+int Distinct(const Topology& topo, const std::vector<GpuId>& ranks, size_t first, size_t stride,
+             size_t count, int level, std::vector<int>* scratch) {
+  scratch->clear();
+  for (size_t k = 0; k < count; ++k)
+    scratch->push_back(UnitOf(topo, ranks[first + k * stride], level));
+  std::sort(scratch->begin(), scratch->end());
+  return static_cast<int>(std::unique(scratch->begin(), scratch->end()) - scratch->begin());
+}
+
+bool SizesMatch(const std::vector<GpuId>& ranks, int tp, int pp, int dp) {
+  return tp >= 1 && pp >= 1 && dp >= 1 &&
+         static_cast<int64_t>(tp) * pp * dp == static_cast<int64_t>(ranks.size());
+}
+
+}  // namespace
+
+std::vector<std::string> SpreadLevels(const Topology& topo) {
+  std::vector<std::string> levels = {"nvlink_domain"};
+  levels.insert(levels.end(), topo.tiers().begin(), topo.tiers().end());
+  return levels;
+}
+
+int UnitOf(const Topology& topo, GpuId g, int level) {
+  const Gpu& gpu = topo.gpus()[g];
+  if (level == 0) return gpu.domain;
+  const Node& node = topo.nodes()[gpu.node];
+  if (node.leaves.empty()) return -1;
+  SwitchId sw = node.leaves[static_cast<size_t>(gpu.index) % node.leaves.size()];
+  const int tier = level - 1;
+  while (topo.switches()[sw].tier < tier && !topo.switches()[sw].parents.empty()) {
+    sw = topo.switches()[sw].parents[0];
+  }
+  return sw;
+}
+
+std::vector<double> TpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
+                                  int pp, int dp) {
+  if (tp <= 1 || !SizesMatch(ranks, tp, pp, dp)) return {};
+  const int levels = static_cast<int>(SpreadLevels(topo).size());
+  std::vector<double> out(levels, 0.0);
+  std::vector<int> scratch;
+  const size_t groups = static_cast<size_t>(pp) * dp;
+  for (size_t group = 0; group < groups; ++group) {
+    for (int level = 0; level < levels; ++level) {
+      out[level] += Distinct(topo, ranks, group * tp, 1, tp, level, &scratch);
+    }
+  }
+  for (double& v : out) v /= static_cast<double>(groups);
+  return out;
+}
+
+std::vector<double> DpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
+                                  int pp, int dp) {
+  if (dp <= 1 || !SizesMatch(ranks, tp, pp, dp)) return {};
+  const int levels = static_cast<int>(SpreadLevels(topo).size());
+  std::vector<double> out(levels, 0.0);
+  std::vector<int> scratch;
+  const size_t groups = static_cast<size_t>(tp) * pp;  // group (t, p) starts at rank t + tp * p
+  for (size_t group = 0; group < groups; ++group) {
+    for (int level = 0; level < levels; ++level) {
+      out[level] += Distinct(topo, ranks, group, groups, dp, level, &scratch);
+    }
+  }
+  for (double& v : out) v /= static_cast<double>(groups);
+  return out;
+}
+
+std::vector<double> LargerChunkShare(const std::map<int, double>& chunk_weights, int max_free) {
+  std::vector<double> out(std::max(0, max_free) + 1, 0.0);
+  for (int f = 0; f <= max_free; ++f) {
+    for (auto it = chunk_weights.upper_bound(f); it != chunk_weights.end(); ++it) {
+      out[f] += it->second;
+    }
+  }
+  return out;
+}
+
+double FragmentedGpus(const std::vector<int>& free_in_domain,
+                      const std::map<int, double>& chunk_weights) {
+  int max_free = 0;
+  for (int f : free_in_domain) max_free = std::max(max_free, f);
+  std::vector<double> larger = LargerChunkShare(chunk_weights, max_free);
+  double total = 0;
+  for (int f : free_in_domain) {
+    if (f > 0) total += f * larger[f];
+  }
+  return total;
+}
+
+double StepTimeRatio(double comm_s, double best_comm_s, double share) {
+  if (!(best_comm_s > 0)) return 1.0;
+  return (1 - share) + share * std::min(10.0, comm_s / best_comm_s);
+}
+
+}  // namespace nvlplace::replay

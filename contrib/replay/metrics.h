@@ -1,0 +1,57 @@
+// The placement metrics of the papers a replay is compared with: the spread of a job's
+// communication groups over NVLink domains and switches (Arnold, NeurIPS'25), fragmented GPUs
+// for the trace's job shapes (FGD, ATC'23), and the step time the cost model estimates.
+#ifndef NVLPLACE_CONTRIB_REPLAY_METRICS_H_
+#define NVLPLACE_CONTRIB_REPLAY_METRICS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "placement/model/topology.h"
+
+namespace nvlplace::replay {
+
+// What a group can spread over, narrowest first: NVLink domains ("nvlink_domain"), then one
+// level per switch tier, named as the topology's tiers ("leaf", "spine", ...).
+std::vector<std::string> SpreadLevels(const Topology& topo);
+
+// The unit of `level` holding GPU g: its NVLink domain for level 0; for level 1 + t its
+// switch of tier t: the leaf its NIC reaches (on a rail-optimized node, the leaf of rail
+// index % rails), then first parents up to tier t (the highest switch reached when the tree
+// ends below t). -1 for a node attached to no switch.
+int UnitOf(const Topology& topo, GpuId g, int level);
+
+// Mean over a job's groups of the units each spans, per level (SpreadLevels). The job's rank
+// r runs on ranks[r], in Megatron order (TP innermost, then PP, then DP): TP group (p, d) is
+// ranks tp * (p + pp * d) + [0, tp), DP group (t, p) the ranks t + tp * p + tp * pp * d for
+// every d. Empty when the groups have one GPU (tp == 1, dp == 1) or the sizes do not match
+// the ranks.
+std::vector<double> TpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
+                                  int pp, int dp);
+std::vector<double> DpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
+                                  int pp, int dp);
+
+// FGD's fragmentation, for whole GPUs and NVLink domains: the free GPUs a job drawn from
+// `chunk_weights` cannot use, in expectation. A job's chunk is the GPUs it needs inside one
+// domain (its TP size when it keeps TP groups in a domain, else 1), and its weight its share
+// of the trace's jobs (the weights add up to 1). Domain d with f free GPUs counts f for each
+// chunk larger than f: sum over d of f_d x P(chunk > f_d).
+double FragmentedGpus(const std::vector<int>& free_in_domain,
+                      const std::map<int, double>& chunk_weights);
+// P(chunk > f) for f = 0..max_free: the table FragmentedGpus reads, for a replay to keep.
+std::vector<double> LargerChunkShare(const std::map<int, double>& chunk_weights, int max_free);
+
+// The cost model's step time against the job's best placement on the empty cluster: the
+// communication share s of a step on the best placement (comm_best) scales with the
+// placement's estimate (comm), capped at 10x: (1 - s) + s x min(10, comm / comm_best).
+// 1 when comm_best is 0 (nothing to communicate).
+double StepTimeRatio(double comm_s, double best_comm_s, double share);
+
+// The share used when the replay was given none (--comm-share 0): 30% of the step, as
+// assumed in report.html.
+inline constexpr double kAssumedCommShare = 0.3;
+
+}  // namespace nvlplace::replay
+
+#endif  // NVLPLACE_CONTRIB_REPLAY_METRICS_H_
