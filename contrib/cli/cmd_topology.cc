@@ -203,6 +203,7 @@ int ExportSlurmFiles(const ExportArgs& args) {
   if (!files.block_conf.empty()) out.emplace_back("topology-block.conf", &files.block_conf);
   if (!files.topology_yaml.empty()) out.emplace_back("topology.yaml", &files.topology_yaml);
   std::vector<std::string> paths;
+  paths.reserve(out.size());
   for (const auto& [name, text] : out) {
     paths.push_back((std::filesystem::path(args.out_dir) / name).string());
   }

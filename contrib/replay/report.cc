@@ -187,10 +187,10 @@ std::vector<MetricsRow> MetricsRows(const nlohmann::json& summary) {
   return rows;
 }
 
-// The papers' metrics table and how its estimates are made.
 // Units of `level` (metrics.h UnitOf) a placement spans.
 int Spanned(const Topology& topo, const std::vector<GpuId>& ranks, int level) {
   std::vector<int> units;
+  units.reserve(ranks.size());
   for (GpuId g : ranks) units.push_back(UnitOf(topo, g, level));
   std::sort(units.begin(), units.end());
   return static_cast<int>(std::unique(units.begin(), units.end()) - units.begin());
@@ -244,6 +244,7 @@ std::string SideBySideHtml(const ReplayRun& run, const nlohmann::json& summary) 
   return html + "</table>\n";
 }
 
+// The papers' metrics table and how its estimates are made.
 std::string MetricsHtml(const nlohmann::json& summary) {
   std::string html = "<h2>The metrics papers use</h2>\n<table id=\"metrics\"><tr>";
   for (const std::string& h : MetricsHeader(summary))
