@@ -5,6 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "placement/engine/explain.h"
+#include "placement/model/request.h"
 
 namespace nvlplace::plugin {
 namespace {
@@ -56,34 +57,7 @@ const char* EventName(Event event) {
 
 std::string QuoteValue(absl::string_view value) {
   if (Bare(value)) return std::string(value);
-  std::string out = "\"";
-  for (unsigned char c : value) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          absl::StrAppendFormat(&out, "\\x%02x", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += "\"";
-  return out;
+  return absl::StrCat("\"", EscapeControls(value, '"'), "\"");
 }
 
 std::string GpusText(const std::vector<NodeGpus>& gpus) {

@@ -128,6 +128,29 @@ absl::StatusOr<NvlMode> ParseNvlMode(absl::string_view text) {
       absl::StrCat("NVLink mode ", QuoteUserText(text), " is not one of strict, prefer, off"));
 }
 
+std::string EscapeControls(absl::string_view text, char quote) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\\' || (quote != 0 && c == quote)) {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (u < 0x20 || u == 0x7f) {
+      absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string QuoteUserText(absl::string_view text) {
   constexpr size_t kShown = 64;
   size_t shown = std::min(text.size(), kShown);
@@ -137,31 +160,7 @@ std::string QuoteUserText(absl::string_view text) {
        ++back) {
     --shown;
   }
-  std::string out = "'";
-  for (char c : text.substr(0, shown)) {
-    unsigned char u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (u < 0x20 || u == 0x7f) {
-          absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += "'";
+  std::string out = absl::StrCat("'", EscapeControls(text.substr(0, shown)), "'");
   if (shown < text.size()) absl::StrAppend(&out, "... (", text.size(), " bytes)");
   return out;
 }

@@ -114,6 +114,10 @@ absl::Status CheckRequestSizes(const RequestSpec& spec);
 // shown then "... (N bytes)". Nothing from a user reaches a terminal or a log raw.
 std::string QuoteUserText(absl::string_view text);
 
+// TEXT with backslashes doubled, `quote` (when not 0) as \", \n \t \r, and every other
+// control byte as \xHH: the escaping of QuoteUserText and of the placement line's values.
+std::string EscapeControls(absl::string_view text, char quote = 0);
+
 // "16 GPUs (TP=8 PP=1 DP=2, nvl=strict, max-tier=spine)".
 std::string DescribeRequest(const Request& request, const Topology& topo);
 
