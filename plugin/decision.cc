@@ -328,7 +328,11 @@ void JobDecision::Refuse(const std::string& why, bool bad_request) {
       }
       break;
     case Mode::kWillRun:
-      Tell(kLogDebug, Line(Event::kWaiting, why), false);
+      // Backfill alone tries a job that the main scheduler passes over (Reason=Priority
+      // behind a job that waits for resources): without the comment such a strict job
+      // waited with nothing of nvlplace's to say why (tests/slurm/block.sh). Logged at
+      // debug only: backfill asks again every cycle.
+      Tell(kLogDebug, Line(Event::kWaiting, why), false, /*comment=*/true);
       break;
   }
 }

@@ -177,10 +177,13 @@ TEST_F(DecisionTest, StrictWaitsWithOneLinePerReasonAndAComment) {
     }
   }
   EXPECT_EQ(decider_->counters().waiting, 1u);
-  // Backfill's will_run gets no start time and writes no comment.
+  // Backfill's will_run gets no start time, and the same comment (a job that only backfill
+  // tries, behind a higher-priority one, is told why it waits), logged at debug only.
   auto w = Decide(Job(5, 4, {"NVLPLACE_TP=4"}, Mode::kWillRun));
   EXPECT_EQ(w->action(), Action::kRefuse);
-  EXPECT_FALSE(w->comment());
+  ASSERT_TRUE(w->comment());
+  EXPECT_THAT(*w->comment(), StartsWith("nvlplace: v=1 event=waiting "));
+  EXPECT_EQ(decider_->counters().waiting, 1u);
 }
 
 TEST_F(DecisionTest, ANodeListedTwiceCountsOnceWithItsFirstFreeList) {

@@ -8,6 +8,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -79,6 +80,9 @@ def main():
     p.add_argument("--select", default="select/cons_tres_nvlplace")
     p.add_argument("--scheduler", default="backfill", choices=["backfill", "builtin"],
                    help="sched/backfill (bf_interval=1) or sched/builtin (main scheduler only)")
+    p.add_argument("--slurm-topology", default="tree", choices=["tree", "block"],
+                   help="topology/tree on the switches, or topology/block with a block per "
+                        "NVLink domain (from topology-block.conf, or topology.yaml on 25.05+)")
     p.add_argument("--host", required=True)
     p.add_argument("--ctld-port", type=int, required=True)
     p.add_argument("--node-port", type=int, required=True, help="first slurmd port")
@@ -105,7 +109,24 @@ def main():
             os.symlink("/dev/null", link)
     with open(os.path.join(etc, "gres.conf"), "w") as f:
         f.write(gres)
-    with open(os.path.join(a.export_dir, "topology.conf")) as f:
+    # topology/block: up to 24.11 topology.conf holds the blocks; from 25.05 on Slurm reads
+    # topology.yaml (its default topology is the blocks) whenever it is beside slurm.conf and
+    # ignores TopologyPlugin=, so a tree cluster must not find one left from a block run.
+    topo_yaml = os.path.join(etc, "topology.yaml")
+    if os.path.exists(topo_yaml):
+        os.remove(topo_yaml)
+    topo_conf = "topology.conf"
+    if a.slurm_topology == "block":
+        exported_yaml = os.path.join(a.export_dir, "topology.yaml")
+        if os.path.exists(exported_yaml):
+            shutil.copyfile(exported_yaml, topo_yaml)
+        elif os.path.exists(os.path.join(a.export_dir, "topology-block.conf")):
+            topo_conf = "topology-block.conf"
+        else:
+            sys.exit(f"slurm_conf.py: --slurm-topology block, but {a.export_dir} has neither "
+                     "topology-block.conf nor topology.yaml: the cluster has no NVLink domain "
+                     "over several nodes to make blocks of")
+    with open(os.path.join(a.export_dir, topo_conf)) as f:
         topo = f.read()
     with open(os.path.join(etc, "topology.conf"), "w") as f:
         f.write(topo)
@@ -150,7 +171,7 @@ PlugStackConfig={etc}/plugstack.conf
 SelectType={a.select}
 SelectTypeParameters=CR_Core
 {"JobSubmitPlugins=nvlplace" if a.select.endswith("nvlplace") else ""}
-TopologyPlugin=topology/tree
+TopologyPlugin=topology/{a.slurm_topology}
 SchedulerType=sched/{a.scheduler}
 SchedulerParameters=bf_interval=1
 ProctrackType={proctrack}

@@ -5,11 +5,14 @@
 # same settings is left alone; one with other settings is restarted. Needs root.
 #
 # Usage: contrib/cluster/start.sh [--topology FILE] [--select nvlplace|cons_tres]
-#                            [--scheduler backfill|builtin]
+#                            [--scheduler backfill|builtin] [--slurm-topology tree|block]
 #
 # --topology  cluster YAML (default configs/lab-h100.yaml)
 # --select    select/cons_tres_nvlplace (default) or stock select/cons_tres
 # --scheduler sched/backfill (default, every second) or sched/builtin (main scheduler only)
+# --slurm-topology  tree (default): topology/tree on the switches; block: topology/block with
+#             a block per NVLink domain (Slurm 23.11+; topology.yaml on 25.05+), and
+#             slurm_blocks: true in nvlplace.yaml
 # Environment: see common.sh (NVLPLACE_CLUSTER_DIR, NVLPLACE_BUILD_DIR, NVLPLACE_PORT_BASE,
 # NVLPLACE_SLURM_PREFIX and NVLPLACE_PLUGIN_LIB for another Slurm release);
 # NVLPLACE_SLURM_FILES=DIR takes topology.conf and gres.conf from DIR instead of the export
@@ -21,6 +24,7 @@ source "$(dirname "$0")/common.sh"
 topology=$NVL_ROOT/configs/lab-h100.yaml
 select=select/cons_tres_nvlplace
 scheduler=backfill
+slurm_topology=tree
 while (($#)); do
   case $1 in
     --topology) topology=$2; shift 2 ;;
@@ -29,8 +33,10 @@ while (($#)); do
     --select=*) select=${1#*=}; shift ;;
     --scheduler) scheduler=$2; shift 2 ;;
     --scheduler=*) scheduler=${1#*=}; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
-    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,18p' "$0" >&2; exit 2 ;;
+    --slurm-topology) slurm_topology=$2; shift 2 ;;
+    --slurm-topology=*) slurm_topology=${1#*=}; shift ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,21p' "$0" >&2; exit 2 ;;
   esac
 done
 case $select in
@@ -42,6 +48,10 @@ case $scheduler in
   backfill|builtin) ;;
   *) echo "start.sh: --scheduler must be backfill or builtin, not $scheduler" >&2; exit 2 ;;
 esac
+case $slurm_topology in
+  tree|block) ;;
+  *) echo "start.sh: --slurm-topology must be tree or block, not $slurm_topology" >&2; exit 2 ;;
+esac
 topology=$(realpath "$topology")
 [[ $(id -u) -eq 0 ]] || { echo "start.sh: run as root (several slurmd on one host)" >&2; exit 2; }
 for f in "$NVL_PLUGIN_LIB/select_cons_tres_nvlplace.so" "$NVL_PLUGIN_LIB/spank_nvlplace.so"; do
@@ -49,8 +59,10 @@ for f in "$NVL_PLUGIN_LIB/select_cons_tres_nvlplace.so" "$NVL_PLUGIN_LIB/spank_n
 done
 [[ -x $NVL_SBIN/slurmctld && -x $NVL_SBIN/slurmd ]] ||
   { echo "start.sh: no slurmctld and slurmd in $NVL_SBIN" >&2; exit 2; }
+[[ $slurm_topology == tree ]] || nvl_release_at_least "$(nvl_slurm_release)" 23 11 ||
+  { echo "start.sh: --slurm-topology block needs Slurm 23.11 or later (topology/block), not $(nvl_slurm_release)" >&2; exit 2; }
 
-settings="topology=$topology select=$select scheduler=$scheduler build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
+settings="topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
 if [[ -f $NVL_RUN/settings && $(cat "$NVL_RUN/settings") == "$settings" ]] &&
    nvl_pid_of "$NVL_RUN/run/munged.pid" >/dev/null &&
    nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_all_nodes_up; then
@@ -80,6 +92,9 @@ nvl_wait_for 20 "munged socket" test -S "$NVL_RUN/munge/munge.socket"
 rm -f "$NVL_RUN/export"/*
 if [[ -n ${NVLPLACE_SLURM_FILES:-} ]]; then
   cp "$NVLPLACE_SLURM_FILES/topology.conf" "$NVLPLACE_SLURM_FILES/gres.conf" "$NVL_RUN/export/"
+  for f in topology-block.conf topology.yaml; do
+    [[ ! -f $NVLPLACE_SLURM_FILES/$f ]] || cp "$NVLPLACE_SLURM_FILES/$f" "$NVL_RUN/export/"
+  done
 else
   "$NVL_CLI" export slurm "$topology" --slurm-release "$(nvl_slurm_release)" \
     --out-dir "$NVL_RUN/export"
@@ -102,7 +117,7 @@ ln -s -t "$NVL_RUN/plugins" "${links[@]}"
 python3 "$NVL_ROOT/contrib/cluster/slurm_conf.py" --export-dir "$NVL_RUN/export" \
   --topology "$topology" --cli "$NVL_CLI" --run-dir "$NVL_RUN" --plugin-dir "$plugin_dir" \
   --spank "$NVL_PLUGIN_LIB/spank_nvlplace.so" --select "$select" --scheduler "$scheduler" \
-  --host "$(hostname -s)" \
+  --slurm-topology "$slurm_topology" --host "$(hostname -s)" \
   --ctld-port "$NVL_PORT_BASE" --node-port "$((NVL_PORT_BASE + 100))"
 cat >"$NVL_RUN/etc/nvlplace.yaml" <<EOF
 # nvlplace select plugin configuration (read again on scontrol reconfigure).
@@ -111,6 +126,7 @@ policy: topo
 log_level: info
 candidates: 3
 EOF
+[[ $slurm_topology == tree ]] || echo "slurm_blocks: true" >>"$NVL_RUN/etc/nvlplace.yaml"
 cat >"$NVL_RUN/env.sh" <<EOF
 export SLURM_CONF=$SLURM_CONF
 export PATH=$NVL_SBIN/../bin:\$PATH

@@ -5,6 +5,9 @@ NVL_TEST_NAME=$(basename "$0" .sh)
 source "$(dirname "${BASH_SOURCE[0]}")/../../contrib/cluster/common.sh"
 NVL_CTLD_LOG=$NVL_RUN/log/slurmctld.log
 NVL_TOPOLOGY=${NVLPLACE_TEST_TOPOLOGY:-$NVL_ROOT/configs/lab-islands.yaml}
+# Slurm's own topology plugin on the cluster: tree (the switches) or block (a block per
+# NVLink domain; tests/slurm/block.sh).
+NVL_SLURM_TOPOLOGY=tree
 cd /tmp || exit 1  # jobs write slurm-*.out in their working directory
 
 # What a test keeps after its cluster is removed (reports, failed logs): one folder per
@@ -43,7 +46,7 @@ require_cluster_tools() {
 use_cluster() {
   require_cluster_tools
   "$NVL_ROOT/contrib/cluster/start.sh" --topology "$NVL_TOPOLOGY" --select "$1" \
-    --scheduler "${2:-backfill}" >/dev/null ||
+    --scheduler "${2:-backfill}" --slurm-topology "$NVL_SLURM_TOPOLOGY" >/dev/null ||
     fail "cannot start the cluster with $1 ${2:-} (see $NVL_RUN/log)"
   # A test that failed half-way may have left a broken nvlplace.yaml behind: every test
   # starts from the cluster's own configuration, so one failure does not fail the next.
@@ -143,6 +146,7 @@ write_nvlplace_yaml() {
 # The cluster's own nvlplace.yaml (as start.sh writes it, without its comment line).
 good_config_text() {
   printf '%s\n' "topology: $NVL_TOPOLOGY" "policy: topo" "log_level: info" "candidates: 3"
+  [[ $NVL_SLURM_TOPOLOGY == tree ]] || echo "slurm_blocks: true"
 }
 good_nvlplace_yaml() { write_nvlplace_yaml "$(good_config_text)"; }
 
