@@ -112,4 +112,19 @@ for j in "${holders[@]}" "$a" "$d"; do
   comment_has "$j" event=placed || fail "job $j: $(job_comment "$j")"
 done
 reset_jobs
+
+# 6. Slurm 25.11+: --spread-segments puts no two segments in one block, --consolidate-segments
+#    keeps them all in one.
+if nvl_release_at_least "$release" 25 11; then
+  e=$(submit -N4 --gpus-per-node=4 --segment=2 --spread-segments --nvl-tp=8)
+  f=$(submit -N4 --gpus-per-node=4 --segment=2 --consolidate-segments --nvl-tp=8)
+  wait_state "$e" RUNNING
+  wait_state "$f" RUNNING
+  got=$(racks_of "$e" | paste -sd' ')
+  [[ $got == "rack0 2 rack1 2" ]] || fail "job $e (--spread-segments): racks $got"
+  got=$(racks_of "$f")
+  [[ $got == "rack0 4" || $got == "rack1 4" ]] || fail "job $f (--consolidate-segments): racks $got"
+  note "spread: $(racks_of "$e" | paste -sd' '); consolidate: $got"
+  reset_jobs
+fi
 note "ok ($release)"
