@@ -5,17 +5,21 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "contrib/cli/cli_common.h"
 #include "contrib/cli/cmd_check_lists.h"
+#include "placement/engine/cost_model.h"
 #include "placement/engine/explain.h"
 #include "placement/formats/busy_list.h"
 #include "placement/formats/topology_yaml.h"
 #include "placement/model/cluster_state.h"
+#include "placement/model/request.h"
 #include "placement/model/status_macros.h"
 #include "plugin/plugin_config.h"
 
@@ -30,6 +34,7 @@ struct CheckArgs {
   std::vector<std::string> gpus;
   std::string batch;
   bool per_node = false;
+  double comm_share = 0.3;
 };
 
 // The topology and the job's GPUs in Slurm's rank order (node order of the topology, which
@@ -109,6 +114,58 @@ int Span(const CheckArgs& a) {
   if (!h.ok()) return Fail(h.status());
   std::cout << (a.per_node ? PerNodeText(*h->topo, h->ranks) : SpanText(*h->topo, h->ranks))
             << "\n";
+  return kExitOk;
+}
+
+// The job's GPUs in the order given: word by word (a rank map's order, or Slurm's), each
+// word's GPUs by index. A GPU given twice is an error.
+absl::StatusOr<std::vector<GpuId>> RanksInOrder(const std::shared_ptr<const Topology>& topo,
+                                               const std::vector<std::string>& words) {
+  std::vector<GpuId> ranks;
+  std::set<GpuId> seen;
+  for (const std::string& w : words) {
+    NVL_ASSIGN_OR_RETURN(std::vector<GpuId> gpus, HeldGpus(topo, {w}));
+    for (GpuId g : gpus) {
+      if (!seen.insert(g).second) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "GPU ", topo->nodes()[topo->gpus()[g].node].name, ":", topo->gpus()[g].index,
+            " is given twice"));
+      }
+      ranks.push_back(g);
+    }
+  }
+  if (ranks.empty()) return absl::InvalidArgumentError("no GPU given");
+  return ranks;
+}
+
+// "comm_s=0.21 ideal_comm_s=0.19 stretch=1.03 nvlink_domains=...": the cost model's
+// communication per training step of a job of TP groups of --tp on these GPUs in this rank
+// order, the same on the best placement there is, and how much longer the job runs than on
+// that one when communication is --comm-share of its time there (the replay's stretch:
+// (1 - share) + share * min(10, comm / ideal)).
+int Comm(const CheckArgs& a) {
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(a.topology);
+  if (!topo.ok()) return Fail(topo.status());
+  absl::StatusOr<std::vector<GpuId>> ranks = RanksInOrder(*topo, a.gpus);
+  if (!ranks.ok()) return Fail(ranks.status());
+  const int n = static_cast<int>(ranks->size());
+  if (n % a.tp != 0) {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat("--tp ", a.tp, " does not divide the ", n, " GPUs given")));
+  }
+  RequestSpec spec;
+  spec.gpus = n;
+  spec.tp = a.tp;
+  absl::StatusOr<Request> request = ResolveRequest(spec, **topo);
+  if (!request.ok()) return Fail(request.status());
+  const ModelProfile model;
+  const double comm = EstimateComm(**topo, *ranks, *request, model).total();
+  const double ideal = IdealComm(**topo, *request, model).total();
+  const double ratio = ideal > 0 ? std::min(10.0, comm / ideal) : 1.0;
+  const double stretch = (1 - a.comm_share) + a.comm_share * ratio;
+  std::cout << absl::StrFormat("comm_s=%.6g ideal_comm_s=%.6g stretch=%.4f ", comm, ideal,
+                               stretch)
+            << SpanText(**topo, *ranks) << "\n";
   return kExitOk;
 }
 
@@ -192,6 +249,27 @@ void AddSpan(CLI::App* check, std::function<int()>* run) {
   c->callback([a, run] { *run = [a] { return Span(*a); }; });
 }
 
+void AddComm(CLI::App* check, std::function<int()>* run) {
+  auto a = std::make_shared<CheckArgs>();
+  CLI::App* c = check->add_subcommand(
+      "comm",
+      "The cost model's communication per training step on the job's GPUs in rank order, "
+      "against the best placement: \"comm_s=S ideal_comm_s=S stretch=X nvlink_domains=N "
+      "...\" (stretch: how much longer the job runs than on the best placement)");
+  c->add_option("--topology", a->topology, "cluster YAML file")->required();
+  c->add_option("--tp", a->tp, "tensor-parallel size (consecutive ranks)")
+      ->check(CLI::Range(1, 65536));
+  c->add_option("--comm-share", a->comm_share,
+                "share of the job's time spent communicating on the best placement (default "
+                "0.3)")
+      ->check(CLI::Range(0.0, 1.0));
+  c->add_option("gpus", a->gpus,
+                "the job's GPUs as NODES:INDEXES words in rank order (a rank map's order, "
+                "else Slurm's node order)")
+      ->required();
+  c->callback([a, run] { *run = [a] { return Comm(*a); }; });
+}
+
 void AddPluginConfig(CLI::App* check, std::function<int()>* run) {
   auto config = std::make_shared<std::string>();
   CLI::App* c =
@@ -212,6 +290,7 @@ void AddCheckCommand(CLI::App& app, std::function<int()>* run) {
   check->require_subcommand(1);
   AddTpGroups(check, run);
   AddSpan(check, run);
+  AddComm(check, run);
   AddPluginConfig(check, run);
   AddListChecks(check, run);
 }
