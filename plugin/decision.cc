@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -146,6 +147,21 @@ TresGpus GpusInTres(absl::string_view tres) {
   return out;
 }
 
+// A requeued job's NVLink domains to go back to: its last placement line's back_to (it waited
+// since), else the domains of the placement it ran on; none for a job never placed.
+std::vector<std::string> BackTo(const SlurmJob& job) {
+  if (job.restarts == 0 || job.previous_comment.empty()) return {};
+  std::optional<std::string> domains = LineField(job.previous_comment, "back_to");
+  if (!domains) {
+    std::optional<std::string> event = LineField(job.previous_comment, "event");
+    if (event == "placed" || event == "differs") {
+      domains = LineField(job.previous_comment, "domains");
+    }
+  }
+  if (!domains) return {};
+  return absl::StrSplit(*domains, ',', absl::SkipEmpty());
+}
+
 JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
   JobRequest r;
   if (!job.gpus_per_job && !job.gpus_per_node && !job.gpus_per_task && !job.gpus_per_socket) {
@@ -274,6 +290,7 @@ PlacementLine JobDecision::Line(Event event, std::string why) const {
   if (job_.mode != Mode::kRunNow) line.mode = ModeName(job_.mode);
   line.request = asked_;
   line.why = std::move(why);
+  line.back_to = back_to_;
   return line;
 }
 
@@ -664,7 +681,24 @@ Decider::Placement Decider::Place(const RequestSpec& spec, const std::vector<Liv
   Live live;
   Placement p = Prepare(spec, nodes, ignore_busy, &live);
   if (p.status != Placement::kPlaced) return p;
-  PlacementResult first = config_->engine->Place(*live.state, *live.request);
+  PlacementResult first;
+  if (!d->back_to_.empty() && !ignore_busy) {
+    // A requeued job first tries the NVLink domains it ran in (a failed tray replaced inside
+    // its rack: its spares are open to it); the other node sets cons_tres may be offered
+    // after it, and the whole cluster when they have no room.
+    const Topology& topo = *config_->topology;
+    std::vector<bool> all = live.request->allowed_node;
+    for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+      bool inside = false;
+      for (DomainId dom : topo.nodes()[n].domains) {
+        inside |= absl::c_linear_search(d->back_to_, topo.domains()[dom].name);
+      }
+      live.request->allowed_node[n] = all[n] && inside;
+    }
+    first = config_->engine->Place(*live.state, *live.request);
+    live.request->allowed_node = std::move(all);
+  }
+  if (!first.placed) first = config_->engine->Place(*live.state, *live.request);
   return Offer(std::move(live), std::move(first), std::move(p), d);
 }
 
@@ -753,6 +787,7 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
       }
       return d;
     }
+    d->back_to_ = BackTo(job);
     const RequestSpec& spec = jr.spec;
     bool may_be_hard = (spec.nvl == NvlMode::kStrict && spec.tp > 1) || !spec.max_tier.empty() ||
                        spec.one_domain || spec.segment > 0;

@@ -60,6 +60,9 @@ struct SlurmJob {
   // Times the job was requeued: a requeued job may take the spare nodes of NVLink domains
   // (the replacement of a failed tray), RequestSpec::may_use_spares.
   uint32_t restarts = 0;
+  // A requeued job's SystemComment as the plugin left it (its last placement line): the job
+  // goes back to the NVLink domains of its last placement when they have room.
+  std::string previous_comment;
 };
 
 // GPUs asked for in one tres_per_* string of a job description at submit: "gres:gpu:8",
@@ -200,6 +203,7 @@ class JobDecision {
   bool relaxed_ = false;  // every node set refused; cons_tres's own choice
   bool has_options_ = false;
   std::string request_;
+  std::vector<std::string> back_to_;  // a requeued job's last NVLink domains (names)
   std::optional<LineRequest> asked_;  // request_ as the placement line's fields
   std::string reason_;
   std::string relaxations_ = "none";

@@ -21,6 +21,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 // lab-islands: node[00-15], 8 GPUs each in two NVLink islands {0-3} and {4-7}; four leaves
@@ -594,6 +595,74 @@ TEST(DecisionSparesTest, ARequeuedJobMayTakeTheSpares) {
   auto requeued = decider.Decide(job, nodes);
   ASSERT_EQ(requeued->action(), Action::kTry) << requeued->log().text;
   EXPECT_EQ(requeued->CandidateAt(0)->layout.nodes.size(), 17u);
+  std::filesystem::remove_all(dir);
+}
+
+// A requeued job goes back to the rack it ran in (its failed tray replaced there) when the
+// rack has room, and says so; where it has none, it goes elsewhere and still says which.
+TEST(DecisionSparesTest, ARequeuedJobGoesBackToItsRack) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("nvlplace-decision-back-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "nvlplace.yaml").string();
+  std::ofstream(path) << "topology: " << std::filesystem::current_path().string()
+                      << "/configs/gb200-nvl72-su.yaml\n";
+  auto loaded = LoadPluginConfig(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  Decider decider(*std::move(loaded));
+  // Racks 1 and 2 free (rack 2 with one tray drained), the others full.
+  std::vector<LiveNode> nodes;
+  for (int i = 1; i <= 144; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof(name), "gb%03d", i);
+    nodes.push_back(
+        LiveNode{name, i != 20, i <= 36 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{}});
+  }
+  SlurmJob job;
+  job.id = 71;
+  job.mode = Mode::kRunNow;
+  job.gpus_per_job = 64;
+  job.gpu_requests = 1;
+  job.min_nodes = 1;
+  job.max_nodes = 500000;
+  job.env = {"NVLPLACE_TP=64"};
+  // Its placement line, once Slurm took node set 0 as decided.
+  auto placed = [](JobDecision* d) {
+    const Candidate* c = d->CandidateAt(0);
+    if (c == nullptr || !d->Took(0, c->layout)) return std::string("not placed");
+    return *d->comment();
+  };
+  auto fresh = decider.Decide(job, nodes);
+  ASSERT_EQ(fresh->action(), Action::kTry) << fresh->log().text;
+  std::string line = placed(fresh.get());
+  EXPECT_THAT(line, HasSubstr("domains=nvl72-rack01 "));
+  EXPECT_THAT(line, Not(HasSubstr("back_to")));
+
+  // It ran in rack 2, lost gb020 and was requeued: rack 2 has 16 usable trays and its 1
+  // spare left, so the 16 trays it needs are there.
+  job.restarts = 1;
+  job.previous_comment =
+      "nvlplace: v=1 event=placed asked_gpus=64 asked_nodes=any tp=64 pp=1 dp=1 nvl=strict "
+      "max_tier=none model=any exclusive=no gpus=\"gb[019-034]:0-3\" domains=nvl72-rack02 "
+      "span_domains=1 span_nodes=16 span_tier=leaf score=97.0 origin=\"best fit\" "
+      "relaxations=none";
+  auto back = decider.Decide(job, nodes);
+  ASSERT_EQ(back->action(), Action::kTry) << back->log().text;
+  for (int n : back->CandidateAt(0)->layout.nodes) EXPECT_TRUE(n >= 18 && n < 36) << n;
+  line = placed(back.get());
+  EXPECT_THAT(line, HasSubstr("domains=nvl72-rack02 "));
+  EXPECT_THAT(line, HasSubstr("back_to=nvl72-rack02"));
+
+  // A waiting line keeps where it goes back to; and with rack 2 full it goes to rack 1.
+  job.previous_comment =
+      "nvlplace: v=1 event=waiting asked_gpus=64 asked_nodes=any tp=64 pp=1 dp=1 nvl=strict "
+      "max_tier=none model=any exclusive=no why=\"...\" back_to=nvl72-rack02";
+  for (int i = 18; i < 36; ++i) nodes[i].free.clear();
+  auto elsewhere = decider.Decide(job, nodes);
+  ASSERT_EQ(elsewhere->action(), Action::kTry) << elsewhere->log().text;
+  line = placed(elsewhere.get());
+  EXPECT_THAT(line, HasSubstr("domains=nvl72-rack01 "));
+  EXPECT_THAT(line, HasSubstr("back_to=nvl72-rack02"));
   std::filesystem::remove_all(dir);
 }
 

@@ -615,6 +615,7 @@ static void _job_of(job_record_t* job_ptr, uint32_t min_nodes, uint32_t max_node
   job->spread_segments = NVL_JOB_SPREAD_SEGMENTS(job_ptr);
   job->consolidate_segments = NVL_JOB_CONSOLIDATE_SEGMENTS(job_ptr);
   job->restarts = job_ptr->restart_cnt;
+  job->previous_comment = job_ptr->restart_cnt ? job_ptr->system_comment : NULL;
 }
 
 /* ---- GPUs masked to a node set --------------------------------------------------------- */

@@ -143,6 +143,8 @@ nvlplace::plugin::SlurmJob SlurmJobOf(const nvl_job_t& job) {
   j.spread_segments = job.spread_segments != 0;
   j.consolidate_segments = job.consolidate_segments != 0;
   j.restarts = job.restarts;
+  if (job.restarts > 0 && job.previous_comment != nullptr)
+    j.previous_comment = job.previous_comment;
   for (uint32_t i = 0; job.env != nullptr && i < job.env_size; ++i) {
     if (job.env[i] != nullptr) j.env.emplace_back(job.env[i]);
   }

@@ -137,6 +137,9 @@ typedef struct {
   /* Times the job was requeued (job_ptr->restart_cnt): a job that lost a tray and was
    * requeued may take its rack's spare trays (a replacement inside its NVLink domain). */
   uint32_t restarts;
+  /* A requeued job's SystemComment (job_ptr->system_comment; NULL: none): the plugin's last
+   * placement line of it, whose NVLink domains the job goes back to when they have room. */
+  const char* previous_comment;
 } nvl_job_t;
 
 enum nvl_action {

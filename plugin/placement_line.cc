@@ -1,6 +1,9 @@
 // The placement line's one writer (see placement_line.h).
 #include "plugin/placement_line.h"
 
+#include <algorithm>
+
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -108,7 +111,83 @@ std::string Format(const PlacementLine& line) {
   if (line.candidates > 0) Field(&out, "candidates", absl::StrCat(line.candidates));
   if (line.relaxations) Field(&out, "relaxations", *line.relaxations);
   if (line.cons_tres_alone) Field(&out, "cons_tres_alone", GpusText(*line.cons_tres_alone));
+  if (!line.back_to.empty()) Field(&out, "back_to", absl::StrJoin(line.back_to, ","));
   return out;
+}
+
+namespace {
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Reads a quoted value at line[*at] == '"'; moves *at past the closing quote.
+std::optional<std::string> Unquote(absl::string_view line, size_t* at) {
+  std::string out;
+  for (size_t i = *at + 1; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == '"') {
+      *at = i + 1;
+      return out;
+    }
+    if (c != '\\') {
+      out.push_back(c);
+      continue;
+    }
+    if (++i >= line.size()) return std::nullopt;
+    switch (line[i]) {
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 't':
+        out.push_back('\t');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      case 'x': {
+        int hi = i + 2 < line.size() ? HexDigit(line[i + 1]) : -1;
+        int lo = i + 2 < line.size() ? HexDigit(line[i + 2]) : -1;
+        if (hi < 0 || lo < 0) return std::nullopt;
+        out.push_back(static_cast<char>(hi * 16 + lo));
+        i += 2;
+        break;
+      }
+      default:
+        out.push_back(line[i]);  // \" and \\ .
+    }
+  }
+  return std::nullopt;  // no closing quote
+}
+
+}  // namespace
+
+std::optional<std::string> LineField(absl::string_view line, absl::string_view key) {
+  if (absl::StartsWith(line, "nvlplace: ")) line.remove_prefix(10);
+  if (!absl::StartsWith(line, absl::StrCat("v=", kPlacementLineVersion, " "))) return std::nullopt;
+  size_t at = 0;
+  while (at < line.size()) {
+    size_t eq = line.find('=', at);
+    if (eq == absl::string_view::npos) return std::nullopt;
+    absl::string_view k = line.substr(at, eq - at);
+    at = eq + 1;
+    std::optional<std::string> value;
+    if (at < line.size() && line[at] == '"') {
+      value = Unquote(line, &at);
+      if (!value) return std::nullopt;
+    } else {
+      size_t end = std::min(line.find(' ', at), line.size());
+      value = std::string(line.substr(at, end - at));
+      at = end;
+    }
+    if (k == key) return value;
+    if (at < line.size() && line[at] != ' ') return std::nullopt;
+    ++at;
+  }
+  return std::nullopt;
 }
 
 }  // namespace nvlplace::plugin

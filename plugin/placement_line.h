@@ -77,11 +77,18 @@ struct PlacementLine {
   int candidates = 0;                                    // node sets computed; 0: not said
   std::optional<std::string> relaxations;                // "none" when none
   std::optional<std::vector<NodeGpus>> cons_tres_alone;  // compare_cons_tres; empty: none
+  // A requeued job: the NVLink domains of its last placement, which it goes back to when they
+  // have room (a failed tray replaced inside its rack). Empty: none.
+  std::vector<std::string> back_to;
 };
 
 // "v=1 event=placed asked_gpus=4 ... relaxations=none": the line, fields in a fixed order,
 // each value bare or quoted (QuoteValue). Never ends with a newline.
 std::string Format(const PlacementLine& line);
+
+// The value of field KEY of a formatted line (quotes and escapes undone); nullopt when the
+// line has no such field or is not one this version reads.
+std::optional<std::string> LineField(absl::string_view line, absl::string_view key);
 
 // The placement's own fields, as Format writes them ("gpus=node01:4-7 domains=... origin=...").
 std::string FormatPlacement(const LinePlacement& placement);

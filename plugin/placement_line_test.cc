@@ -218,6 +218,19 @@ std::vector<std::pair<std::string, PlacementLine>> Examples() {
     out.push_back({"waiting-exhausted", l});
   }
   {
+    // A requeued job back in the rack it ran in (a failed tray replaced there).
+    PlacementLine l;
+    l.event = Event::kPlaced;
+    l.request = Tp8x2();
+    l.placement = TwoNodes();
+    l.slurm_gpus = TwoNodes().gpus;
+    l.candidate = 1;
+    l.candidates = 1;
+    l.relaxations = "none";
+    l.back_to = {"node2", "node3"};
+    out.push_back({"placed-back", l});
+  }
+  {
     // A request that never resolved: no request fields; the user's bytes quoted and escaped.
     PlacementLine l;
     l.event = Event::kHeld;
@@ -328,4 +341,26 @@ TEST(PlacementLineTest, ThePlacedLineReads) {
 }
 
 }  // namespace
+TEST(LineFieldTest, ReadsBareAndQuotedValuesOfAFormattedLine) {
+  PlacementLine line;
+  line.event = Event::kWaiting;
+  line.why = "a \"quoted\" reason\twith\\ controls\x01";
+  line.back_to = {"rack 1", "rack=2"};
+  const std::string text = "nvlplace: " + Format(line);
+  EXPECT_EQ(LineField(text, "event"), "waiting");
+  EXPECT_EQ(LineField(text, "why"), line.why);
+  EXPECT_EQ(LineField(text, "back_to"), "rack 1,rack=2");
+  EXPECT_EQ(LineField(text, "domains"), std::nullopt);
+  EXPECT_EQ(LineField(Format(line), "v"), "1");  // with or without the prefix
+}
+
+TEST(LineFieldTest, LinesItDoesNotReadGiveNothing) {
+  EXPECT_EQ(LineField("v=2 event=placed", "event"), std::nullopt);  // another version
+  EXPECT_EQ(LineField("a comment of the site's", "event"), std::nullopt);
+  EXPECT_EQ(LineField("v=1 event=placed why=\"no end", "why"), std::nullopt);
+  EXPECT_EQ(LineField("v=1 why=\"x\\x4\" event=placed", "event"), std::nullopt);
+  EXPECT_EQ(LineField("v=1 why=\"x\"event=placed", "event"), std::nullopt);
+  EXPECT_EQ(LineField("", "v"), std::nullopt);
+}
+
 }  // namespace nvlplace::plugin

@@ -1,11 +1,11 @@
 // nvlplace check: what the topology says of a job's GPUs, and the plugin's nvlplace.yaml.
 #include "contrib/cli/cmd_check.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <iostream>
 #include <map>
 #include <memory>
-#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -120,16 +120,16 @@ int Span(const CheckArgs& a) {
 // The job's GPUs in the order given: word by word (a rank map's order, or Slurm's), each
 // word's GPUs by index. A GPU given twice is an error.
 absl::StatusOr<std::vector<GpuId>> RanksInOrder(const std::shared_ptr<const Topology>& topo,
-                                               const std::vector<std::string>& words) {
+                                                const std::vector<std::string>& words) {
   std::vector<GpuId> ranks;
   std::set<GpuId> seen;
   for (const std::string& w : words) {
     NVL_ASSIGN_OR_RETURN(std::vector<GpuId> gpus, HeldGpus(topo, {w}));
     for (GpuId g : gpus) {
       if (!seen.insert(g).second) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "GPU ", topo->nodes()[topo->gpus()[g].node].name, ":", topo->gpus()[g].index,
-            " is given twice"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("GPU ", topo->nodes()[topo->gpus()[g].node].name, ":",
+                         topo->gpus()[g].index, " is given twice"));
       }
       ranks.push_back(g);
     }
@@ -163,8 +163,7 @@ int Comm(const CheckArgs& a) {
   const double ideal = IdealComm(**topo, *request, model).total();
   const double ratio = ideal > 0 ? std::min(10.0, comm / ideal) : 1.0;
   const double stretch = (1 - a.comm_share) + a.comm_share * ratio;
-  std::cout << absl::StrFormat("comm_s=%.6g ideal_comm_s=%.6g stretch=%.4f ", comm, ideal,
-                               stretch)
+  std::cout << absl::StrFormat("comm_s=%.6g ideal_comm_s=%.6g stretch=%.4f ", comm, ideal, stretch)
             << SpanText(**topo, *ranks) << "\n";
   return kExitOk;
 }

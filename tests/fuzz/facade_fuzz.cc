@@ -296,5 +296,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(start == 0 || action == NVL_ACT_TRY, "a start time without node sets");
   Steps(d, steps, entries, num_nodes, job);
   nvl_decision_free(d);
+
+  // Requeued, with a previous SystemComment of the input's text: a placement line whose
+  // domains and back_to are the input's strings (quotes, spaces, '=' and all), or the text
+  // as it is (a comment that is no line).
+  const std::string previous = (flags & 2)
+                                   ? nvl.value_or("")
+                                   : "nvlplace: v=1 event=placed domains=" + nvl.value_or("") +
+                                         " back_to=" + tier.value_or("");
+  job.mode = NVL_MODE_RUN_NOW;
+  job.restarts = 1;
+  job.previous_comment = previous.c_str();
+  d = nvl_decide(facade, &job, nodes.data(), num_nodes);
+  FUZZ_CHECK(d != nullptr, "no decision");
+  action = nvl_decision_action(d);
+  FUZZ_CHECK(action >= NVL_ACT_CONS_TRES && action <= NVL_ACT_REFUSE, "action %d", action);
+  Steps(d, steps, entries, num_nodes, job);
+  nvl_decision_free(d);
   return 0;
 }

@@ -49,6 +49,9 @@ WANT = {
     "placed": {"v": "1", "event": "placed", **TP8X2, **TWO_NODES,
                "slurm_gpus": "node2:0-7 node3:0-7", "candidate": "1", "candidates": "2",
                "relaxations": "none"},
+    "placed-back": {"v": "1", "event": "placed", **TP8X2, **TWO_NODES,
+                    "slurm_gpus": "node2:0-7 node3:0-7", "candidate": "1", "candidates": "1",
+                    "relaxations": "none", "back_to": "node2,node3"},
     "placed-typed": {
         "v": "1", "event": "placed", "asked_gpus": "8", "asked_nodes": "2", "tp": "4", "pp": "1",
         "dp": "2", "nvl": "prefer", "max_tier": "leaf", "max_tier_required": "no",
