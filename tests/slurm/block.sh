@@ -127,4 +127,34 @@ if nvl_release_at_least "$release" 25 11; then
   note "spread: $(racks_of "$e" | paste -sd' '); consolidate: $got"
   reset_jobs
 fi
+
+# 7. A failed tray replaced inside the job's rack (issue 25, point 3): a job of 8 trays (one
+#    TP group) runs in a rack; one of its trays is drained and the job requeued. Both racks
+#    could hold it again (the other with 8 trays besides its spare, its own with its spare):
+#    it goes back to its own rack, on the spare, and its line says so.
+g=$(submit --requeue -N8 --gpus-per-node=4 --nvl-tp=32)
+wait_state "$g" RUNNING
+rack=$(racks_of "$g")
+[[ $rack == "rack0 8" || $rack == "rack1 8" ]] || fail "job $g: racks $rack"
+rack=${rack% *}
+before=$(nvl_placement_log --comment "$(job_comment "$g")" event=placed --field slurm_gpus)
+failed=${before%%:*}
+scontrol update nodename="$failed" state=drain reason=block-test-nvlink ||
+  fail "cannot drain $failed"
+trap 'scontrol update nodename="$failed" state=resume >/dev/null 2>&1' EXIT
+scontrol requeue "$g" || fail "cannot requeue job $g"
+# Slurm holds a requeued batch job until its old credentials expired (BeginTime, 2 minutes
+# by default); the admin who replaces a tray starts it now.
+nvl_wait_for 30 "job $g to be requeued" is_state "$g" PENDING || fail "job $g: $(job_state "$g")"
+scontrol update jobid="$g" starttime=now || fail "cannot start job $g now"
+again() { comment_has "$g" event=placed "back_to=$rack" && is_state "$g" RUNNING; }
+nvl_wait_for 60 "job $g to start again" again ||
+  fail "job $g after requeue: $(job_state "$g") $(job_comment "$g")"
+got=$(racks_of "$g")
+[[ $got == "$rack 8" ]] || fail "job $g left $rack for $got after the requeue"
+after=$(nvl_placement_log --comment "$(job_comment "$g")" event=placed --field slurm_gpus)
+grep -qw "$failed:0-3" <<<"$after" && fail "job $g runs on the drained tray $failed again: $after"
+note "replaced $failed inside $rack: $before -> $after"
+scontrol update nodename="$failed" state=resume || fail "cannot resume $failed"
+reset_jobs
 note "ok ($release)"
