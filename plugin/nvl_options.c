@@ -150,45 +150,96 @@ static int _count_indexes(const char* s, size_t len) {
   return count;
 }
 
+/* One entry "NODE:GPUS:DOMAINS" of a v1 rank map, as pointers into it. */
+typedef struct {
+  const char *node, *gpus, *domain;
+  size_t node_len, gpus_len, domain_len;
+  int count; /* GPUs in GPUS */
+} nvl_rankmap_word_t;
+
+/* The entry at *pp (after "v1"), moving *pp past it. RET 1 (an entry), 0 (the end), -1 (not
+ * an entry this plugin reads). */
+static int _rankmap_next(const char** pp, nvl_rankmap_word_t* w) {
+  const char *p = *pp, *end, *c1, *c2;
+
+  while (*p == ' ') p++;
+  if (!*p) return 0;
+  end = strchr(p, ' ');
+  if (!end) end = p + strlen(p);
+  c1 = memchr(p, ':', (size_t)(end - p));
+  c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
+  if (!c1 || !c2 || c1 == p) return -1;
+  w->count = _count_indexes(c1 + 1, (size_t)(c2 - c1 - 1));
+  if (w->count <= 0) return -1;
+  w->node = p;
+  w->node_len = (size_t)(c1 - p);
+  w->gpus = c1 + 1;
+  w->gpus_len = (size_t)(c2 - c1 - 1);
+  w->domain = c2 + 1;
+  w->domain_len = (size_t)(end - c2 - 1);
+  *pp = end;
+  return 1;
+}
+
+static int _rankmap_start(const char* map) {
+  return map && !strncmp(map, "v1", 2) && (!map[2] || map[2] == ' ');
+}
+
 int nvl_rankmap_find(const char* map, const char* node, nvl_rankmap_entry_t* out) {
   const char* p;
   size_t node_len;
-  int rank = 0, gpus_before = 0, found = 0;
+  int rank = 0, gpus_before = 0, found = 0, rc;
+  nvl_rankmap_word_t w;
 
-  if (!map || !node || !out || strncmp(map, "v1", 2) || (map[2] && map[2] != ' ')) return -1;
+  if (!_rankmap_start(map) || !node || !out) return -1;
   memset(out, 0, sizeof(*out));
   node_len = strlen(node);
   p = map + 2;
-  for (;;) {
-    const char *entry, *end, *c1, *c2;
-    int count;
-
-    while (*p == ' ') p++;
-    if (!*p) break;
-    entry = p;
-    end = strchr(entry, ' ');
-    if (!end) end = entry + strlen(entry);
-    c1 = memchr(entry, ':', (size_t)(end - entry));
-    c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
-    if (!c1 || !c2 || c1 == entry) return -1;
-    count = _count_indexes(c1 + 1, (size_t)(c2 - c1 - 1));
-    if (count <= 0) return -1;
-    if (!found && (size_t)(c1 - entry) == node_len && !strncmp(entry, node, node_len)) {
-      if ((size_t)(c2 - c1 - 1) >= sizeof(out->gpus) ||
-          (size_t)(end - c2 - 1) >= sizeof(out->domain))
-        return -1;
+  while ((rc = _rankmap_next(&p, &w)) > 0) {
+    if (!found && w.node_len == node_len && !strncmp(w.node, node, node_len)) {
+      if (w.gpus_len >= sizeof(out->gpus) || w.domain_len >= sizeof(out->domain)) return -1;
       found = 1;
       out->node_rank = rank;
       out->first_rank = gpus_before;
-      out->num_gpus = count;
-      memcpy(out->gpus, c1 + 1, (size_t)(c2 - c1 - 1));
-      memcpy(out->domain, c2 + 1, (size_t)(end - c2 - 1));
+      out->num_gpus = w.count;
+      memcpy(out->gpus, w.gpus, w.gpus_len);
+      memcpy(out->domain, w.domain, w.domain_len);
     }
-    if (count > NVL_MAX_JOB_GPUS - gpus_before) return -1;
-    gpus_before += count;
+    if (w.count > NVL_MAX_JOB_GPUS - gpus_before) return -1;
+    gpus_before += w.count;
     rank++;
-    p = end;
   }
+  if (rc < 0) return -1;
   out->num_nodes = rank;
   return found ? 0 : 1;
+}
+
+int nvl_rankmap_hostfile(const char* map, const char* job_id, char* buf, size_t len) {
+  const char* p;
+  size_t at;
+  int rank = 0, gpus_before = 0, rc, n;
+  nvl_rankmap_word_t w;
+
+  if (!_rankmap_start(map) || !job_id || !buf || len == 0) return -1;
+  n = snprintf(buf, len,
+               "# nvlplace rank map of job %s: one line per node in rank order (a hostfile for "
+               "mpirun --hostfile\n# or DeepSpeed: slots = the node's GPUs); after '#' the "
+               "node's rank, the global rank of its\n# first GPU, its GPU indexes and their "
+               "NVLink domains.\n",
+               job_id);
+  if (n < 0 || (size_t)n >= len) return -1;
+  at = (size_t)n;
+  p = map + 2;
+  while ((rc = _rankmap_next(&p, &w)) > 0) {
+    if (w.count > NVL_MAX_JOB_GPUS - gpus_before) return -1;
+    n = snprintf(buf + at, len - at,
+                 "%.*s slots=%d # node_rank=%d first_rank=%d gpus=%.*s nvlink_domain=%.*s\n",
+                 (int)w.node_len, w.node, w.count, rank, gpus_before, (int)w.gpus_len, w.gpus,
+                 (int)w.domain_len, w.domain);
+    if (n < 0 || (size_t)n >= len - at) return -1;
+    at += (size_t)n;
+    gpus_before += w.count;
+    rank++;
+  }
+  return rc < 0 || rank == 0 ? -1 : (int)at;
 }

@@ -74,6 +74,13 @@ typedef struct {
  * map, or a field is too long). */
 int nvl_rankmap_find(const char* map, const char* node, nvl_rankmap_entry_t* out);
 
+/* The job's rank map file (NVLPLACE_RANKMAP_FILE, written by the SPANK plugin on each of its
+ * nodes): a hostfile, one line "NODE slots=GPUS # node_rank=R first_rank=F gpus=I
+ * nvlink_domain=D" per node in rank order, after a comment that says so. RET the bytes
+ * written to BUF (NUL-terminated), or -1 (MAP is not a v1 rank map with a node, or BUF is
+ * too small). */
+int nvl_rankmap_hostfile(const char* map, const char* job_id, char* buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
 #include "plugin/nvl_options.h"
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -148,6 +149,33 @@ TEST(NvlOptionsTest, RankMapRefusesWhatItCannotRead) {
   EXPECT_EQ(nvl_rankmap_find("v1", "a", &e), 1);
   std::string long_domain = "v1 a:0:" + std::string(300, 'd');
   EXPECT_EQ(nvl_rankmap_find(long_domain.c_str(), "a", &e), -1);
+}
+
+TEST(NvlOptionsTest, RankMapFileIsAHostfileInRankOrder) {
+  char buf[1024];
+  int n = nvl_rankmap_hostfile("v1 gb003:0-3:nvl72-rack01 gb001:0,2:nvl72-rack03/p1", "42", buf,
+                               sizeof(buf));
+  ASSERT_GT(n, 0);
+  std::string text(buf, static_cast<size_t>(n));
+  EXPECT_EQ(text.substr(0, 31), "# nvlplace rank map of job 42: ");
+  // The hostfile lines, in the map's order (not by name).
+  std::string lines = text.substr(text.find("\ngb003") + 1);
+  EXPECT_EQ(lines,
+            "gb003 slots=4 # node_rank=0 first_rank=0 gpus=0-3 nvlink_domain=nvl72-rack01\n"
+            "gb001 slots=2 # node_rank=1 first_rank=4 gpus=0,2 nvlink_domain=nvl72-rack03/p1\n");
+  EXPECT_EQ(static_cast<size_t>(n), strlen(buf));
+}
+
+TEST(NvlOptionsTest, RankMapFileRefusesABadMapOrASmallBuffer) {
+  char buf[1024];
+  for (const char* bad : {"", "v1", "v2 a:0:d", "v1 a:0-:d", "v1 a:0:d b"}) {
+    EXPECT_EQ(nvl_rankmap_hostfile(bad, "1", buf, sizeof(buf)), -1) << bad;
+  }
+  EXPECT_EQ(nvl_rankmap_hostfile(nullptr, "1", buf, sizeof(buf)), -1);
+  EXPECT_EQ(nvl_rankmap_hostfile("v1 a:0:d", nullptr, buf, sizeof(buf)), -1);
+  char small[200];
+  EXPECT_EQ(nvl_rankmap_hostfile("v1 a:0:d", "1", small, sizeof(small)), -1);
+  EXPECT_EQ(nvl_rankmap_hostfile("v1 a:0:d", "1", buf, 0), -1);
 }
 
 }  // namespace

@@ -15,9 +15,11 @@
  * plugin reads it there (nvl_options.c). sbatch and salloc also export the entries to the
  * job as SLURM_SPANK_NVLPLACE_*, and srun inside the job inherits them. */
 #include <slurm/spank.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nvl_options.h"
 
@@ -94,12 +96,37 @@ static int _option(int val, const char* optarg, int remote) {
   return 0;
 }
 
+/* Where each node of a job keeps its rank map file: plugstack.conf's "rankmap_dir=DIR" (an
+ * absolute path), else /tmp. */
+static char rankmap_dir[256] = "/tmp";
+
+static void _read_args(int ac, char** av) {
+  for (int i = 0; i < ac; i++) {
+    const char* dir = strncmp(av[i], "rankmap_dir=", 12) ? NULL : av[i] + 12;
+    if (!dir) {
+      slurm_error("nvlplace: unknown plugstack.conf argument '%s' (known: rankmap_dir=DIR)", av[i]);
+    } else if (dir[0] != '/' || strlen(dir) >= sizeof(rankmap_dir)) {
+      slurm_error(
+          "nvlplace: rankmap_dir=%s is not an absolute path of at most %zu bytes; "
+          "rank map files stay in %s",
+          dir, sizeof(rankmap_dir) - 1, rankmap_dir);
+    } else {
+      snprintf(rankmap_dir, sizeof(rankmap_dir), "%s", dir);
+    }
+  }
+}
+
+/* The rank map file of a job on this node. RET 0, or -1 when the path does not fit. */
+static int _rankmap_path(uint32_t job_id, char* path, size_t len) {
+  int n = snprintf(path, len, "%s/nvlplace-rankmap.%u", rankmap_dir, job_id);
+  return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 /* Adds the options to srun, sbatch and salloc (and to slurmstepd, which receives them). */
 int slurm_spank_init(spank_t sp, int ac, char** av) {
   spank_context_t ctx = spank_context();
 
-  (void)ac;
-  (void)av;
+  _read_args(ac, av);
   if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE) return 0;
   for (int i = 0; nvl_options[i].name; i++) {
     if (spank_option_register(sp, &nvl_options[i]) != ESPANK_SUCCESS) {
@@ -165,6 +192,45 @@ static char* _getenv(spank_t sp, const char* name) {
   return NULL;
 }
 
+/* The job's rank map as a file on this node (nvl_rankmap_hostfile), for launchers that read a
+ * hostfile: NVLPLACE_RANKMAP_FILE names it. Every task writes the same text to a file of its
+ * own and renames it into place, so concurrent tasks never leave half a file. A file that
+ * cannot be written is logged and left out; the variables above still hold. */
+static void _write_rankmap_file(spank_t sp) {
+  uint32_t job_id = 0;
+  char path[512], tmp[600], id[16];
+  char* map;
+  char* text;
+  size_t len;
+  int n;
+  FILE* f;
+
+  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id) return;
+  if (_rankmap_path(job_id, path, sizeof(path))) return;
+  if (!(map = _getenv(sp, NVL_ENV_RANKMAP))) return;
+  /* A line per entry: the entry's bytes and about 70 of its own, a header of about 250. */
+  len = strlen(map) + 512;
+  for (const char* c = map; *c; c++) len += (*c == ' ') * 80;
+  text = malloc(len);
+  snprintf(id, sizeof(id), "%u", job_id);
+  n = text ? nvl_rankmap_hostfile(map, id, text, len) : -1;
+  free(map);
+  snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+  if (n > 0 && (f = fopen(tmp, "w"))) {
+    int ok = fwrite(text, 1, (size_t)n, f) == (size_t)n;
+    ok &= fclose(f) == 0;
+    if (ok && !rename(tmp, path)) {
+      spank_setenv(sp, "NVLPLACE_RANKMAP_FILE", path, 1);
+    } else {
+      unlink(tmp);
+      slurm_error("nvlplace: cannot write the rank map file %s", path);
+    }
+  } else if (n > 0) {
+    slurm_error("nvlplace: cannot write the rank map file %s", tmp);
+  }
+  free(text);
+}
+
 /* In each task (and the batch script), from the job's rank map (NVLPLACE_RANKMAP, set by
  * the select plugin when it allocated the job): this node's place in rank order and its
  * NVLink domains, for launchers (torchrun --node-rank=$NVLPLACE_NODE_RANK, or a global rank
@@ -194,5 +260,17 @@ int slurm_spank_task_init(spank_t sp, int ac, char** av) {
   spank_setenv(sp, "NVLPLACE_FIRST_RANK", num, 1);
   spank_setenv(sp, "NVLPLACE_NODE_GPUS", e.gpus, 1);
   spank_setenv(sp, "NVLPLACE_NVLINK_DOMAIN", e.domain, 1);
+  _write_rankmap_file(sp);
+  return 0;
+}
+
+/* At the end of the job on each node (slurmd's epilog, as root): its rank map file goes. */
+int slurm_spank_job_epilog(spank_t sp, int ac, char** av) {
+  uint32_t job_id = 0;
+  char path[512];
+
+  _read_args(ac, av);
+  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id) return 0;
+  if (!_rankmap_path(job_id, path, sizeof(path))) unlink(path);
   return 0;
 }

@@ -1,5 +1,7 @@
-/* Fuzzes the SPANK option values (nvl_parse_size/mode/tier) and nvl_opts_from_env: byte 0 is
- * the message buffer's length, the rest '\n'-separated values and "NAME=value" entries
+/* Fuzzes the SPANK option values (nvl_parse_size/mode/tier), nvl_opts_from_env and the rank
+ * map (nvl_rankmap_find, nvl_rankmap_hostfile: each line a map): byte 0 is the message
+ * buffer's length (the hostfile's is 8 times it), the rest '\n'-separated values and "NAME=value"
+ * entries
  * ("\1" alone stands for a NULL entry). Buffers are malloc'ed to their exact size for ASan. */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +18,26 @@
       abort();                                                                      \
     }                                                                               \
   } while (0)
+
+/* A line as a rank map: found entries and the hostfile stay in their buffers, and the two
+ * readers agree on what is a map. */
+static void rank_map(const char* map, size_t buf_len) {
+  nvl_rankmap_entry_t* e = malloc(sizeof(*e));
+  char* buf = malloc(buf_len ? buf_len : 1);
+  int found = nvl_rankmap_find(map, "a", e);
+  CHECK(found >= -1 && found <= 1);
+  if (found == 0) {
+    CHECK(memchr(e->gpus, '\0', sizeof(e->gpus)) && memchr(e->domain, '\0', sizeof(e->domain)));
+    CHECK(e->node_rank >= 0 && e->node_rank < e->num_nodes && e->num_gpus >= 1);
+    CHECK(e->first_rank >= 0 && e->first_rank <= NVL_MAX_JOB_GPUS - e->num_gpus);
+  }
+  int n = nvl_rankmap_hostfile(map, "7", buf, buf_len);
+  CHECK(n == -1 || (n > 0 && (size_t)n < buf_len && strlen(buf) == (size_t)n));
+  /* A file only of a map the finder reads through (no node is named with a space). */
+  if (n > 0) CHECK(nvl_rankmap_find(map, "no such node", e) == 1);
+  free(buf);
+  free(e);
+}
 
 static int one_of(const char* s, size_t cap, const char* const* names) {
   if (!memchr(s, '\0', cap)) return 0;
@@ -78,6 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   parse_one(NULL, msg, msg_len);
   for (uint32_t i = 0; i < n; i++) {
     if (env[i]) parse_one(env[i], msg, msg_len);
+    if (env[i]) rank_map(env[i], msg_len * 8);
   }
   nvl_job_opts_t* opts = malloc(sizeof(*opts));
   int found = nvl_opts_from_env(env, n, opts, msg, msg_len);

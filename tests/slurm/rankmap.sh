@@ -19,6 +19,8 @@ trap 'scontrol update nodename="$others" state=resume >/dev/null 2>&1' EXIT
 job=$(sbatch --parsable -o "$out" -N4 --gpus-per-node=4 --nvl-tp=8 --wrap '
 echo "map=$NVLPLACE_RANKMAP"
 echo "batch=$SLURMD_NODENAME $NVLPLACE_NODE_RANK $NVLPLACE_NUM_NODES"
+echo "file=$NVLPLACE_RANKMAP_FILE"
+sed "s/^/hostfile=/" "$NVLPLACE_RANKMAP_FILE"
 srun -N4 --ntasks-per-node=1 --gpus-per-node=4 bash -c '"'"'echo "task=$SLURMD_NODENAME $SLURM_NODEID $NVLPLACE_NODE_RANK $NVLPLACE_FIRST_RANK $NVLPLACE_NODE_GPUS $NVLPLACE_NVLINK_DOMAIN"'"'"'
 ') || fail "sbatch refused"
 job=${job%%;*}
@@ -59,6 +61,16 @@ for k in 1 2 3 4; do
   [[ $rank == $((k - 1)) && $first == $(((k - 1) * 4)) && "$gpus:$domain" == "$rest" ]] ||
     fail "task on $node: '$line', the map says rank $((k - 1)) ${words[$k]}"
 done
+# The rank map file: a hostfile in the map's order, on each node of the job; gone after it.
+file=$(sed -n 's/^file=//p' "$out")
+[[ $file == /tmp/nvlplace-rankmap.$job ]] || fail "NVLPLACE_RANKMAP_FILE is '$file'"
+hosts=$(sed -n 's/^hostfile=\([^#][^ ]*\) slots=4 # .*/\1/p' "$out" | paste -sd' ')
+[[ $hosts == "$(printf '%s\n' "${words[@]:1}" | cut -d: -f1 | paste -sd' ')" ]] ||
+  fail "the rank map file's hosts '$hosts' are not the map's order: $(grep '^hostfile=' "$out")"
+grep -q "^hostfile=node01 slots=4 # node_rank=[0-3] first_rank=[0-9]* gpus=0-3 nvlink_domain=rack-odd$" "$out" ||
+  fail "rank map file: $(grep '^hostfile=' "$out")"
+gone() { [[ ! -e $file ]]; }
+nvl_wait_for 30 "the job's epilog to remove $file" gone || fail "$file is left after job $job"
 note "rank map $map"
 scontrol update nodename="$others" state=resume || fail "cannot resume $others"
 reset_jobs
