@@ -6,6 +6,7 @@
 #
 # Usage: contrib/cluster/start.sh [--topology FILE] [--select nvlplace|cons_tres]
 #                            [--scheduler backfill|builtin] [--slurm-topology tree|block]
+#                            [--keep-state]
 #
 # --topology  cluster YAML (default configs/lab-h100.yaml)
 # --select    select/cons_tres_nvlplace (default) or stock select/cons_tres
@@ -13,6 +14,9 @@
 # --slurm-topology  tree (default): topology/tree on the switches; block: topology/block with
 #             a block per NVLink domain (Slurm 23.11+; topology.yaml on 25.05+), and
 #             slurm_blocks: true in nvlplace.yaml
+# --keep-state  start on the state a stopped cluster left, its jobs and their running steps
+#             kept (an upgrade: stop slurmctld and the slurmd, not the jobs, then start the
+#             new release's daemons with this); the daemons must be stopped
 # Environment: see common.sh (NVLPLACE_CLUSTER_DIR, NVLPLACE_BUILD_DIR, NVLPLACE_PORT_BASE,
 # NVLPLACE_SLURM_PREFIX and NVLPLACE_PLUGIN_LIB for another Slurm release);
 # NVLPLACE_SLURM_FILES=DIR takes topology.conf and gres.conf from DIR instead of the export
@@ -25,6 +29,7 @@ topology=$NVL_ROOT/configs/lab-h100.yaml
 select=select/cons_tres_nvlplace
 scheduler=backfill
 slurm_topology=tree
+keep_state=0
 while (($#)); do
   case $1 in
     --topology) topology=$2; shift 2 ;;
@@ -35,8 +40,9 @@ while (($#)); do
     --scheduler=*) scheduler=${1#*=}; shift ;;
     --slurm-topology) slurm_topology=$2; shift 2 ;;
     --slurm-topology=*) slurm_topology=${1#*=}; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
-    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,21p' "$0" >&2; exit 2 ;;
+    --keep-state) keep_state=1; shift ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,25p' "$0" >&2; exit 2 ;;
   esac
 done
 case $select in
@@ -69,21 +75,32 @@ if [[ -f $NVL_RUN/settings && $(cat "$NVL_RUN/settings") == "$settings" ]] &&
   nvl_log "already running in $NVL_RUN ($select, $(basename "$topology"))"
   exit 0
 fi
-"$(dirname "$0")/stop.sh"
+if ((keep_state)); then
+  # stop.sh would cancel the jobs and stop their steps: the caller stopped the daemons.
+  if nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null || [[ -n $(nvl_slurmd_pids) ]]; then
+    echo "start.sh: --keep-state: stop slurmctld and every slurmd of $NVL_RUN first" >&2
+    exit 2
+  fi
+  [[ -d $NVL_RUN/state ]] || { echo "start.sh: --keep-state: no state in $NVL_RUN" >&2; exit 2; }
+else
+  "$(dirname "$0")/stop.sh"
+fi
 
 mkdir -p "$NVL_RUN"/{etc,export,munge,munge-key,state,spool,log,run,tmp}
 chmod 0755 "$NVL_RUN" "$NVL_RUN/munge"  # munged: the socket's directory open to all
 chmod 0700 "$NVL_RUN/munge-key"
-rm -rf "$NVL_RUN/state"/* "$NVL_RUN/spool"/*
-# A fresh cluster starts fresh logs (the last run's are kept as *.log.1), so that job ids
-# of an earlier run never mix into this one's.
-# One process renames them all (an mv per log took 31 s for 1,026 logs).
-python3 -c 'import glob, os, sys
+if ((!keep_state)); then
+  rm -rf "$NVL_RUN/state"/* "$NVL_RUN/spool"/*
+  # A fresh cluster starts fresh logs (the last run's are kept as *.log.1), so that job ids
+  # of an earlier run never mix into this one's.
+  # One process renames them all (an mv per log took 31 s for 1,026 logs).
+  python3 -c 'import glob, os, sys
 for f in glob.glob(os.path.join(sys.argv[1], "*.log")): os.replace(f, f + ".1")' "$NVL_RUN/log"
+fi
 
-# munged with our own key, socket and files.
+# munged with our own key, socket and files (one left running by a kept cluster is kept).
 [[ -s $NVL_RUN/munge-key/munge.key ]] || mungekey --create --keyfile="$NVL_RUN/munge-key/munge.key"
-/usr/sbin/munged --force --key-file="$NVL_RUN/munge-key/munge.key" \
+nvl_pid_of "$NVL_RUN/run/munged.pid" >/dev/null || /usr/sbin/munged --force --key-file="$NVL_RUN/munge-key/munge.key" \
   --socket="$NVL_RUN/munge/munge.socket" --pid-file="$NVL_RUN/run/munged.pid" \
   --log-file="$NVL_RUN/log/munged.log" --seed-file="$NVL_RUN/munge-key/munged.seed"
 nvl_wait_for 20 "munged socket" test -S "$NVL_RUN/munge/munge.socket"
@@ -145,7 +162,7 @@ if (($(nvl_nodes | wc -l) > 64 && cpus >= 2)); then
   pin_slurmd=(taskset -c "1-$((cpus - 1))")
   nvl_log "slurmctld on CPU 0, the slurmd and their jobs on CPUs 1-$((cpus - 1))"
 fi
-nvl_start_slurmctld -c
+if ((keep_state)); then nvl_start_slurmctld; else nvl_start_slurmctld -c; fi
 # One slurmd after the other (each returns once it has daemonized; starting four at a time
 # was no faster: a start is 40-80 ms of CPU, mostly exec, dynamic linking and page faults),
 # and no other process per node: a fork and exec cost 10-30 ms on this machine.
