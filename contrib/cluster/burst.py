@@ -14,6 +14,10 @@ Faults (--faults): slurmctld killed with SIGKILL and restarted (after the submit
 were saved), a broken nvlplace.yaml and then a deleted topology file applied with
 `scontrol reconfigure` (each repaired afterwards), and a slurmd restarted.
 
+Failover (--failover, a cluster started with `start.sh --backup`): the primary slurmctld
+killed with SIGKILL a third of the way in, the backup taking over, and the primary started
+again two thirds of the way in, taking back control.
+
 Prints a summary and writes it as JSON (--report). Exit 0 when every check holds, 1 when
 one fails, 2 on bad arguments or a cluster that is not running.
 """
@@ -59,6 +63,14 @@ class Cluster:
     def up(self):
         r = run(["scontrol", "ping"], check=False)
         return "is UP" in r.stdout
+
+    def primary_up(self):
+        r = run(["scontrol", "ping"], check=False)
+        return "(primary)" in r.stdout and re.search(r"\(primary\) at \S+ is UP", r.stdout)
+
+    def serving(self):
+        """A controller in control answers (a backup in standby refuses squeue)."""
+        return run(["squeue", "-h", "-o", "%A"], check=False).returncode == 0
 
     def wait(self, what, pred, timeout):
         deadline = time.monotonic() + timeout
@@ -424,19 +436,39 @@ class Burst:
         self.faults.append({"fault": what, "seconds": round(time.monotonic() - t, 1)})
         print(f"burst: fault: {what} ({self.faults[-1]['seconds']} s)", flush=True)
 
-    def kill_slurmctld(self):
+    def kill_primary(self):
+        """SIGKILL to the primary slurmctld once every submitted job is in the saved state."""
         # No submission is in flight (go() waits for them before a fault).
         with self.lock:
             last = self.last_submit
         state = os.path.join(self.c.run, "state", "job_state")
-        # Every job sbatch returned is in the saved state before the kill.
         self.c.wait("the job state to be saved",
                     lambda: os.path.exists(state) and os.path.getmtime(state) > last, 60)
         pid = self.c.pid("slurmctld.pid")
         os.kill(pid, signal.SIGKILL)
         self.c.wait("slurmctld to die", lambda: not _alive(pid), 30)
+
+    def kill_slurmctld(self):
+        self.kill_primary()
         run([os.path.join(self.c.sbin, "slurmctld"), "-f", self.c.conf])
         self.c.wait("slurmctld to answer", self.c.up, 120)
+
+    def fail_over(self):
+        self.kill_primary()
+        self.takeover_at = os.path.getsize(self.c.log)
+        self.c.wait("the backup to take over", self.c.serving, 120)
+
+    def backup_placed(self):
+        with open(self.c.log, errors="replace") as f:
+            f.seek(self.takeover_at)
+            return " event=placed " in f.read()
+
+    def take_back(self):
+        # The backup has placed jobs of its own before the primary returns.
+        self.c.wait("the backup to place a job", self.backup_placed, 120)
+        run([os.path.join(self.c.sbin, "slurmctld"), "-f", self.c.conf])
+        self.c.wait("the primary to take back control",
+                    lambda: self.c.primary_up() and self.c.serving(), 120)
 
     def break_yaml(self):
         with open(self.c.yaml) as f:
@@ -492,6 +524,12 @@ class Burst:
                     3 * n // 5: ("topology file deleted + reconfigure", self.delete_topology),
                     7 * n // 10: ("topology file restored + reconfigure", self.restore_topology),
                     4 * n // 5: ("a slurmd restarted", self.restart_slurmd)}
+        elif self.a.failover:
+            n = submissions
+            plan = {n // 3: ("primary slurmctld killed (SIGKILL), the backup took over",
+                             self.fail_over),
+                    2 * n // 3: ("primary slurmctld started again, took back control",
+                                 self.take_back)}
         t0 = time.monotonic()
         sampler = threading.Thread(target=self.sampler, daemon=True)
         sampler.start()
@@ -765,6 +803,9 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--jobs", type=int, default=2000)
     p.add_argument("--faults", action="store_true")
+    p.add_argument("--failover", action="store_true",
+                   help="the primary slurmctld killed, the backup taking over, the primary back "
+                        "(a cluster started with start.sh --backup)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--durations", default="1,2,3", help="job run times, seconds, in turn")
     p.add_argument("--array-size", type=int, default=10,
@@ -784,6 +825,8 @@ def main():
             raise ValueError
     except ValueError:
         p.error("--jobs and --submitters must be positive, --durations positive numbers")
+    if a.faults and a.failover:
+        p.error("--faults and --failover are two runs")
     run_dir = os.environ.get("NVLPLACE_CLUSTER_DIR", "/tmp/nvlplace-cluster")
     build = os.environ.get("NVLPLACE_BUILD_DIR", os.path.join(ROOT, "build"))
     cluster = Cluster(os.path.abspath(run_dir), os.path.join(build, "contrib", "nvlplace"))

@@ -177,6 +177,54 @@ nvl_start_slurmctld() {
   fi
 }
 
+# A backup slurmctld (start.sh --backup) runs on this machine as a host of its own: a network
+# namespace joined to this one by a veth pair (this side $NVL_BK_HOST_ADDR, the backup's
+# $NVL_BK_ADDR; every slurmd is reached at $NVL_BK_HOST_ADDR from both), a UTS namespace
+# whose host name is the backup's SlurmctldHost, and a mount namespace where run/ is
+# run-backup/, so that its pid file is its own. Same slurm.conf, state and log.
+NVL_BK_NAME=nvlbackup
+NVL_BK_NS=nvl-$NVL_PORT_BASE
+NVL_BK_IF=nvlh$NVL_PORT_BASE
+NVL_BK_HOST_ADDR=10.251.$((NVL_PORT_BASE % 250)).1
+NVL_BK_ADDR=10.251.$((NVL_PORT_BASE % 250)).2
+
+nvl_backup_net_up() {
+  nvl_backup_net_down
+  ip netns add "$NVL_BK_NS" &&
+    ip link add "$NVL_BK_IF" type veth peer name "nvlb$NVL_PORT_BASE" &&
+    ip link set "nvlb$NVL_PORT_BASE" netns "$NVL_BK_NS" &&
+    ip addr add "$NVL_BK_HOST_ADDR/30" dev "$NVL_BK_IF" && ip link set "$NVL_BK_IF" up &&
+    ip netns exec "$NVL_BK_NS" ip addr add "$NVL_BK_ADDR/30" dev "nvlb$NVL_PORT_BASE" &&
+    ip netns exec "$NVL_BK_NS" ip link set "nvlb$NVL_PORT_BASE" up &&
+    ip netns exec "$NVL_BK_NS" ip link set lo up
+}
+
+nvl_backup_net_down() {
+  ip link del "$NVL_BK_IF" 2>/dev/null
+  ip netns del "$NVL_BK_NS" 2>/dev/null
+  return 0
+}
+
+# Starts the backup slurmctld (extra arguments go to slurmctld); returns once it answers.
+nvl_start_backup() {
+  mkdir -p "$NVL_RUN/run-backup"
+  if nvl_pid_of "$NVL_RUN/run-backup/slurmctld.pid" >/dev/null; then return 0; fi
+  ip netns exec "$NVL_BK_NS" unshare --mount --uts sh -c \
+    'mount --bind "$1/run-backup" "$1/run" && hostname "$2" && shift 2 && exec "$@"' \
+    sh "$NVL_RUN" "$NVL_BK_NAME" "$NVL_SBIN/slurmctld" -f "$SLURM_CONF" "$@" || return 1
+  nvl_wait_for 60 "the backup slurmctld to answer" nvl_backup_up
+}
+
+nvl_backup_up() { scontrol ping 2>/dev/null | grep "(backup) at $NVL_BK_NAME is UP" >/dev/null; }
+
+nvl_stop_backup() {
+  local pid
+  if pid=$(nvl_pid_of "$NVL_RUN/run-backup/slurmctld.pid"); then
+    nvl_stop_pid "$pid" "backup slurmctld"
+  fi
+  rm -f "$NVL_RUN/run-backup/slurmctld.pid"
+}
+
 nvl_stop_slurmctld() {
   local pid
   if pid=$(nvl_pid_of "$NVL_RUN/run/slurmctld.pid"); then

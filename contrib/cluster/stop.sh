@@ -29,6 +29,8 @@ for ((i = 0; i < ${#pids[@]}; i += 64)); do
 done
 rm -f "$NVL_RUN"/run/slurmd-*.pid
 nvl_stop_slurmctld
+nvl_stop_backup
+nvl_backup_net_down
 for pid in $(nvl_stray_stepds); do
   nvl_log "stopping stray slurmstepd $pid"
   for child in $(ps -o pid= --ppid "$pid"); do kill -KILL "$child" 2>/dev/null; done
