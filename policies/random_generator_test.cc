@@ -49,6 +49,22 @@ TEST(RandomGeneratorTest, EachDecisionDrawsAfresh) {
   EXPECT_EQ(gen->Generate(*w.search, 4, ctx)[0].ranks, gen->Generate(*w.search, 4, ctx)[0].ranks);
 }
 
+// Every host with room comes first for some seed, and a full host never gives a GPU: the
+// shuffle that stops early still draws from every host.
+TEST(RandomGeneratorTest, EveryHostWithRoomMayComeFirst) {
+  testing::GeneratorWorld w({.gpus = 4}, "node0:0-7\n");
+  auto gen = MakeRandomGenerator();
+  std::set<NodeId> first;
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    std::vector<Candidate> c = gen->Generate(*w.search, 4, Seeded(seed));
+    ASSERT_EQ(c.size(), 1u);
+    ASSERT_EQ(c[0].ranks.size(), 4u);
+    for (GpuId g : c[0].ranks) EXPECT_NE(w.topo->gpus()[g].node, 0);  // node0 is full
+    first.insert(w.topo->gpus()[c[0].ranks[0]].node);
+  }
+  EXPECT_EQ(first.size(), static_cast<size_t>(w.topo->num_nodes() - 1));
+}
+
 TEST(RandomGeneratorTest, NoRoomNoCandidate) {
   testing::GeneratorWorld w({.gpus = 4}, "node0:0-5\n");
   EXPECT_TRUE(MakeRandomGenerator()->Generate(*w.search, 100, Seeded(1)).empty());  // 58 free
