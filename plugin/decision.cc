@@ -656,6 +656,7 @@ Decider::Placement Decider::Offer(Live live, PlacementResult first, Placement p,
   if (!first.placed) {
     p.status = first.internal_error ? Placement::kInternal : Placement::kNoRoom;
     p.reason = first.reason;
+    p.spares_are_why = first.spares_are_why;
     return p;
   }
   if (!first.relaxations.empty()) p.relaxations = absl::StrJoin(first.relaxations, "; ");
@@ -810,18 +811,22 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
                 /*comment=*/d->hard_);
         if (d->hard_) d->action_ = Action::kRefuse;
         return d;
-      case Placement::kNoRoom:
-        if (d->hard_ && job.mode == Mode::kWillRun && !job.now_only &&
-            Later(spec, nodes, d.get())) {
+      case Placement::kNoRoom: {
+        // A job without a hard constraint that finds room only on the spare nodes waits too:
+        // left to cons_tres it would take them (seen in contrib/bench/gb200.sh: plain jobs
+        // ran on the trays racks keep for a failed one).
+        const bool waits = d->hard_ || p.spares_are_why;
+        if (waits && job.mode == Mode::kWillRun && !job.now_only && Later(spec, nodes, d.get())) {
           d->action_ = Action::kTry;
           return d;
         }
-        if (d->hard_) {
+        if (waits) {
           d->Refuse(p.reason, /*bad_request=*/false);
         } else {
           d->Tell(kLogDebug, d->Line(Event::kConsTres, "no placement now: " + p.reason), false);
         }
         return d;
+      }
       case Placement::kPlaced:
         if (job.mode != Mode::kTestOnly) d->action_ = Action::kTry;
         return d;

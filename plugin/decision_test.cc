@@ -598,6 +598,48 @@ TEST(DecisionSparesTest, ARequeuedJobMayTakeTheSpares) {
   std::filesystem::remove_all(dir);
 }
 
+// A plain job (no option, no hard constraint) that would fit only on the spare trays waits
+// rather than go to cons_tres, which would take them; requeued, it may take them.
+TEST(DecisionSparesTest, APlainJobWaitsRatherThanTakeTheSpares) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("nvlplace-decision-plain-spares-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "nvlplace.yaml").string();
+  std::ofstream(path) << "topology: " << std::filesystem::current_path().string()
+                      << "/configs/gb200-nvl72-su.yaml\n";
+  auto loaded = LoadPluginConfig(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  Decider decider(*std::move(loaded));
+  // Two trays of rack 1 free (its 2 spares), everything else busy.
+  std::vector<LiveNode> nodes;
+  for (int i = 1; i <= 144; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof(name), "gb%03d", i);
+    nodes.push_back(
+        LiveNode{name, true, i <= 2 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{}});
+  }
+  SlurmJob job;
+  job.id = 72;
+  job.mode = Mode::kRunNow;
+  job.gpus_per_job = 8;
+  job.gpu_requests = 1;
+  job.min_nodes = 1;
+  job.max_nodes = 500000;
+  auto plain = decider.Decide(job, nodes);
+  EXPECT_EQ(plain->action(), Action::kRefuse) << plain->log().text;
+  ASSERT_TRUE(plain->comment());
+  EXPECT_THAT(*plain->comment(), HasSubstr("event=waiting"));
+  EXPECT_THAT(*plain->comment(), HasSubstr("spares"));
+  // Two more trays free: it fits beside the spares and is placed.
+  nodes[2].free = nodes[3].free = {0, 1, 2, 3};
+  EXPECT_EQ(decider.Decide(job, nodes)->action(), Action::kTry);
+  nodes[2].free.clear();
+  nodes[3].free.clear();
+  job.restarts = 1;
+  EXPECT_EQ(decider.Decide(job, nodes)->action(), Action::kTry);
+  std::filesystem::remove_all(dir);
+}
+
 // A requeued job goes back to the rack it ran in (its failed tray replaced there) when the
 // rack has room, and says so; where it has none, it goes elsewhere and still says which.
 TEST(DecisionSparesTest, ARequeuedJobGoesBackToItsRack) {

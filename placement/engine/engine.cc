@@ -700,6 +700,7 @@ void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult
       std::vector<std::string> ignored;
       Chunking with_spares = ChooseChunking(hierarchy_, state, r, false, &ignored);
       if (with_spares.search->total_capacity() >= with_spares.k) {
+        result->spares_are_why = true;
         absl::StrAppend(&result->reason,
                         "; it would fit on the nodes its NVLink domains keep free as spares "
                         "(a replacement, or a policy with use_spares: true, may take them)");

@@ -38,7 +38,9 @@ struct PlacementResult {
   bool placed = false;
   bool internal_error = false;  // !placed because of a bug or an allocation failure
   std::string reason;           // why not, in topology terms, when !placed
-  std::string request;          // DescribeRequest
+  // !placed only because the NVLink domains keep their spare nodes free: it would fit on them.
+  bool spares_are_why = false;
+  std::string request;  // DescribeRequest
   std::string policy;
   std::vector<GpuId> ranks;              // ranks[r]: the GPU of rank r (TP innermost, then PP, DP)
   std::string origin;                    // the generator and subtree of the chosen candidate
