@@ -144,9 +144,11 @@ scontrol update nodename="$failed" state=drain reason=block-test-nvlink ||
 trap 'scontrol update nodename="$failed" state=resume >/dev/null 2>&1' EXIT
 scontrol requeue "$g" || fail "cannot requeue job $g"
 # Slurm holds a requeued batch job until its old credentials expired (BeginTime, 2 minutes
-# by default); the admin who replaces a tray starts it now.
+# by default); the admin who replaces a tray starts it sooner, but not in the second of the
+# requeue: slurmd refuses a credential created in the second its job's was revoked ("Job
+# credential revoked", the job FAILED; seen in CI when the relaunch came 0.5 s after).
 nvl_wait_for 30 "job $g to be requeued" is_state "$g" PENDING || fail "job $g: $(job_state "$g")"
-scontrol update jobid="$g" starttime=now || fail "cannot start job $g now"
+scontrol update jobid="$g" starttime=now+3 || fail "cannot start job $g sooner"
 again() { comment_has "$g" event=placed "back_to=$rack" && is_state "$g" RUNNING; }
 nvl_wait_for 60 "job $g to start again" again ||
   fail "job $g after requeue: $(job_state "$g") $(job_comment "$g")"
