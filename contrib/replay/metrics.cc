@@ -3,16 +3,34 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 namespace nvlplace::replay {
 namespace {
 
-// Distinct units of `level` over the GPUs ranks[first + k * stride], k < count.
+// Distinct units of `level` over the GPUs ranks[first + k * stride], k < count. Above the
+// NVLink domain level only the group's first GPU in each domain counts: the group's traffic
+// inside a domain runs over NVLink and leaves it through one GPU's NIC, so a group inside
+// one domain spans one unit of every tier (counted per GPU, a rail-optimized node's 8 GPUs
+// were 8 rail leaves, and every 8-GPU job "spanned" them under any policy).
 int Distinct(const Topology& topo, const std::vector<GpuId>& ranks, size_t first, size_t stride,
              size_t count, int level, std::vector<int>* scratch) {
   scratch->clear();
-  for (size_t k = 0; k < count; ++k)
-    scratch->push_back(UnitOf(topo, ranks[first + k * stride], level));
+  if (level == 0) {
+    for (size_t k = 0; k < count; ++k) scratch->push_back(topo.DomainOf(ranks[first + k * stride]));
+  } else {
+    // (domain, rank) of each GPU, sorted: the first of each domain is its first in rank order.
+    std::vector<std::pair<DomainId, size_t>> by_domain;
+    by_domain.reserve(count);
+    for (size_t k = 0; k < count; ++k) {
+      by_domain.emplace_back(topo.DomainOf(ranks[first + k * stride]), k);
+    }
+    std::sort(by_domain.begin(), by_domain.end());
+    for (size_t i = 0; i < by_domain.size(); ++i) {
+      if (i > 0 && by_domain[i].first == by_domain[i - 1].first) continue;
+      scratch->push_back(UnitOf(topo, ranks[first + by_domain[i].second * stride], level));
+    }
+  }
   std::sort(scratch->begin(), scratch->end());
   return static_cast<int>(std::unique(scratch->begin(), scratch->end()) - scratch->begin());
 }

@@ -100,9 +100,12 @@ switches:
   EXPECT_NE(UnitOf(**topo, 0, 1), UnitOf(**topo, 1, 1));
   EXPECT_EQ(UnitOf(**topo, 0, 2), UnitOf(**topo, 1, 2));
   // TP 2 DP 2: DP groups {n0:0, n1:0} and {n0:1, n1:1} each stay on one rail leaf; the TP
-  // groups (one node each) reach both rails: 1 domain, 2 leaves.
+  // groups (one node each) talk over NVLink and leave their domain through one NIC: 1 domain,
+  // 1 leaf (counted per GPU they were 2 rail leaves, and a one-node job of 8 GPUs was 8).
   EXPECT_THAT(DpGroupSpread(**topo, {0, 1, 2, 3}, 2, 1, 2), ElementsAre(2, 1, 1));
-  EXPECT_THAT(TpGroupSpread(**topo, {0, 1, 2, 3}, 2, 1, 2), ElementsAre(1, 2, 1));
+  EXPECT_THAT(TpGroupSpread(**topo, {0, 1, 2, 3}, 2, 1, 2), ElementsAre(1, 1, 1));
+  // A DP group of a node's two GPUs: one domain, one leaf.
+  EXPECT_THAT(DpGroupSpread(**topo, {0, 1}, 1, 1, 2), ElementsAre(1, 1, 1));
 }
 
 TEST(FragmentationTest, FreeGpusTooFewForTheTraceShapes) {
