@@ -560,121 +560,99 @@ TEST_F(DecisionTest, RankMapsKeepEachDomainsNodesTogether) {
             "v1 gb001:0-3:nvl72-rack01 gb002:0-3:nvl72-rack01 gb019:0-3:nvl72-rack02");
 }
 
-// A job requeued after it lost a tray may take its rack's spare trays: a replacement inside
-// the NVLink domain (issue 25). gb200-nvl72-su keeps 2 spare trays per rack; only rack01's
-// 18 trays are free.
-TEST(DecisionSparesTest, ARequeuedJobMayTakeTheSpares) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("nvlplace-decision-spares-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::string path = (dir / "nvlplace.yaml").string();
-  std::ofstream(path) << "topology: " << std::filesystem::current_path().string()
-                      << "/configs/gb200-nvl72-su.yaml\n";
-  auto loaded = LoadPluginConfig(path);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
-  Decider decider(*std::move(loaded));
-  std::vector<LiveNode> nodes;
-  for (int i = 1; i <= 144; ++i) {
-    char name[16];
-    std::snprintf(name, sizeof(name), "gb%03d", i);
-    nodes.push_back(
-        LiveNode{name, true, i <= 18 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{}});
+// The decider on configs/gb200-nvl72-su.yaml (8 racks of 18 trays, 2 spare trays per rack)
+// and its 144 trays gb001..gb144, every one usable and full until a test frees some.
+class DecisionSparesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("nvlplace-decision-spares-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    std::string path = (dir_ / "nvlplace.yaml").string();
+    std::ofstream(path) << "topology: " << std::filesystem::current_path().string()
+                        << "/configs/gb200-nvl72-su.yaml\n";
+    auto loaded = LoadPluginConfig(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    decider_ = std::make_unique<Decider>(*std::move(loaded));
+    for (int i = 1; i <= 144; ++i) {
+      char name[16];
+      std::snprintf(name, sizeof(name), "gb%03d", i);
+      nodes_.push_back(LiveNode{name, true, {}});
+    }
   }
-  SlurmJob job;
-  job.id = 70;
-  job.mode = Mode::kRunNow;
-  job.gpus_per_job = 68;  // 17 trays in one TP group: one more than the rack plans for
-  job.gpu_requests = 1;
-  job.min_nodes = 1;
-  job.max_nodes = 500000;
-  job.env = {"NVLPLACE_TP=68"};
-  auto first = decider.Decide(job, nodes);
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Trays first..last (1-based, as their names) wholly free, or full.
+  void Free(int first, int last, bool free = true) {
+    for (int i = first; i <= last; ++i) {
+      nodes_[i - 1].free = free ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{};
+    }
+  }
+  static SlurmJob Job(uint32_t id, uint64_t gpus, std::vector<std::string> env = {}) {
+    SlurmJob j;
+    j.id = id;
+    j.mode = Mode::kRunNow;
+    j.gpus_per_job = gpus;
+    j.gpu_requests = 1;
+    j.min_nodes = 1;
+    j.max_nodes = 500000;
+    j.env = std::move(env);
+    return j;
+  }
+  std::unique_ptr<JobDecision> Decide(const SlurmJob& job) { return decider_->Decide(job, nodes_); }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<Decider> decider_;
+  std::vector<LiveNode> nodes_;
+};
+
+// A job requeued after it lost a tray may take its rack's spare trays: a replacement inside
+// the NVLink domain (issue 25). Only rack01's 18 trays are free.
+TEST_F(DecisionSparesTest, ARequeuedJobMayTakeTheSpares) {
+  Free(1, 18);
+  // 17 trays in one TP group: one more than the rack plans for.
+  SlurmJob job = Job(70, 68, {"NVLPLACE_TP=68"});
+  auto first = Decide(job);
   EXPECT_EQ(first->action(), Action::kRefuse);
   EXPECT_THAT(first->log().text, HasSubstr("spares"));
   job.restarts = 1;
-  auto requeued = decider.Decide(job, nodes);
+  auto requeued = Decide(job);
   ASSERT_EQ(requeued->action(), Action::kTry) << requeued->log().text;
   EXPECT_EQ(requeued->CandidateAt(0)->layout.nodes.size(), 17u);
-  std::filesystem::remove_all(dir);
 }
 
 // A plain job (no option, no hard constraint) that would fit only on the spare trays waits
 // rather than go to cons_tres, which would take them; requeued, it may take them.
-TEST(DecisionSparesTest, APlainJobWaitsRatherThanTakeTheSpares) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("nvlplace-decision-plain-spares-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::string path = (dir / "nvlplace.yaml").string();
-  std::ofstream(path) << "topology: " << std::filesystem::current_path().string()
-                      << "/configs/gb200-nvl72-su.yaml\n";
-  auto loaded = LoadPluginConfig(path);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
-  Decider decider(*std::move(loaded));
-  // Two trays of rack 1 free (its 2 spares), everything else busy.
-  std::vector<LiveNode> nodes;
-  for (int i = 1; i <= 144; ++i) {
-    char name[16];
-    std::snprintf(name, sizeof(name), "gb%03d", i);
-    nodes.push_back(
-        LiveNode{name, true, i <= 2 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{}});
-  }
-  SlurmJob job;
-  job.id = 72;
-  job.mode = Mode::kRunNow;
-  job.gpus_per_job = 8;
-  job.gpu_requests = 1;
-  job.min_nodes = 1;
-  job.max_nodes = 500000;
-  auto plain = decider.Decide(job, nodes);
+TEST_F(DecisionSparesTest, APlainJobWaitsRatherThanTakeTheSpares) {
+  Free(1, 2);  // two trays of rack 1 free: its 2 spares
+  SlurmJob job = Job(72, 8);
+  auto plain = Decide(job);
   EXPECT_EQ(plain->action(), Action::kRefuse) << plain->log().text;
   ASSERT_TRUE(plain->comment());
   EXPECT_THAT(*plain->comment(), HasSubstr("event=waiting"));
   EXPECT_THAT(*plain->comment(), HasSubstr("spares"));
   // Two more trays free: it fits beside the spares and is placed.
-  nodes[2].free = nodes[3].free = {0, 1, 2, 3};
-  EXPECT_EQ(decider.Decide(job, nodes)->action(), Action::kTry);
-  nodes[2].free.clear();
-  nodes[3].free.clear();
+  Free(3, 4);
+  EXPECT_EQ(Decide(job)->action(), Action::kTry);
+  Free(3, 4, false);
   job.restarts = 1;
-  EXPECT_EQ(decider.Decide(job, nodes)->action(), Action::kTry);
-  std::filesystem::remove_all(dir);
+  EXPECT_EQ(Decide(job)->action(), Action::kTry);
 }
 
 // A requeued job goes back to the rack it ran in (its failed tray replaced there) when the
 // rack has room, and says so; where it has none, it goes elsewhere and still says which.
-TEST(DecisionSparesTest, ARequeuedJobGoesBackToItsRack) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("nvlplace-decision-back-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::string path = (dir / "nvlplace.yaml").string();
-  std::ofstream(path) << "topology: " << std::filesystem::current_path().string()
-                      << "/configs/gb200-nvl72-su.yaml\n";
-  auto loaded = LoadPluginConfig(path);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
-  Decider decider(*std::move(loaded));
+TEST_F(DecisionSparesTest, ARequeuedJobGoesBackToItsRack) {
   // Racks 1 and 2 free (rack 2 with one tray drained), the others full.
-  std::vector<LiveNode> nodes;
-  for (int i = 1; i <= 144; ++i) {
-    char name[16];
-    std::snprintf(name, sizeof(name), "gb%03d", i);
-    nodes.push_back(
-        LiveNode{name, i != 20, i <= 36 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{}});
-  }
-  SlurmJob job;
-  job.id = 71;
-  job.mode = Mode::kRunNow;
-  job.gpus_per_job = 64;
-  job.gpu_requests = 1;
-  job.min_nodes = 1;
-  job.max_nodes = 500000;
-  job.env = {"NVLPLACE_TP=64"};
+  Free(1, 36);
+  nodes_[19].usable = false;  // gb020
+  SlurmJob job = Job(71, 64, {"NVLPLACE_TP=64"});
   // Its placement line, once Slurm took node set 0 as decided.
   auto placed = [](JobDecision* d) {
     const Candidate* c = d->CandidateAt(0);
     if (c == nullptr || !d->Took(0, c->layout)) return std::string("not placed");
     return *d->comment();
   };
-  auto fresh = decider.Decide(job, nodes);
+  auto fresh = Decide(job);
   ASSERT_EQ(fresh->action(), Action::kTry) << fresh->log().text;
   std::string line = placed(fresh.get());
   EXPECT_THAT(line, HasSubstr("domains=nvl72-rack01 "));
@@ -688,7 +666,7 @@ TEST(DecisionSparesTest, ARequeuedJobGoesBackToItsRack) {
       "max_tier=none model=any exclusive=no gpus=\"gb[019-034]:0-3\" domains=nvl72-rack02 "
       "span_domains=1 span_nodes=16 span_tier=leaf score=97.0 origin=\"best fit\" "
       "relaxations=none";
-  auto back = decider.Decide(job, nodes);
+  auto back = Decide(job);
   ASSERT_EQ(back->action(), Action::kTry) << back->log().text;
   for (int n : back->CandidateAt(0)->layout.nodes) EXPECT_TRUE(n >= 18 && n < 36) << n;
   line = placed(back.get());
@@ -699,13 +677,12 @@ TEST(DecisionSparesTest, ARequeuedJobGoesBackToItsRack) {
   job.previous_comment =
       "nvlplace: v=1 event=waiting asked_gpus=64 asked_nodes=any tp=64 pp=1 dp=1 nvl=strict "
       "max_tier=none model=any exclusive=no why=\"...\" back_to=nvl72-rack02";
-  for (int i = 18; i < 36; ++i) nodes[i].free.clear();
-  auto elsewhere = decider.Decide(job, nodes);
+  Free(19, 36, false);
+  auto elsewhere = Decide(job);
   ASSERT_EQ(elsewhere->action(), Action::kTry) << elsewhere->log().text;
   line = placed(elsewhere.get());
   EXPECT_THAT(line, HasSubstr("domains=nvl72-rack01 "));
   EXPECT_THAT(line, HasSubstr("back_to=nvl72-rack02"));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace nvlplace::plugin
