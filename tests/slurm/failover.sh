@@ -22,15 +22,7 @@ mark=$(log_mark)
 python3 "$NVL_ROOT/contrib/cluster/burst.py" --jobs "${NVLPLACE_FAILOVER_JOBS:-300}" --failover \
   --report "$report" >"$NVL_TEST_OUT/failover-burst.out" 2>&1
 rc=$?
-summary=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-print("%(jobs_submitted)d jobs, %(jobs_started)d started, %(placed_by_nvlplace)d placed by "
-      "nvlplace: %(allocation_equals_decision)d as decided, %(silent_difference_count)d silent; "
-      "%(strict_jobs_checked)d strict jobs, %(strict_split_count)d split; "
-      "%(double_allocation_count)d GPUs held twice in %(samples)d samples; "
-      "%(unaccounted_count)d arrays unaccounted; states %(final_states)s; faults %(faults)s; "
-      "%(wall_seconds)s s" % d)' "$report" 2>&1) || summary="no report: $(tail -5 "$NVL_TEST_OUT/failover-burst.out")"
+summary=$(burst_summary "$report" "$NVL_TEST_OUT/failover-burst.out")
 note "$summary"
 [[ $rc -eq 0 ]] || fail "the burst's checks failed ($rc): $(tail -30 "$NVL_TEST_OUT/failover-burst.out")"
 # The backup ran with the plugin and placed jobs, the primary took back control.

@@ -15,15 +15,7 @@ report=$NVL_TEST_OUT/faults-burst.json  # kept after the cluster is removed
 python3 "$NVL_ROOT/contrib/cluster/burst.py" --jobs "${NVLPLACE_BURST_JOBS:-2000}" --faults \
   --report "$report" >"$NVL_TEST_OUT/faults-burst.out" 2>&1
 rc=$?
-summary=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-print("%(jobs_submitted)d jobs, %(jobs_started)d started, %(placed_by_nvlplace)d placed by "
-      "nvlplace: %(allocation_equals_decision)d as decided, %(differences_named)d named "
-      "differences, %(silent_difference_count)d silent; %(strict_jobs_checked)d strict jobs, "
-      "%(strict_split_count)d split; %(double_allocation_count)d GPUs held twice in %(samples)d "
-      "samples; %(unaccounted_count)d arrays unaccounted; states %(final_states)s; "
-      "%(wall_seconds)s s" % d)' "$report" 2>&1) || summary="no report: $(tail -5 "$NVL_TEST_OUT/faults-burst.out")"
+summary=$(burst_summary "$report" "$NVL_TEST_OUT/faults-burst.out")
 note "$summary"
 [[ $rc -eq 0 ]] || fail "the burst's checks failed ($rc): $(cat "$report" 2>/dev/null || tail -20 "$NVL_TEST_OUT/faults-burst.out")"
 nvl_ctld_up || fail "slurmctld is down after the burst"

@@ -137,6 +137,22 @@ comment_has() {
   nvl_placement_log --comment "$(job_comment "$job")" "$@" >/dev/null
 }
 
+# burst_summary REPORT OUTPUT: one line of a burst's report (contrib/cluster/burst.py
+# --report), or the end of its OUTPUT when it wrote none.
+burst_summary() {
+  local line
+  line=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("%(jobs_submitted)d jobs, %(jobs_started)d started, %(placed_by_nvlplace)d placed by "
+      "nvlplace: %(allocation_equals_decision)d as decided, %(differences_named)d named "
+      "differences, %(silent_difference_count)d silent; %(strict_jobs_checked)d strict jobs, "
+      "%(strict_split_count)d split; %(double_allocation_count)d GPUs held twice in %(samples)d "
+      "samples; %(unaccounted_count)d arrays unaccounted; states %(final_states)s; "
+      "faults %(faults)s; %(wall_seconds)s s" % d)' "$1" 2>&1) || line="no report: $(tail -5 "$2")"
+  echo "$line"
+}
+
 # Writes nvlplace.yaml and makes slurmctld read it again.
 write_nvlplace_yaml() {
   printf '%s\n' "$1" >"$NVL_RUN/etc/nvlplace.yaml"
