@@ -34,6 +34,7 @@ namespace {
 constexpr int kMaxThreads = 1024;
 // Policies in one replay: each keeps a record per trace job.
 constexpr size_t kMaxPolicies = 16;
+constexpr char kBaselinePolicy[] = "topo";  // the slowdown model's baseline placement
 // A charting library inlined into report.html: ECharts' is about 1 MB.
 constexpr size_t kMaxChartLibraryBytes = 16 << 20;
 
@@ -164,6 +165,12 @@ int Replay(const ReplayArgs& a) {
     std::cerr << "nvlplace: ... " << trace->malformed - trace->problems.size()
               << " more malformed lines\n";
   }
+  // The slowdown model's baseline, the same for every policy: topo's placement of each job
+  // on the empty cluster.
+  absl::StatusOr<std::shared_ptr<const Policy>> baseline_policy = LoadPolicy(kBaselinePolicy);
+  if (!baseline_policy.ok()) return Fail(baseline_policy.status());
+  const Engine baseline(*topo, *baseline_policy);
+  options.baseline = &baseline;
   replay::ReplayRun run;
   run.topology_file = a.topology;
   run.trace_file = a.trace;

@@ -150,6 +150,17 @@ std::string OnePolicy(const json& p) {
       HumanDuration(Number(p, "makespan_s")), ".");
 }
 
+}  // namespace
+
+std::string BaselinePlacementText(const json& estimates) {
+  const std::string name = estimates.value("baseline_placement", std::string());
+  return name.empty()
+             ? "each policy's own placement on the empty cluster"
+             : absl::StrCat(name, "'s placement on the empty cluster, the same for every policy");
+}
+
+namespace {
+
 // The papers' metrics of the subject against the baseline, when the summary has them:
 // estimated throughput, the DP groups' spread over leaf switches (Arnold), fragmented GPUs
 // (FGD).
@@ -164,18 +175,16 @@ std::string PapersSentence(const json& summary, const json& s, const json& b,
   std::vector<std::string> clauses;
   const Measure& step = MeasureNamed("estimated step time");
   double a = step.value(s), c = step.value(b);
-  std::string model =
-      absl::StrCat("By the cost model (communication ", HumanShare(Number(e, "comm_share")),
-                   " of a step on the best placement",
-                   e.value("comm_share_assumed", false) ? ", assumed" : "", "), ");
+  std::string model = absl::StrCat(
+      "By the cost model (communication ", HumanShare(Number(e, "comm_share")), " of a step on ",
+      BaselinePlacementText(e), e.value("comm_share_assumed", false) ? ", assumed" : "", "), ");
   if (Sign(step, a, c) == 0 || a <= 0) {
     clauses.push_back(absl::StrCat(model, subject, " and ", base, " have the same step time (",
-                                   step.print(a),
-                                   " of the best placement's) and training throughput"));
+                                   step.print(a), " of the baseline's) and training throughput"));
   } else {
     clauses.push_back(absl::StrCat(model, subject, "'s steps take ", step.print(a),
-                                   " of the best placement's against ", step.print(c), " for ",
-                                   base, ": ", HumanChange(c / a - 1), " training throughput"));
+                                   " of the baseline's against ", step.print(c), " for ", base,
+                                   ": ", HumanChange(c / a - 1), " training throughput"));
   }
   // DP groups over leaf switches (the first switch tier), as Arnold counts them.
   const json levels = e.value("spread_levels", json::array());

@@ -26,6 +26,11 @@ HeadlinePair ChooseHeadlinePair(const nlohmann::json& summary);
 // they print the same (0.1 point, 0.1% change), so a sentence never contradicts a table.
 std::vector<std::string> Headline(const nlohmann::json& summary);
 
+// What step times are measured against, from summary["estimates"]: "topo's placement on the
+// empty cluster, the same for every policy", or each policy's own when the replay had no
+// common baseline.
+std::string BaselinePlacementText(const nlohmann::json& estimates);
+
 }  // namespace nvlplace::replay
 
 #endif  // NVLPLACE_CONTRIB_REPLAY_HEADLINE_H_

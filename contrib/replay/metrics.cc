@@ -35,6 +35,11 @@ int Distinct(const Topology& topo, const std::vector<GpuId>& ranks, size_t first
   return static_cast<int>(std::unique(scratch->begin(), scratch->end()) - scratch->begin());
 }
 
+// Adds group span `v` to `acc` (a sum, or the largest so far).
+void Fold(double v, Over over, double* acc) {
+  *acc = over == Over::kMax ? std::max(*acc, v) : *acc + v;
+}
+
 bool SizesMatch(const std::vector<GpuId>& ranks, int tp, int pp, int dp) {
   return tp >= 1 && pp >= 1 && dp >= 1 &&
          static_cast<int64_t>(tp) * pp * dp == static_cast<int64_t>(ranks.size());
@@ -62,7 +67,7 @@ int UnitOf(const Topology& topo, GpuId g, int level) {
 }
 
 std::vector<double> TpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
-                                  int pp, int dp) {
+                                  int pp, int dp, Over over) {
   if (tp <= 1 || !SizesMatch(ranks, tp, pp, dp)) return {};
   const int levels = static_cast<int>(SpreadLevels(topo).size());
   std::vector<double> out(levels, 0.0);
@@ -70,15 +75,17 @@ std::vector<double> TpGroupSpread(const Topology& topo, const std::vector<GpuId>
   const size_t groups = static_cast<size_t>(pp) * dp;
   for (size_t group = 0; group < groups; ++group) {
     for (int level = 0; level < levels; ++level) {
-      out[level] += Distinct(topo, ranks, group * tp, 1, tp, level, &scratch);
+      Fold(Distinct(topo, ranks, group * tp, 1, tp, level, &scratch), over, &out[level]);
     }
   }
-  for (double& v : out) v /= static_cast<double>(groups);
+  if (over == Over::kMean) {
+    for (double& v : out) v /= static_cast<double>(groups);
+  }
   return out;
 }
 
 std::vector<double> DpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
-                                  int pp, int dp) {
+                                  int pp, int dp, Over over) {
   if (dp <= 1 || !SizesMatch(ranks, tp, pp, dp)) return {};
   const int levels = static_cast<int>(SpreadLevels(topo).size());
   std::vector<double> out(levels, 0.0);
@@ -86,10 +93,12 @@ std::vector<double> DpGroupSpread(const Topology& topo, const std::vector<GpuId>
   const size_t groups = static_cast<size_t>(tp) * pp;  // group (t, p) starts at rank t + tp * p
   for (size_t group = 0; group < groups; ++group) {
     for (int level = 0; level < levels; ++level) {
-      out[level] += Distinct(topo, ranks, group, groups, dp, level, &scratch);
+      Fold(Distinct(topo, ranks, group, groups, dp, level, &scratch), over, &out[level]);
     }
   }
-  for (double& v : out) v /= static_cast<double>(groups);
+  if (over == Over::kMean) {
+    for (double& v : out) v /= static_cast<double>(groups);
+  }
   return out;
 }
 

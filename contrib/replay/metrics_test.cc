@@ -72,6 +72,12 @@ TEST(SpreadTest, SplitTpGroupsAndPipelines) {
   // Mixed groups are averaged: DP groups of TP 2 DP 2 on {0,1, 4,8}: {0,4} is 2 domains and
   // 1 leaf, {1,8} 2 domains and 2 leaves: (1 + 2) / 2 = 1.5 leaves.
   EXPECT_THAT(DpGroupSpread(*topo, {0, 1, 4, 8}, 2, 1, 2), ElementsAre(2, 1.5, 1));
+  // Or the widest group taken (Over::kMax): {1,8}'s 2 leaves.
+  EXPECT_THAT(DpGroupSpread(*topo, {0, 1, 4, 8}, 2, 1, 2, Over::kMax), ElementsAre(2, 2, 1));
+  // TP groups {0,1} (n0) and {4,8} (n1, n2: 2 domains under 2 leaves): the widest is 2, 2, 1.
+  EXPECT_THAT(TpGroupSpread(*topo, {0, 1, 4, 8}, 2, 1, 2), ElementsAre(1.5, 1.5, 1));
+  EXPECT_THAT(TpGroupSpread(*topo, {0, 1, 4, 8}, 2, 1, 2, Over::kMax), ElementsAre(2, 2, 1));
+  EXPECT_THAT(DpGroupSpread(*topo, {0, 1, 2, 3}, 4, 1, 1, Over::kMax), IsEmpty());
 }
 
 TEST(SpreadTest, NoGroupOrSizesThatDoNotMatchGiveNothing) {
@@ -176,7 +182,10 @@ TEST(ReplayMetricsTest, SummaryJobsCsvAndConsoleCarryThem) {
   EXPECT_THAT(text, HasSubstr("communication 30.0% of a step, assumed"));
   std::string html = ReportHtml(run, s);
   EXPECT_THAT(html, HasSubstr("<table id=\"metrics\">"));
-  EXPECT_THAT(html, HasSubstr("30.0% of its time communicating on the best placement (assumed"));
+  EXPECT_THAT(html, HasSubstr("30.0% of its time communicating on the baseline (assumed"));
+  EXPECT_THAT(html, HasSubstr("on the baseline placement, each policy's own placement on the "
+                              "empty cluster (B)"));
+  EXPECT_THAT(html, HasSubstr("<th>DP:leaf max</th>"));
   EXPECT_THAT(html, HasSubstr("<polyline class=\"series\""));  // no library: SVG plots
   // With a charting library: inlined as is, the charts' data beside it, no SVG plots.
   run.chart_library = "/* the library */";

@@ -125,7 +125,7 @@ double StepShare(const SimOptions& o) {
   return o.comm_share > 0 ? o.comm_share : kAssumedCommShare;
 }
 
-// Per level, the sum over jobs of their groups' mean spread, and the jobs counted.
+// Per level, the sum over jobs of their groups' spread (mean or max), and the jobs counted.
 struct SpreadSum {
   explicit SpreadSum(size_t levels) : sum(levels, 0.0) {}
   void Add(const std::vector<double>& spread) {
@@ -155,8 +155,10 @@ std::vector<std::string> MetricsHeader(const nlohmann::json& summary) {
     std::string name = level.get<std::string>();
     h.push_back("DP:" + (name == "nvlink_domain" ? std::string("nvl") : name));
   }
+  const auto& levels = summary["estimates"]["spread_levels"];
+  if (levels.size() >= 2) h.push_back("DP:" + levels[1].get<std::string>() + " max");
   std::string base = ChooseHeadlinePair(summary).baseline;
-  for (const char* c : {"unallocated", "fragmented", "step/best"}) h.push_back(c);
+  for (const char* c : {"unallocated", "fragmented", "step/base"}) h.push_back(c);
   h.push_back("thru vs " + base);
   return h;
 }
@@ -166,10 +168,12 @@ std::vector<MetricsRow> MetricsRows(const nlohmann::json& summary) {
   for (const auto& p : summary["policies"]) {
     if (p["policy"] == base) base_step = p["step_time_ratio_mean"].get<double>();
   }
-  auto spread = [](const nlohmann::json& p, const char* kind, const std::string& level) {
+  auto spread = [](const nlohmann::json& p, const char* kind, const std::string& level,
+                   const char* fold = "") {
     if (p[std::string(kind) + "_jobs"].get<int>() == 0) return std::string("-");
-    return absl::StrFormat("%.2f", p[std::string(kind) + "_spread"][level].get<double>());
+    return absl::StrFormat("%.2f", p[absl::StrCat(kind, "_spread", fold)][level].get<double>());
   };
+  const auto& levels = summary["estimates"]["spread_levels"];
   std::vector<MetricsRow> rows;
   for (const auto& p : summary["policies"]) {
     MetricsRow row{p["policy"].get<std::string>(), {}};
@@ -177,6 +181,7 @@ std::vector<MetricsRow> MetricsRows(const nlohmann::json& summary) {
     for (const auto& level : summary["estimates"]["spread_levels"]) {
       row.cells.push_back(spread(p, "dp_group", level.get<std::string>()));
     }
+    if (levels.size() >= 2) row.cells.push_back(spread(p, "dp_group", levels[1], "_max"));
     row.cells.push_back(HumanNumber(p["unallocated_gpus_mean"].get<double>()));
     row.cells.push_back(HumanNumber(p["fragmented_gpus_mean"].get<double>()));
     double step = p["step_time_ratio_mean"].get<double>();
@@ -262,7 +267,8 @@ std::string MetricsHtml(const nlohmann::json& summary) {
       "<li><b>Spread</b> (Arnold, NeurIPS'25): for each job, the number of NVLink domains and "
       "of switches of each tier that each of its TP groups (TP:nvl) and DP groups (DP:level) "
       "spans, averaged over its groups, then over the jobs that have such groups (of two GPUs "
-      "or more). Ranks are in Megatron order (TP innermost, then PP, then DP). A GPU's switch is "
+      "or more); <i>max</i>: each job's widest DP group, averaged over the jobs. Ranks are in "
+      "Megatron order (TP innermost, then PP, then DP). A GPU's switch is "
       "the leaf its NIC reaches (its rail's leaf on a rail-optimized node), then the first "
       "parent up to the tier.</li>\n"
       "<li><b>Unallocated GPUs</b>: free GPUs, time mean over the replay. <b>Fragmented "
@@ -270,15 +276,16 @@ std::string MetricsHtml(const nlohmann::json& summary) {
       "shapes could not use, in expectation: an NVLink domain with f free GPUs counts f times "
       "the share of the trace's jobs needing more than f GPUs in one domain (their TP size when "
       "they keep TP groups in a domain, else 1); time mean.</li>\n"
-      "<li><b>Step time</b> (step/best): the cost model (alpha-beta ring all-reduces over the "
+      "<li><b>Step time</b> (step/base): the cost model (alpha-beta ring all-reduces over the "
       "placement's links, a Llama-2-70B-like model in bf16 with Megatron, 8 micro-batches per "
-      "step) estimates each job's communication per step on its placement (C) and on the best "
-      "placement of the empty cluster (B). The step is taken to spend ",
-      HumanShare(e["comm_share"].get<double>()), " of its time communicating on the best placement",
+      "step) estimates each job's communication per step on its placement (C) and on the "
+      "baseline placement, ",
+      Escape(BaselinePlacementText(e)), " (B). The step is taken to spend ",
+      HumanShare(e["comm_share"].get<double>()), " of its time communicating on the baseline",
       e["comm_share_assumed"].get<bool>() ? " (assumed: the replay was run without --comm-share)"
                                           : " (the replay's --comm-share)",
       ", without overlap with compute, so a step takes (1 - s) + s &times; min(10, C / B) of the "
-      "best. The policy's figure is the mean over started jobs weighted by GPU-seconds; "
+      "baseline's. The policy's figure is the mean over started jobs weighted by GPU-seconds; "
       "throughput is its inverse, compared with the baseline policy. It is an estimate from a "
       "model, not a measurement.</li>\n</ul></section>\n");
   return html;
@@ -331,16 +338,18 @@ nlohmann::json SummaryJson(const ReplayRun& run) {
   // How the papers' metrics below are estimated (report.html states it in words).
   const double share = StepShare(run.options);
   const std::vector<std::string> levels = SpreadLevels(*run.topo);
-  out["estimates"] = {{"comm_share", share},
-                      {"comm_share_assumed", !(run.options.comm_share > 0)},
-                      {"comm_ratio_cap", 10},
-                      {"spread_levels", levels}};
+  out["estimates"] = {
+      {"comm_share", share},
+      {"comm_share_assumed", !(run.options.comm_share > 0)},
+      {"comm_ratio_cap", 10},
+      {"baseline_placement", run.options.baseline ? run.options.baseline->policy().name : ""},
+      {"spread_levels", levels}};
   json policies = json::array();
   for (const SimResult& r : run.results) {
     std::vector<double> wait, jct, comm;
     int started = 0, rejected = 0, pending = 0, multi = 0, in_domain = 0, leaf = 0, spine = 0,
         relaxations = 0;
-    SpreadSum tp_spread(levels.size()), dp_spread(levels.size());
+    SpreadSum tp_spread(levels.size()), dp_spread(levels.size()), dp_spread_max(levels.size());
     double step_sum = 0, step_weight = 0;  // step time ratio weighted by GPU-seconds
     for (const JobRecord& j : r.jobs) {
       if (j.rejected) {
@@ -365,6 +374,7 @@ nlohmann::json SummaryJson(const ReplayRun& run) {
       relaxations += j.relaxations;
       tp_spread.Add(j.tp_spread);
       dp_spread.Add(j.dp_spread);
+      dp_spread_max.Add(j.dp_spread_max);
       double w = static_cast<double>(j.job->gpus) * std::max(j.job->duration, 1.0);
       step_sum += w * StepTimeRatio(j.comm_s, j.best_comm_s, share);
       step_weight += w;
@@ -393,6 +403,7 @@ nlohmann::json SummaryJson(const ReplayRun& run) {
          {"tp_group_jobs", tp_spread.jobs},
          {"dp_group_spread", dp_spread.Json(levels)},
          {"dp_group_jobs", dp_spread.jobs},
+         {"dp_group_spread_max", dp_spread_max.Json(levels)},
          {"unallocated_gpus_mean", TimeWeightedMean(r.samples, &Sample::free_gpus)},
          {"fragmented_gpus_mean", TimeWeightedMean(r.samples, &Sample::fragmented_gpus)},
          {"step_time_ratio_mean", step_weight > 0 ? step_sum / step_weight : 1.0}});
@@ -551,7 +562,8 @@ std::string SummaryText(const nlohmann::json& s) {
         HumanNumber(1000 * p["comm_s_per_job_mean"].get<double>()) + " ms");
   }
   // The papers' metrics: groups' spread (Arnold), unallocated and fragmented GPUs (FGD), the
-  // cost model's step time against the best placement and throughput against the baseline.
+  // cost model's step time against the baseline placement and throughput against the
+  // baseline policy.
   std::vector<std::string> header = MetricsHeader(s);
   std::vector<MetricsRow> rows = MetricsRows(s);
   std::vector<size_t> width(header.size(), 0);  // each column as wide as its widest cell
@@ -580,9 +592,11 @@ std::string SummaryText(const nlohmann::json& s) {
   }
   absl::StrAppendFormat(&out,
                         "(TP:nvl, DP:<level>: NVLink domains or switches each TP or DP group "
-                        "spans, mean; unallocated and fragmented: free GPUs, time mean; "
-                        "step/best: estimated step time against the best placement, "
+                        "spans, mean; max: each job's widest DP group; unallocated and fragmented: "
+                        "free GPUs, time mean; "
+                        "step/base: estimated step time against %s, "
                         "communication %s of a step%s)\n",
+                        BaselinePlacementText(s["estimates"]),
                         HumanShare(s["estimates"]["comm_share"].get<double>()),
                         s["estimates"]["comm_share_assumed"].get<bool>() ? ", assumed" : "");
   return out;

@@ -21,7 +21,7 @@ constexpr int kBackfillDepth = 100;  // pending jobs tried per cycle, like bf_ma
 struct Shape {
   absl::StatusOr<Request> request;
   std::string never;     // non-empty: not placeable even on the empty cluster
-  double best_comm = 0;  // on the empty cluster
+  double best_comm = 0;  // on the baseline placement (SimOptions::baseline)
 };
 
 // Everything RequestOf reads; the GPU model last, so that a '/' in it cannot make two
@@ -159,8 +159,13 @@ class Sim {
       ++result_.decisions;
       if (!r.placed) {
         s.never = absl::StrCat("not placeable even on the empty cluster: ", r.reason);
-      } else {
+      } else if (options_.baseline == nullptr) {
         s.best_comm = r.comm.total();
+      } else {
+        PlacementResult b = options_.baseline->Place(empty_, *s.request);
+        ++result_.decisions;
+        // A shape the baseline cannot place (a policy that limits tiers, say) keeps its own.
+        s.best_comm = (b.placed ? b : r).comm.total();
       }
     }
     return shapes_.emplace(key, std::move(s)).first->second;
@@ -205,6 +210,7 @@ class Sim {
     const Request& q = *shape.request;
     rec.tp_spread = TpGroupSpread(topo_, rec.ranks, q.tp, q.pp, q.dp);
     rec.dp_spread = DpGroupSpread(topo_, rec.ranks, q.tp, q.pp, q.dp);
+    rec.dp_spread_max = DpGroupSpread(topo_, rec.ranks, q.tp, q.pp, q.dp, Over::kMax);
     if (options_.comm_share > 0 && shape.best_comm > 0) {
       double ratio = std::min(10.0, rec.comm_s / shape.best_comm);
       rec.stretch = (1 - options_.comm_share) + options_.comm_share * ratio;
@@ -374,6 +380,10 @@ absl::Status CheckSimOptions(const SimOptions& o) {
 SimResult Simulate(const Engine& engine, const std::vector<TraceJob>& jobs,
                    const SimOptions& options, const std::function<void(size_t, size_t)>& progress) {
   absl::Status valid = CheckSimOptions(options);
+  if (valid.ok() && options.baseline != nullptr &&
+      &options.baseline->topology() != &engine.topology()) {
+    valid = absl::InvalidArgumentError("the baseline engine places on another topology");
+  }
   if (!valid.ok()) {
     SimResult refused;
     refused.policy = engine.policy().name;

@@ -23,11 +23,17 @@ struct SimOptions {
   // Submit times are divided by this (2: twice the arrival rate); finite, from
   // 1 / limits::kMaxLoadScale to limits::kMaxLoadScale.
   double load_scale = 1.0;
-  // Slowdown model: the recorded run time is taken as achieved on the best placement the
-  // empty cluster allows; a job whose placement's estimated communication time is C against
-  // that best B runs duration x ((1 - share) + share x C / B), C / B capped at 10. share = 0
-  // turns the model off.
+  // Slowdown model: the recorded run time is taken as achieved on the baseline placement,
+  // the one `baseline` (below) gives the job on the empty cluster; a job whose placement's
+  // estimated communication time is C against that placement's B runs duration x
+  // ((1 - share) + share x C / B), C / B capped at 10. share = 0 turns the model off.
   double comm_share = 0.0;  // finite, in [0, 1]
+  // The engine whose empty-cluster placement of each job is the slowdown model's baseline,
+  // on the replayed engine's topology: give every policy replayed the same one, so that their
+  // step times and throughputs compare against one placement per job (`nvlplace replay` uses
+  // the topo policy). Null: each policy's own empty-cluster placement, which flatters a
+  // policy that places badly even on an empty cluster (random). Not owned.
+  const Engine* baseline = nullptr;
   // Seconds between time-series samples: 0 (about 400 over the trace), or 1 to
   // limits::kMaxSeconds. Past kMaxSamples samples the interval doubles and every other
   // sample is dropped, so a long replay keeps between kMaxSamples / 2 and kMaxSamples.
@@ -49,11 +55,12 @@ struct JobRecord {
   bool tp_in_domain = true;  // every TP group inside one NVLink domain
   int relaxations = 0;
   double comm_s = 0;
-  double best_comm_s = 0;  // the same job's estimate on its best placement, empty cluster
+  double best_comm_s = 0;  // the same job's estimate on the baseline placement (SimOptions)
   double stretch = 1.0;
   // Mean units each TP group and each DP group spans, per level of SpreadLevels (metrics.h):
   // empty when the job has no such group of two GPUs or more, or did not start.
   std::vector<double> tp_spread, dp_spread;
+  std::vector<double> dp_spread_max;  // the job's widest DP group, per level
 };
 
 struct Sample {

@@ -146,9 +146,9 @@ TEST_F(SimulatorTest, DeterministicAndNoGpuReusedAtOnce) {
   EXPECT_THAT(html, HasSubstr("<polyline class=\"series\""));
 }
 
-TEST_F(SimulatorTest, CommSlowdownStretchesBadPlacements) {
-  // Like lab-h100, but the leaves' uplinks are 2:1 oversubscribed: crossing the spine halves
-  // the DP all-reduce bandwidth.
+// Like lab-h100, but the leaves' uplinks are 2:1 oversubscribed: crossing the spine halves
+// the DP all-reduce bandwidth.
+std::shared_ptr<const Topology> Oversubscribed() {
   auto spec = ParseTopologyYaml(R"(name: oversubscribed
 tiers: [leaf, spine]
 gpu_models: [{name: H100}]
@@ -159,10 +159,17 @@ switches:
   - {name: spine0, tier: spine, switches: "leaf[0-1]"}
 )",
                                 "test.yaml");
-  ASSERT_THAT(spec, IsOk());
+  EXPECT_THAT(spec, IsOk());
+  if (!spec.ok()) return nullptr;
   auto topo = Topology::Create(*spec);
-  ASSERT_THAT(topo, IsOk());
-  Engine engine(*topo, *LoadPolicy("configs/policies/topo.yaml"));
+  EXPECT_THAT(topo, IsOk());
+  return topo.ok() ? *topo : nullptr;
+}
+
+TEST_F(SimulatorTest, CommSlowdownStretchesBadPlacements) {
+  std::shared_ptr<const Topology> topo = Oversubscribed();
+  ASSERT_NE(topo, nullptr);
+  Engine engine(topo, *LoadPolicy("configs/policies/topo.yaml"));
   // a and a2 leave one free node per leaf, so b (TP=8 DP=2) must cross the spine: its
   // communication estimate exceeds the best on the empty cluster (one leaf) and it stretches.
   std::vector<TraceJob> jobs = {Job("a", 0, 1000, 24, 8), Job("a2", 0, 1000, 24, 8),
@@ -177,6 +184,39 @@ switches:
   // With the model off, the recorded duration stands.
   SimResult off = Simulate(engine, jobs, SimOptions{});
   EXPECT_DOUBLE_EQ(off.jobs[2].stretch, 1.0);
+}
+
+TEST_F(SimulatorTest, ACommonBaselineMeasuresEveryPolicyAgainstOnePlacement) {
+  std::shared_ptr<const Topology> topo = Oversubscribed();
+  ASSERT_NE(topo, nullptr);
+  Engine topo_engine(topo, *LoadPolicy("configs/policies/topo.yaml"));
+  // One TP=8 DP=4 job on the empty cluster: topo keeps it under one leaf.
+  std::vector<TraceJob> jobs = {Job("b", 0, 100, 32, 8)};
+  SimOptions own;
+  own.comm_share = 0.5;
+  SimResult best = Simulate(topo_engine, jobs, own);
+  ASSERT_GE(best.jobs[0].start, 0);
+  ASSERT_EQ(best.jobs[0].job_tier, 0);
+  EXPECT_DOUBLE_EQ(best.jobs[0].best_comm_s, best.jobs[0].comm_s);
+  // Every seed of random is measured against topo's placement, not against its own draw on
+  // the empty cluster (as spread as its placements: no stretch for spreading).
+  SimOptions common = own;
+  common.baseline = &topo_engine;
+  bool some_stretched = false;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    Engine random(topo, std::make_shared<const Policy>(
+                            (*LoadPolicy("configs/policies/random.yaml"))->WithSeed(seed)));
+    SimResult r = Simulate(random, jobs, common);
+    ASSERT_GE(r.jobs[0].start, 0);
+    EXPECT_DOUBLE_EQ(r.jobs[0].best_comm_s, best.jobs[0].comm_s);
+    EXPECT_EQ(r.jobs[0].stretch > 1.0, r.jobs[0].job_tier > 0) << "seed " << seed;
+    some_stretched |= r.jobs[0].stretch > 1.0;
+  }
+  EXPECT_TRUE(some_stretched);
+  // A baseline on another topology is refused, not silently used.
+  SimResult other = Simulate(*engine_, jobs, common);
+  EXPECT_TRUE(other.jobs[0].rejected);
+  EXPECT_THAT(other.jobs[0].reason, HasSubstr("baseline engine places on another topology"));
 }
 
 TEST_F(SimulatorTest, InvalidJobsAreRejectedAndTheReplayEnds) {
