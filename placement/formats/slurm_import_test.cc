@@ -567,8 +567,9 @@ INSTANTIATE_TEST_SUITE_P(
                   "to import (block topologies here: racks, pairs)",
                   true},
         BadBlocks{"YamlSyntax", "bad-topology-syntax.yaml", "",
-                  "tests/fixtures/slurm/bad-topology-syntax.yaml:6:7: bad YAML: illegal block "
-                  "entry; topology.yaml is YAML: check the brackets, quotes and indentation here "
+                  "tests/fixtures/slurm/bad-topology-syntax.yaml:6:7: bad YAML: did not find "
+                  "expected ',' or '}' (while parsing a flow mapping at line 5); topology.yaml "
+                  "is YAML: check the brackets, quotes and indentation here "
                   "and on the lines above",
                   true},
         BadBlocks{"YamlNodeNotInTheTree", "bad-topology-node-not-in-tree.yaml", "",

@@ -279,7 +279,8 @@ INSTANTIATE_TEST_SUITE_P(
         YamlCase{"SyntaxSaysWhatToCheck",
                  "- topology: x\n  tree: {switches: [\n",
                  {},
-                 "t.yaml:3:1: bad YAML: end of sequence flow not found; topology.yaml is YAML: "
+                 "t.yaml:3:1: bad YAML: did not find expected node content (while parsing a "
+                 "flow node at line 3); topology.yaml is YAML: "
                  "check the brackets, quotes and indentation here and on the lines above"}),
     [](const auto& info) { return info.param.name; });
 

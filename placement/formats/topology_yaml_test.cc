@@ -518,17 +518,18 @@ INSTANTIATE_TEST_SUITE_P(
                  "4:19: #/switches/0/name: switch name 'leaf\\x090': control character \\x09 is "
                  "not allowed (byte 5); names are printable UTF-8"},
         BadValue{"BadUtf8Model", "{name: H100}", "{name: H\xff}",
-                 "2:21: #/gpu_models/0/name: GPU model name 'H\\xff': byte \\xff is not valid "
-                 "UTF-8 (byte 2); names are printable UTF-8"},
+                 "2:22: bad YAML: invalid leading UTF-8 octet (byte 0xff); the file must be "
+                 "UTF-8 text without control characters"},
         BadValue{"LongTier", "tier: leaf", "tier: " + std::string(65, 't'),
                  "4:32: #/switches/0/tier: tier name '" + std::string(64, 't') +
                      "... (65 bytes)' is longer than 64 bytes"},
         BadValue{"ControlInHostlist", "names: \"n[0-7]\"", "names: \"n\\x01[0-7]\"",
                  "3:17: #/nodes/0/names: bad hostlist \"n\\x01[0-7]\" at character 2: control "
                  "character \\x01 is not allowed"},
-        // yaml-cpp quotes the character it cannot read: it reached the message raw.
+        // libyaml refuses a control character anywhere, and says which.
         BadValue{"ControlInYamlEscape", "name: tiny", "name: \"ti\\\x01ny\"",
-                 "1:12: bad YAML: unknown escape character: \\x01"},
+                 "1:11: bad YAML: control characters are not allowed (byte 0x01); the file "
+                 "must be UTF-8 text without control characters"},
         BadValue{"SeventeenTiers", "name: tiny",
                  "name: tiny\ntiers: [t0, t1, t2, t3, t4, t5, t6, "
                  "t7, t8, t9, t10, t11, t12, t13, t14, t15, t16]",

@@ -1,4 +1,4 @@
-// A YAML document read in one pass of yaml-cpp's parser into compact nodes, counted as read.
+// A YAML document read in one pass of libyaml's parser into compact nodes, counted as read.
 #ifndef NVLPLACE_PLACEMENT_FORMATS_YAML_DOCUMENT_H_
 #define NVLPLACE_PLACEMENT_FORMATS_YAML_DOCUMENT_H_
 
@@ -8,15 +8,21 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "yaml-cpp/mark.h"
 
 namespace nvlplace::yaml {
 
 class Document;
 
-// One node of a Document: a scalar, a null, a list or a mapping, as yaml-cpp's parser reports
-// it (a null is what the parser calls one: ~, null, an empty value). An alias (*name) is the
-// node its anchor names, so a node can be reached more than once, and can hold itself. A
+// A place in the text, 0-based; null (-1) for the root of a file with no document.
+struct Position {
+  int line = -1;
+  int column = -1;
+  bool is_null() const { return line < 0; }
+};
+
+// One node of a Document: a scalar, a null, a list or a mapping (a null is a plain scalar
+// without a tag that reads ~, null, Null, NULL or nothing, as yaml-cpp reads one). An alias (*name)
+// is the node its anchor names, so a node can be reached more than once, and can hold itself. A
 // cheap handle: valid while its Document lives.
 class Node {
  public:
@@ -26,8 +32,8 @@ class Node {
   bool IsMap() const { return kind() == kMap; }
   // The text of a scalar; empty for the others.
   absl::string_view Scalar() const;
-  // Where the node starts (0-based); the null mark for the root of a file with no document.
-  YAML::Mark Mark() const;
+  // Where the node starts (0-based); null for the root of a file with no document.
+  Position Mark() const;
   // Items of a list, pairs of a mapping; 0 for the others.
   size_t size() const;
   // Item i of a list.
@@ -81,14 +87,20 @@ class Document {
 // lists, mappings and alias uses) or nested past limits::kMaxYamlDepth, at the node that
 // crosses the limit.
 struct TooBig {
-  YAML::Mark mark;
+  Position mark;
+  std::string message;
+};
+
+// What ReadDocument throws for text that is not YAML: libyaml's problem, where it is.
+struct BadYaml {
+  Position mark;
   std::string message;
 };
 
 // Reads the first document of `text` in one pass, counting its nodes and nesting as the
 // parser reports them and refusing past the limits before the rest is read. Throws TooBig,
-// what yaml-cpp's parser throws (YAML::Exception for bad YAML) and std::bad_alloc: LoadYaml
-// (yaml_reader.h) turns each into a Status. A text with no document gives a null root.
+// BadYaml and std::bad_alloc: LoadYaml (yaml_reader.h) turns each into a Status. A text with
+// no document gives a null root.
 Document ReadDocument(absl::string_view text);
 
 // ---- Node, inline: the readers call these for every node.
@@ -103,13 +115,9 @@ inline absl::string_view Node::Scalar() const {
   return absl::string_view(doc_->scalars_).substr(e.begin, e.size_and_kind & Document::kSizeMask);
 }
 
-inline YAML::Mark Node::Mark() const {
+inline Position Node::Mark() const {
   const Document::Entry& e = doc_->entries_[id_];
-  if (e.line < 0) return YAML::Mark::null_mark();
-  YAML::Mark mark;
-  mark.line = e.line;
-  mark.column = e.column;
-  return mark;
+  return Position{e.line, e.column};
 }
 
 inline size_t Node::size() const {

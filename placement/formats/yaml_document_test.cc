@@ -1,5 +1,5 @@
-// Tests for yaml::Document: the nodes yaml-cpp's YAML::Load builds, with their positions, in
-// one pass; and the readers' number conversions, as yaml-cpp's.
+// Tests for yaml::Document: the nodes yaml-cpp's YAML::Load builds (libyaml parses them, in one
+// pass), with their positions; and the readers' number conversions, as yaml-cpp's.
 #include "placement/formats/yaml_document.h"
 
 #include <algorithm>
@@ -31,9 +31,13 @@ void ExpectSameTree(const YAML::Node& want, Node got, const std::string& path, i
   ASSERT_EQ(want.IsScalar(), got.IsScalar());
   ASSERT_EQ(want.IsSequence(), got.IsSequence());
   ASSERT_EQ(want.IsMap(), got.IsMap());
-  EXPECT_EQ(want.Mark().line, got.Mark().line);
-  EXPECT_EQ(want.Mark().column, got.Mark().column);
-  EXPECT_EQ(want.Mark().is_null(), got.Mark().is_null());
+  // An empty value's place differs: libyaml's is where the value is missing (after "key:"
+  // or "-"), yaml-cpp's the next token's. The readers name the key's path there anyway.
+  if (!want.IsNull()) {
+    EXPECT_EQ(want.Mark().line, got.Mark().line);
+    EXPECT_EQ(want.Mark().column, got.Mark().column);
+    EXPECT_EQ(want.Mark().is_null(), got.Mark().is_null());
+  }
   if (want.IsScalar()) {
     EXPECT_EQ(want.Scalar(), std::string(got.Scalar()));
   }
@@ -99,8 +103,11 @@ TEST(DocumentTest, EveryYamlFileAsYamlCppBuildsIt) {
       SCOPED_TRACE(e.path().string());
       absl::StatusOr<Document> doc = LoadYaml(*text, e.path().string());
       if (!doc.ok()) {
-        // Only what the limits refuse (YAML::Load builds it anyway).
-        EXPECT_THAT(doc, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("more than")));
+        // Only what the limits refuse (YAML::Load builds it anyway), and bytes that are not
+        // UTF-8, which libyaml refuses and yaml-cpp took (the bad fixtures).
+        EXPECT_THAT(doc, StatusIs(absl::StatusCode::kInvalidArgument,
+                                  ::testing::AnyOf(HasSubstr("more than"),
+                                                   HasSubstr("bad YAML: invalid"))));
         continue;
       }
       int budget = 200000;
@@ -114,7 +121,12 @@ TEST(DocumentTest, EveryYamlFileAsYamlCppBuildsIt) {
 TEST(DocumentTest, ErrorsNameTheirPlace) {
   EXPECT_THAT(LoadYaml("a: [1, 2\n", "t.yaml"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("t.yaml:2:1: bad YAML: end of sequence flow not found")));
+                       HasSubstr("t.yaml:2:1: bad YAML: did not find expected ',' or ']' "
+                                 "(while parsing a flow sequence at line 1)")));
+  EXPECT_THAT(LoadYaml("a: 1\nb: \xff\n", "t.yaml"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "t.yaml:2:4: bad YAML: invalid leading UTF-8 octet (byte 0xff); the file "
+                       "must be UTF-8 text without control characters"));
   EXPECT_THAT(LoadYaml("a: *nowhere\n", "t.yaml"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "t.yaml:1:4: bad YAML: the referenced anchor is not defined"));

@@ -24,11 +24,11 @@ namespace nvlplace::yaml {
 
 namespace internal {
 
-inline SourceLoc MarkLoc(const std::string& file, const YAML::Mark& mark) {
+inline SourceLoc MarkLoc(const std::string& file, const Position& mark) {
   SourceLoc loc;
   loc.file = file;
   if (!mark.is_null()) {
-    loc.line = mark.line + 1;  // yaml-cpp marks are 0-based
+    loc.line = mark.line + 1;  // positions are 0-based
     loc.col = mark.column + 1;
   }
   return loc;
@@ -46,10 +46,10 @@ inline absl::StatusOr<Document> LoadYaml(absl::string_view text, const std::stri
     return ReadDocument(text);
   } catch (const TooBig& e) {
     return absl::InvalidArgumentError(FormatAt(internal::MarkLoc(file, e.mark), e.message));
-  } catch (const YAML::Exception& e) {
-    // yaml-cpp may quote the offending character: escaped like every byte from a file.
-    return absl::InvalidArgumentError(FormatAt(internal::MarkLoc(file, e.mark),
-                                               absl::StrCat("bad YAML: ", Printable(e.msg, 200))));
+  } catch (const BadYaml& e) {
+    // libyaml may quote the offending character: escaped like every byte from a file.
+    return absl::InvalidArgumentError(FormatAt(
+        internal::MarkLoc(file, e.mark), absl::StrCat("bad YAML: ", Printable(e.message, 200))));
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
         FormatAt(SourceLoc{file, 0, 0, ""}, "out of memory while reading the YAML"));
