@@ -596,17 +596,34 @@ bool SearchState::Usable(NodeId n) const {
   return request_.allowed_node[n] && (!request_.exclusive || state_.node_all_free(n));
 }
 
-std::vector<std::vector<GpuId>> SearchState::Pools(int host) const {
+void SearchState::Pools(int host, FlatPools* out) const {
   const Topology& topo = state_.topology();
-  std::vector<std::vector<GpuId>> pools;
+  out->gpus.clear();
+  out->begin.assign(1, 0);
   const std::vector<NodeId>& nodes = hierarchy_.nodes()[host].nodes;
   int room = rule_.keep_spares ? SpareRoom(topo, state_, nodes) : -1;
+  // Nodes mode: a node's islands, reused from node to node (its inner lists keep their room).
+  thread_local std::vector<std::vector<GpuId>> islands;
   for (NodeId n : nodes) {
     const Node& node = topo.nodes()[n];
     // The node's free usable GPUs per island, ascending (none on a node kept as a spare).
-    std::vector<std::vector<GpuId>> islands(node.domains.size());
     bool usable = Usable(n);
     if (usable && room >= 0 && state_.node_all_free(n)) usable = TakeRoom(&room);
+    if (!rule_.per_node) {
+      // Its islands as pools, one after another: node.gpus is ascending, so each island's
+      // GPUs are in a pass over them.
+      for (DomainId d : node.domains) {
+        if (usable) {
+          for (GpuId g : node.gpus) {
+            if (!state_.busy(g) && topo.gpus()[g].domain == d) out->gpus.push_back(g);
+          }
+        }
+        out->begin.push_back(static_cast<int>(out->gpus.size()));
+      }
+      continue;
+    }
+    islands.resize(node.domains.size());
+    for (std::vector<GpuId>& island : islands) island.clear();
     if (usable) {
       for (GpuId g : node.gpus) {
         if (state_.busy(g)) continue;
@@ -615,14 +632,10 @@ std::vector<std::vector<GpuId>> SearchState::Pools(int host) const {
         islands[i].push_back(g);
       }
     }
-    // Pools: the node's islands, or in nodes mode the node.
-    if (rule_.per_node) {
-      pools.push_back(NodePool(islands));
-    } else {
-      for (std::vector<GpuId>& island : islands) pools.push_back(std::move(island));
-    }
+    std::vector<GpuId> pool = NodePool(islands);
+    out->gpus.insert(out->gpus.end(), pool.begin(), pool.end());
+    out->begin.push_back(static_cast<int>(out->gpus.size()));
   }
-  return pools;
 }
 
 std::vector<GpuId> SearchState::NodePool(const std::vector<std::vector<GpuId>>& islands) const {
@@ -674,12 +687,14 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
     }
     return;
   }
-  std::vector<std::vector<GpuId>> pools = Pools(host);
-  int n_pools = static_cast<int>(pools.size());
-  std::vector<int> used(n_pools, 0);
-  auto left = [&](int p) { return static_cast<int>(pools[p].size()) - used[p]; };
+  thread_local FlatPools pools;
+  thread_local std::vector<int> used;
+  Pools(host, &pools);
+  int n_pools = pools.size();
+  used.assign(n_pools, 0);
+  auto left = [&](int p) { return pools.count(p) - used[p]; };
   auto take = [&](int p, int n) {
-    const GpuId* g = pools[p].data() + used[p];
+    const GpuId* g = pools.gpus.data() + pools.begin[p] + used[p];
     out->insert(out->end(), g, g + n);
     used[p] += n;
   };

@@ -184,9 +184,17 @@ class SearchState {
  private:
   // Whether the request may use node n's free GPUs (its allowed nodes; exclusive: all free).
   bool Usable(NodeId n) const;
+  // A host's pools, flat: pool p is gpus[begin[p], begin[p + 1]).
+  struct FlatPools {
+    std::vector<GpuId> gpus;
+    std::vector<int> begin;
+    int size() const { return static_cast<int>(begin.size()) - 1; }
+    int count(int p) const { return begin[p + 1] - begin[p]; }
+  };
   // Host `host`'s pools, the GPUs chunks are taken from: the free usable GPUs of each island
-  // of its nodes, ascending, or in nodes mode one per node (NodePool). Listed per call.
-  std::vector<std::vector<GpuId>> Pools(int host) const;
+  // of its nodes, ascending, or in nodes mode one per node (NodePool). Listed per call into
+  // `out` (its vectors reused: no allocation once they are large enough).
+  void Pools(int host, FlatPools* out) const;
   // Nodes mode: node n's pool, the GPUs its chunk is taken from in order (ChunkRule::group
   // and compact), given its free usable GPUs per island.
   std::vector<GpuId> NodePool(const std::vector<std::vector<GpuId>>& islands) const;
