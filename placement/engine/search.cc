@@ -687,16 +687,47 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
     }
     return;
   }
+  // The pools and what each has left. When each node is one island (the trays of a rack),
+  // the pools are the nodes, counted without listing their GPUs: a chunk's GPUs are read
+  // from the node as they are taken (`next`: where the node's next free GPU may be).
   thread_local FlatPools pools;
-  thread_local std::vector<int> used;
-  Pools(host, &pools);
-  int n_pools = pools.size();
-  used.assign(n_pools, 0);
-  auto left = [&](int p) { return pools.count(p) - used[p]; };
+  thread_local std::vector<int> left_v, next;
+  bool by_node = !rule_.per_node;
+  for (size_t i = 0; i < nodes.size() && by_node; ++i) {
+    by_node = topo.nodes()[nodes[i]].domains.size() == 1;
+  }
+  if (by_node) {
+    left_v.assign(nodes.size(), 0);
+    next.assign(nodes.size(), 0);
+    int room = rule_.keep_spares ? SpareRoom(topo, state_, nodes) : -1;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      // As Pools lists them: nothing on a node kept as a spare.
+      bool usable = Usable(nodes[i]);
+      if (usable && room >= 0 && state_.node_all_free(nodes[i])) usable = TakeRoom(&room);
+      if (usable) left_v[i] = state_.free_on_node(nodes[i]);
+    }
+  } else {
+    Pools(host, &pools);
+    left_v.resize(pools.size());
+    for (int p = 0; p < pools.size(); ++p) left_v[p] = pools.count(p);
+  }
+  const int n_pools = static_cast<int>(left_v.size());
+  auto left = [&](int p) { return left_v[p]; };
   auto take = [&](int p, int n) {
-    const GpuId* g = pools.gpus.data() + pools.begin[p] + used[p];
-    out->insert(out->end(), g, g + n);
-    used[p] += n;
+    if (by_node) {
+      const std::vector<GpuId>& gpus = topo.nodes()[nodes[p]].gpus;
+      for (int taken = 0; taken < n; ++next[p]) {
+        GpuId g = gpus[next[p]];
+        if (!state_.busy(g)) {
+          out->push_back(g);
+          ++taken;
+        }
+      }
+    } else {
+      const GpuId* g = pools.gpus.data() + pools.begin[p] + (pools.count(p) - left_v[p]);
+      out->insert(out->end(), g, g + n);
+    }
+    left_v[p] -= n;
   };
   if (rule_.per_node && rule_.nodes > 1) {
     // Units of rule_.nodes nodes: each node's share from the node with the fewest free GPUs
@@ -708,7 +739,7 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
       }
       if (best < 0) return;  // capacity said otherwise; never happens
       take(best, rule_.size);
-      used[best] += left(best);  // one share per node
+      left_v[best] = 0;  // one share per node
     }
     return;
   }
@@ -720,7 +751,7 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
     }
     if (best >= 0) {
       take(best, rule_.size);
-      if (rule_.per_node) used[best] += left(best);  // one chunk per node
+      if (rule_.per_node) left_v[best] = 0;  // one chunk per node
       continue;
     }
     // Only a multi-node domain gets here: span its nodes, fullest first.
