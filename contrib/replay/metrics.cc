@@ -20,8 +20,8 @@ int Distinct(const Topology& topo, const std::vector<GpuId>& ranks, size_t first
     for (size_t k = 0; k < count; ++k) scratch->push_back(topo.DomainOf(ranks[first + k * stride]));
   } else {
     // (domain, rank) of each GPU, sorted: the first of each domain is its first in rank order.
-    std::vector<std::pair<DomainId, size_t>> by_domain;
-    by_domain.reserve(count);
+    thread_local std::vector<std::pair<DomainId, size_t>> by_domain;  // reused: no allocation
+    by_domain.clear();
     for (size_t k = 0; k < count; ++k) {
       by_domain.emplace_back(topo.DomainOf(ranks[first + k * stride]), k);
     }
@@ -33,11 +33,6 @@ int Distinct(const Topology& topo, const std::vector<GpuId>& ranks, size_t first
   }
   std::sort(scratch->begin(), scratch->end());
   return static_cast<int>(std::unique(scratch->begin(), scratch->end()) - scratch->begin());
-}
-
-// Adds group span `v` to `acc` (a sum, or the largest so far).
-void Fold(double v, Over over, double* acc) {
-  *acc = over == Over::kMax ? std::max(*acc, v) : *acc + v;
 }
 
 bool SizesMatch(const std::vector<GpuId>& ranks, int tp, int pp, int dp) {
@@ -66,40 +61,50 @@ int UnitOf(const Topology& topo, GpuId g, int level) {
   return sw;
 }
 
-std::vector<double> TpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
-                                  int pp, int dp, Over over) {
-  if (tp <= 1 || !SizesMatch(ranks, tp, pp, dp)) return {};
+namespace {
+
+// The spread of `groups` groups of `count` ranks each, group g's k-th rank at
+// first(g) + k * stride: the mean per level, and the largest into `widest` when given.
+template <typename First>
+std::vector<double> GroupSpread(const Topology& topo, const std::vector<GpuId>& ranks,
+                                size_t groups, size_t count, size_t stride, First first,
+                                std::vector<double>* widest) {
   const int levels = static_cast<int>(SpreadLevels(topo).size());
-  std::vector<double> out(levels, 0.0);
+  std::vector<double> mean(levels, 0.0);
+  if (widest != nullptr) widest->assign(levels, 0.0);
   std::vector<int> scratch;
-  const size_t groups = static_cast<size_t>(pp) * dp;
   for (size_t group = 0; group < groups; ++group) {
     for (int level = 0; level < levels; ++level) {
-      Fold(Distinct(topo, ranks, group * tp, 1, tp, level, &scratch), over, &out[level]);
+      const int units = Distinct(topo, ranks, first(group), stride, count, level, &scratch);
+      mean[level] += units;
+      if (widest != nullptr) (*widest)[level] = std::max<double>((*widest)[level], units);
     }
   }
-  if (over == Over::kMean) {
-    for (double& v : out) v /= static_cast<double>(groups);
-  }
-  return out;
+  for (double& v : mean) v /= static_cast<double>(groups);
+  return mean;
+}
+
+}  // namespace
+
+std::vector<double> TpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
+                                  int pp, int dp, std::vector<double>* widest) {
+  if (widest != nullptr) widest->clear();
+  if (tp <= 1 || !SizesMatch(ranks, tp, pp, dp)) return {};
+  const size_t t = static_cast<size_t>(tp);
+  return GroupSpread(
+      topo, ranks, static_cast<size_t>(pp) * dp, t, 1, [t](size_t group) { return group * t; },
+      widest);
 }
 
 std::vector<double> DpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
-                                  int pp, int dp, Over over) {
+                                  int pp, int dp, std::vector<double>* widest) {
+  if (widest != nullptr) widest->clear();
   if (dp <= 1 || !SizesMatch(ranks, tp, pp, dp)) return {};
-  const int levels = static_cast<int>(SpreadLevels(topo).size());
-  std::vector<double> out(levels, 0.0);
-  std::vector<int> scratch;
-  const size_t groups = static_cast<size_t>(tp) * pp;  // group (t, p) starts at rank t + tp * p
-  for (size_t group = 0; group < groups; ++group) {
-    for (int level = 0; level < levels; ++level) {
-      Fold(Distinct(topo, ranks, group, groups, dp, level, &scratch), over, &out[level]);
-    }
-  }
-  if (over == Over::kMean) {
-    for (double& v : out) v /= static_cast<double>(groups);
-  }
-  return out;
+  // Group (t, p) starts at rank t + tp * p; its members are tp * pp apart.
+  const size_t groups = static_cast<size_t>(tp) * pp;
+  return GroupSpread(
+      topo, ranks, groups, static_cast<size_t>(dp), groups, [](size_t group) { return group; },
+      widest);
 }
 
 std::vector<double> LargerChunkShare(const std::map<int, double>& chunk_weights, int max_free) {

@@ -22,19 +22,16 @@ std::vector<std::string> SpreadLevels(const Topology& topo);
 // ends below t). -1 for a node attached to no switch.
 int UnitOf(const Topology& topo, GpuId g, int level);
 
-// How a job's groups' spans are folded into one figure per level: their mean, or the
-// largest (the job's widest group, which its slowest all-reduce waits for).
-enum class Over { kMean, kMax };
-
-// Mean (or max) over a job's groups of the units each spans, per level (SpreadLevels). The job's
-// rank r runs on ranks[r], in Megatron order (TP innermost, then PP, then DP): TP group (p, d) is
-// ranks tp * (p + pp * d) + [0, tp), DP group (t, p) the ranks t + tp * p + tp * pp * d for
-// every d. Empty when the groups have one GPU (tp == 1, dp == 1) or the sizes do not match
-// the ranks.
+// Mean over a job's groups of the units each spans, per level (SpreadLevels); with `widest`,
+// also the largest per level there (the job's widest group, which its slowest all-reduce
+// waits for), from the same pass. The job's rank r runs on ranks[r], in Megatron order (TP
+// innermost, then PP, then DP): TP group (p, d) is ranks tp * (p + pp * d) + [0, tp), DP
+// group (t, p) the ranks t + tp * p + tp * pp * d for every d. Empty (both) when the groups
+// have one GPU (tp == 1, dp == 1) or the sizes do not match the ranks.
 std::vector<double> TpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
-                                  int pp, int dp, Over over = Over::kMean);
+                                  int pp, int dp, std::vector<double>* widest = nullptr);
 std::vector<double> DpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
-                                  int pp, int dp, Over over = Over::kMean);
+                                  int pp, int dp, std::vector<double>* widest = nullptr);
 
 // FGD's fragmentation, for whole GPUs and NVLink domains: the free GPUs a job drawn from
 // `chunk_weights` cannot use, in expectation. A job's chunk is the GPUs it needs inside one

@@ -72,12 +72,15 @@ TEST(SpreadTest, SplitTpGroupsAndPipelines) {
   // Mixed groups are averaged: DP groups of TP 2 DP 2 on {0,1, 4,8}: {0,4} is 2 domains and
   // 1 leaf, {1,8} 2 domains and 2 leaves: (1 + 2) / 2 = 1.5 leaves.
   EXPECT_THAT(DpGroupSpread(*topo, {0, 1, 4, 8}, 2, 1, 2), ElementsAre(2, 1.5, 1));
-  // Or the widest group taken (Over::kMax): {1,8}'s 2 leaves.
-  EXPECT_THAT(DpGroupSpread(*topo, {0, 1, 4, 8}, 2, 1, 2, Over::kMax), ElementsAre(2, 2, 1));
+  // And the widest group: {1,8}'s 2 leaves.
+  std::vector<double> widest;
+  (void)DpGroupSpread(*topo, {0, 1, 4, 8}, 2, 1, 2, &widest);
+  EXPECT_THAT(widest, ElementsAre(2, 2, 1));
   // TP groups {0,1} (n0) and {4,8} (n1, n2: 2 domains under 2 leaves): the widest is 2, 2, 1.
-  EXPECT_THAT(TpGroupSpread(*topo, {0, 1, 4, 8}, 2, 1, 2), ElementsAre(1.5, 1.5, 1));
-  EXPECT_THAT(TpGroupSpread(*topo, {0, 1, 4, 8}, 2, 1, 2, Over::kMax), ElementsAre(2, 2, 1));
-  EXPECT_THAT(DpGroupSpread(*topo, {0, 1, 2, 3}, 4, 1, 1, Over::kMax), IsEmpty());
+  EXPECT_THAT(TpGroupSpread(*topo, {0, 1, 4, 8}, 2, 1, 2, &widest), ElementsAre(1.5, 1.5, 1));
+  EXPECT_THAT(widest, ElementsAre(2, 2, 1));
+  EXPECT_THAT(DpGroupSpread(*topo, {0, 1, 2, 3}, 4, 1, 1, &widest), IsEmpty());
+  EXPECT_THAT(widest, IsEmpty());
 }
 
 TEST(SpreadTest, NoGroupOrSizesThatDoNotMatchGiveNothing) {

@@ -209,8 +209,7 @@ class Sim {
     rec.best_comm_s = shape.best_comm;
     const Request& q = *shape.request;
     rec.tp_spread = TpGroupSpread(topo_, rec.ranks, q.tp, q.pp, q.dp);
-    rec.dp_spread = DpGroupSpread(topo_, rec.ranks, q.tp, q.pp, q.dp);
-    rec.dp_spread_max = DpGroupSpread(topo_, rec.ranks, q.tp, q.pp, q.dp, Over::kMax);
+    rec.dp_spread = DpGroupSpread(topo_, rec.ranks, q.tp, q.pp, q.dp, &rec.dp_spread_max);
     if (options_.comm_share > 0 && shape.best_comm > 0) {
       double ratio = std::min(10.0, rec.comm_s / shape.best_comm);
       rec.stretch = (1 - options_.comm_share) + options_.comm_share * ratio;
