@@ -5,6 +5,8 @@ GPUs (contrib/tools/gen_fabric.py; written under the build tree, never committed
 each: reading and building the model (scale_bench; cold: once on memory new to the process,
 as a CLI run or slurmctld's start or reconfigure does, and warm: repeated on memory the
 allocator holds), `nvlplace validate` (wall time, minor page faults and peak memory), the peak memory of one `nvlplace place` (the model, the engine and its index), and
+the whole `nvlplace place` process with a busy list in Slurm hostlist form (time and peak
+memory, growth from the smallest fabric: at most linear), and
 the decision time of the topo policy beside firstfit measured in the same run, at 50% and 85%
 occupancy, for TP=8 jobs of 64 and 1,024 GPUs, with the index kept with the state (a replay)
 and built per decision (the plugin). Prints Markdown tables; exits 1 when a target is missed:
@@ -18,6 +20,7 @@ import argparse
 import json
 import mmap
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,6 +52,24 @@ def fault_us():
         rounds.append((time.perf_counter() - started) * 1e6 / (len(m) // mmap.PAGESIZE))
         m.close()
     return sorted(rounds)[len(rounds) // 2]
+
+
+def busy_file(config, path):
+    """A busy list in Slurm hostlist form for the generated fabric `config`: half of its nodes
+    whole (runs of 16), and every 7th of the others with GPUs 0-1; the nodes are read from
+    its one `names: PREFIX[FIRST-LAST]` line."""
+    with open(config, encoding="utf-8") as f:
+        m = re.search(r"names: (\S+)\[(\d+)-(\d+)\]", f.read())
+    prefix, first, last = m.group(1), int(m.group(2)), int(m.group(3))
+    width = len(m.group(2))
+    whole, partial = [], []
+    for start in range(first, last + 1, 32):
+        end = min(start + 15, last)
+        whole.append(f"{start:0{width}d}-{end:0{width}d}")
+        partial += [f"{n:0{width}d}" for n in range(end + 1, min(start + 32, last + 1), 7)]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"{prefix}[{','.join(whole)}]\n")
+        f.write(f"{prefix}[{','.join(partial)}]:0-1\n")
 
 
 def bench(config, repetitions, *extra, min_time=0.05):
@@ -88,6 +109,7 @@ def main():
     nvl = os.path.join(BUILD, "contrib", "nvlplace")
     missed = []
     load_rows, place_rows = [], []
+    growth = {}  # kind: [(GPUs, whole-process place seconds, peak MB)]
     page_us = fault_us()
     for kind in a.kinds.split(","):
         for gpus in [int(g) for g in a.gpus.split(",")]:
@@ -98,6 +120,14 @@ def main():
             validate_s, validate_mb, faults = run_timed([nvl, "validate", config])
             _, place_mb, _ = run_timed([nvl, "place", "--topology", config, "--gpus", "64",
                                         "--tp", "8"])
+            # The whole process as a user or a script runs it: load, a busy list in hostlist
+            # form, one decision (best of 3 runs).
+            busy = os.path.join(work, f"{kind}-{gpus}.busy")
+            busy_file(config, busy)
+            runs = [run_timed([nvl, "place", "--topology", config, "--busy", busy, "--gpus",
+                               "64", "--tp", "8"]) for _ in range(3)]
+            whole_s, whole_mb = min(r[0] for r in runs), min(r[1] for r in runs)
+            growth.setdefault(kind, []).append((gpus, whole_s, whole_mb))
             started = time.time()
             times, counters = bench(config, a.repetitions)
             warm, _ = bench(config, 3, "--benchmark_filter=load/(parse|build)", min_time=0.5)
@@ -142,6 +172,21 @@ def main():
           "candidates | topo, index per decision | firstfit | ratio | candidates |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(place_rows))
+    print()
+    print("Whole-process `nvlplace place --busy` (64 GPUs, TP=8; half the nodes busy, in "
+          "hostlist form; best of 3), growth against the smallest fabric:")
+    print()
+    print("| fabric | GPUs | wall | peak | GPUs x | wall x | peak x |")
+    print("|---|---|---|---|---|---|---|")
+    for kind, rows in growth.items():
+        g0, t0, m0 = rows[0]
+        for g, t, m in rows:
+            print(f"| {kind} | {g:,} | {t:.2f} s | {m:.0f} MB | {g / g0:.1f} | {t / t0:.1f} | "
+                  f"{m / m0:.1f} |")
+            # Linear at most, with 10% for the noise of a shared machine.
+            if g > g0 and (t / t0 > 1.1 * g / g0 or m / m0 > 1.1 * g / g0):
+                missed.append(f"{kind} {g}: whole-process place grows x{t / t0:.1f} in time and "
+                              f"x{m / m0:.1f} in memory for x{g / g0:.1f} the GPUs")
     for m in missed:
         print(f"MISSED: {m}")
     return 1 if missed else 0
