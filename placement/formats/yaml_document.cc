@@ -60,7 +60,7 @@ class Parser {
     if (!ok_) throw std::bad_alloc();
     if (yaml_parser_parse(&parser_, &event_) == 0) {
       if (parser_.error == YAML_MEMORY_ERROR) throw std::bad_alloc();
-      std::string message(View(reinterpret_cast<const yaml_char_t*>(parser_.problem)));
+      std::string message(parser_.problem != nullptr ? parser_.problem : "");
       if (parser_.error == YAML_READER_ERROR) {
         // Bytes that are not UTF-8, or a control character: libyaml gives the offset only.
         if (parser_.problem_value >= 0) {
