@@ -89,9 +89,27 @@ Layout CallerLayout(const std::vector<GpuId>& ranks, const Topology& topo,
   return layout;
 }
 
-// The candidate of a placement, on the caller's node indexes.
+// The candidate of a placement, on the caller's node indexes. An exclusive job (Slurm's
+// --exclusive: the engine chose wholly free nodes) is given every GPU of its nodes by
+// cons_tres, which refuses a whole-node job a node with a GPU marked allocated: its node set
+// lists them all, the engine's ranks first, so that the mask leaves the nodes whole and the
+// decision is what Slurm allocates.
 Candidate CandidateOf(const PlacementResult& r, const Topology& topo,
-                      const std::vector<int>& to_caller) {
+                      const std::vector<int>& to_caller, bool whole_nodes) {
+  if (whole_nodes) {
+    PlacementResult whole = r;
+    std::vector<bool> taken(topo.num_gpus(), false);
+    for (GpuId g : r.ranks) taken[g] = true;
+    for (GpuId g : r.ranks) {
+      for (GpuId other : topo.nodes()[topo.gpus()[g].node].gpus) {
+        if (!taken[other]) {
+          taken[other] = true;
+          whole.ranks.push_back(other);
+        }
+      }
+    }
+    return CandidateOf(whole, topo, to_caller, false);
+  }
   Candidate c{CallerLayout(r.ranks, topo, to_caller), FactsOf(r, topo), ""};
   c.describe = FormatPlacement(c.facts);
   return c;
@@ -662,13 +680,13 @@ Decider::Placement Decider::Offer(Live live, PlacementResult first, Placement p,
   if (!first.relaxations.empty()) p.relaxations = absl::StrJoin(first.relaxations, "; ");
   // Candidates: the best placement and the runner-up on other nodes now; more, each away
   // from the nodes already offered, only when asked.
-  Add(d, CandidateOf(first, topo, live.to_caller));
+  Add(d, CandidateOf(first, topo, live.to_caller, live.request->exclusive));
   if (first.best_rejected) {
     PlacementResult alt;
     alt.ranks = first.best_rejected->ranks;
     alt.total = first.best_rejected->total;
     alt.origin = first.best_rejected->origin;
-    Add(d, CandidateOf(alt, topo, live.to_caller));
+    Add(d, CandidateOf(alt, topo, live.to_caller, live.request->exclusive));
   }
   d->rest_ = std::move(live.request);
   d->state_ = std::move(live.state);
@@ -719,7 +737,7 @@ bool Decider::More(JobDecision* d) const {
     for (const std::vector<int>& nodes : d->passed_over_) keep_out(nodes);
     PlacementResult next = config_->engine->Place(*d->state_, *d->rest_);
     if (!next.placed) break;
-    if (Add(d, CandidateOf(next, topo, d->to_caller_))) return true;
+    if (Add(d, CandidateOf(next, topo, d->to_caller_, d->rest_->exclusive))) return true;
   }
   d->exhausted_ = true;
   return false;

@@ -423,6 +423,29 @@ TEST_F(DecisionTest, NodesNamedWithDashWAreAllTheJobsNodes) {
   EXPECT_EQ(d->request(), "8 GPUs on 2 nodes (TP=4 PP=1 DP=2, nvl=strict)");
 }
 
+TEST_F(DecisionTest, AnExclusiveJobsNodeSetIsItsNodesWhole) {
+  // srun --gpus=2 --nvl-tp=2 --exclusive (Slurm's test39.16 shape): cons_tres gives a
+  // whole-node job every GPU of its nodes and refuses it a node with any GPU allocated, so a
+  // node set masked to 2 GPUs was refused every time. The node set is the wholly free node,
+  // all of it, the engine's TP group first.
+  OnlyFree({{0, {2, 3, 4, 5, 6, 7}}, {1, {0, 1, 2, 3, 4, 5, 6, 7}}, {2, {4, 5, 6, 7}}});
+  SlurmJob job = Job(23, 2, {"NVLPLACE_TP=2"});
+  job.whole_node = true;
+  auto d = Decide(job);
+  ASSERT_EQ(d->action(), Action::kTry) << d->log().text;
+  const Candidate* c = d->CandidateAt(0);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->layout, (Layout{{1}, {{0, 1, 2, 3, 4, 5, 6, 7}}}));
+  ASSERT_EQ(c->facts.gpus.size(), 1u);
+  EXPECT_EQ(c->facts.gpus[0].gpus.size(), 8u);
+  EXPECT_EQ(d->CandidateAt(1), nullptr);  // no other node is wholly free
+  // What Slurm allocates to it is the decision.
+  EXPECT_TRUE(d->Took(0, Layout{{1}, {{0, 1, 2, 3, 4, 5, 6, 7}}}));
+  EXPECT_THAT(d->log().text, StartsWith("v=1 event=placed "));
+  EXPECT_THAT(d->log().text, HasSubstr(" exclusive=yes gpus=node01:0-7 "));
+  EXPECT_EQ(decider_->counters().as_decided, 1u);
+}
+
 TEST_F(DecisionTest, EveryNodeSetRefused) {
   OnlyFree({{0, {0, 1, 2, 3}}, {1, {0, 1, 2, 3}}, {2, {4, 5, 6, 7}}});
   // Hard: the job waits, saying cons_tres refused the node sets.

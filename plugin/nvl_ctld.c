@@ -705,9 +705,12 @@ typedef struct {
 } nvl_got_t;
 
 /* The nodes of `bitmap` and, on each, the GPUs cons_tres selected for the job
- * (gres_bit_select: the allocation made right after, in select_p_select_nodeinfo_set). */
+ * (gres_bit_select: the allocation made right after, in select_p_select_nodeinfo_set). A
+ * whole-node job (--exclusive) is allocated every GPU of its nodes whatever was selected
+ * (gres_*_job_alloc_whole_node; 22.05 selects only the count asked for). */
 static void _selected(job_record_t* job_ptr, bitstr_t* bitmap, nvl_got_t* got) {
   int nodes = bit_set_count(bitmap), n = 0, g = 0, cap = 0;
+  bool whole = job_ptr->details && (job_ptr->details->whole_node & WHOLE_NODE_REQUIRED);
   node_record_t* node_ptr;
 
   memset(got, 0, sizeof(*got));
@@ -721,8 +724,15 @@ static void _selected(job_record_t* job_ptr, bitstr_t* bitmap, nvl_got_t* got) {
     if (!bit_test(bitmap, i)) continue;
     got->nodes[n] = i;
     got->offsets[n] = g;
+    if (whole) {
+      gres_node_state_t* ns = _node_gpus(i);
+      if (ns && !ns->no_consume && ns->gres_bit_alloc) {
+        sel = bit_alloc(bit_size(ns->gres_bit_alloc));
+        bit_set_all(sel);
+      }
+    }
     /* The union of the job's GPU entries' selections on this node. */
-    if (job_ptr->gres_list_req) {
+    if (!whole && job_ptr->gres_list_req) {
       it = list_iterator_create(job_ptr->gres_list_req);
       while ((gs = list_next(it))) {
         gres_job_state_t* js = gs->gres_data;

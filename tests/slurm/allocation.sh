@@ -90,5 +90,21 @@ before=$(backfilled)
 job=$(submit --gpus=8 --nvl-tp=4)
 expect_decided "$job" backfill "$before"
 [[ $(job_state "$blocker") == PENDING ]] || fail "blocker $blocker is $(job_state "$blocker")"
+
+# An --exclusive GPU job (Slurm's test39.16 shape): cons_tres gives it every GPU of its node
+# and refuses it a node with a GPU allocated, so the node set is the wholly free node, all of
+# it; before, every node set was refused and cons_tres placed the job alone.
+reset_jobs
+h=$(submit -w node00 --gres=gpu:1)
+wait_state "$h" RUNNING
+mark=$(log_mark)
+job=$(submit --gpus=2 --nvl-tp=2 --exclusive)
+wait_state "$job" RUNNING 60
+got=$(nvl_job_gpus "$job" | paste -sd' ')
+note "--exclusive job $job runs on $got"
+[[ $got =~ ^node[0-9]+:0-7$ && $got != node00:* ]] || fail "--exclusive job $job got $got"
+log_line_has "$mark" "$job" event=placed asked_gpus=2 tp=2 nvl=strict exclusive=yes "gpus=$got" \
+  "slurm_gpus=$got" candidate=1 ||
+  fail "--exclusive job $job: $(log_since "$mark" | grep "JobId=$job " | tail -2)"
 reset_jobs
 note "ok"
