@@ -675,6 +675,7 @@ Decider::Placement Decider::Offer(Live live, PlacementResult first, Placement p,
     p.status = first.internal_error ? Placement::kInternal : Placement::kNoRoom;
     p.reason = first.reason;
     p.spares_are_why = first.spares_are_why;
+    p.comm_ratio_is_why = first.comm_ratio_is_why;
     return p;
   }
   if (!first.relaxations.empty()) p.relaxations = absl::StrJoin(first.relaxations, "; ");
@@ -832,8 +833,9 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
       case Placement::kNoRoom: {
         // A job without a hard constraint that finds room only on the spare nodes waits too:
         // left to cons_tres it would take them (seen in contrib/bench/gb200.sh: plain jobs
-        // ran on the trays racks keep for a failed one).
-        const bool waits = d->hard_ || p.spares_are_why;
+        // ran on the trays racks keep for a failed one); so does one whose placements now
+        // the policy's max_comm_ratio refuses (cons_tres would run it spread out).
+        const bool waits = d->hard_ || p.spares_are_why || p.comm_ratio_is_why;
         if (waits && job.mode == Mode::kWillRun && !job.now_only && Later(spec, nodes, d.get())) {
           d->action_ = Action::kTry;
           return d;

@@ -256,7 +256,8 @@ class Decider {
   struct Placement {
     enum Status { kPlaced, kNoRoom, kBadRequest, kInternal } status = kInternal;
     bool hard = false;
-    bool spares_are_why = false;  // kNoRoom only because the domains keep their spares
+    bool spares_are_why = false;     // kNoRoom only because the domains keep their spares
+    bool comm_ratio_is_why = false;  // kNoRoom only because of the policy's max_comm_ratio
     std::string request, reason, relaxations = "none";
   };
   // The engine's view of the live nodes for one request: every GPU busy but those listed as

@@ -24,27 +24,49 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-// lab-islands: node[00-15], 8 GPUs each in two NVLink islands {0-3} and {4-7}; four leaves
-// of four nodes under one spine.
-class DecisionTest : public ::testing::Test {
+// A decider loaded from an nvlplace.yaml that names one of configs/ (and any further
+// lines), and the nodes slurmctld lists, each wholly free: what the fixtures below share.
+class DeciderTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  // Nodes printf(name_format, i) for i in first..last, with `gpus` GPUs each.
+  void Load(const std::string& config, const std::string& more_yaml, const char* name_format,
+            int first, int last, int gpus) {
+    nodes_.clear();
     dir_ = std::filesystem::temp_directory_path() /
            ("nvlplace-decision-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
     std::string path = (dir_ / "nvlplace.yaml").string();
-    std::ofstream(path) << "topology: " << std::filesystem::current_path().string()
-                        << "/configs/lab-islands.yaml\ncandidates: 3\nlog_level: debug\n";
+    std::ofstream(path) << "topology: " << std::filesystem::current_path().string() << "/configs/"
+                        << config << "\n"
+                        << more_yaml;
     auto loaded = LoadPluginConfig(path);
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     decider_ = std::make_unique<Decider>(*std::move(loaded));
-    for (int i = 0; i < 16; ++i) {
-      char name[16];
-      std::snprintf(name, sizeof(name), "node%02d", i);
-      nodes_.push_back(LiveNode{name, true, {0, 1, 2, 3, 4, 5, 6, 7}});
+    std::vector<int> all(gpus);
+    for (int g = 0; g < gpus; ++g) all[g] = g;
+    for (int i = first; i <= last; ++i) {
+      char name[32];
+      std::snprintf(name, sizeof(name), name_format, i);
+      nodes_.push_back(LiveNode{name, true, all});
     }
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  std::unique_ptr<JobDecision> Decide(const SlurmJob& job) { return decider_->Decide(job, nodes_); }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<Decider> decider_;
+  std::vector<LiveNode> nodes_;
+};
+
+// lab-islands: node[00-15], 8 GPUs each in two NVLink islands {0-3} and {4-7}; four leaves
+// of four nodes under one spine.
+class DecisionTest : public DeciderTest {
+ protected:
+  void SetUp() override {
+    Load("lab-islands.yaml", "candidates: 3\nlog_level: debug\n", "node%02d", 0, 15, 8);
+  }
 
   static SlurmJob Job(uint32_t id, uint64_t gpus, std::vector<std::string> env = {},
                       Mode mode = Mode::kRunNow) {
@@ -57,16 +79,11 @@ class DecisionTest : public ::testing::Test {
     j.env = std::move(env);
     return j;
   }
-  std::unique_ptr<JobDecision> Decide(const SlurmJob& job) { return decider_->Decide(job, nodes_); }
   // Only these GPUs free on these nodes; every other node full.
   void OnlyFree(std::vector<std::pair<int, std::vector<int>>> free) {
     for (LiveNode& n : nodes_) n.free.clear();
     for (auto& [node, gpus] : free) nodes_[node].free = gpus;
   }
-
-  std::filesystem::path dir_;
-  std::unique_ptr<Decider> decider_;
-  std::vector<LiveNode> nodes_;
 };
 
 TEST_F(DecisionTest, JobsWithoutGpusGoToConsTresSilently) {
@@ -585,25 +602,13 @@ TEST_F(DecisionTest, RankMapsKeepEachDomainsNodesTogether) {
 
 // The decider on configs/gb200-nvl72-su.yaml (8 racks of 18 trays, 2 spare trays per rack)
 // and its 144 trays gb001..gb144, every one usable and full until a test frees some.
-class DecisionSparesTest : public ::testing::Test {
+class DecisionSparesTest : public DeciderTest {
  protected:
+  // gb[001-144], every tray full until Free.
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("nvlplace-decision-spares-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-    std::string path = (dir_ / "nvlplace.yaml").string();
-    std::ofstream(path) << "topology: " << std::filesystem::current_path().string()
-                        << "/configs/gb200-nvl72-su.yaml\n";
-    auto loaded = LoadPluginConfig(path);
-    ASSERT_TRUE(loaded.ok()) << loaded.status();
-    decider_ = std::make_unique<Decider>(*std::move(loaded));
-    for (int i = 1; i <= 144; ++i) {
-      char name[16];
-      std::snprintf(name, sizeof(name), "gb%03d", i);
-      nodes_.push_back(LiveNode{name, true, {}});
-    }
+    Load("gb200-nvl72-su.yaml", "", "gb%03d", 1, 144, 4);
+    if (!HasFatalFailure()) Free(1, 144, false);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Trays first..last (1-based, as their names) wholly free, or full.
   void Free(int first, int last, bool free = true) {
@@ -622,11 +627,6 @@ class DecisionSparesTest : public ::testing::Test {
     j.env = std::move(env);
     return j;
   }
-  std::unique_ptr<JobDecision> Decide(const SlurmJob& job) { return decider_->Decide(job, nodes_); }
-
-  std::filesystem::path dir_;
-  std::unique_ptr<Decider> decider_;
-  std::vector<LiveNode> nodes_;
 };
 
 // A job requeued after it lost a tray may take its rack's spare trays: a replacement inside
@@ -642,6 +642,31 @@ TEST_F(DecisionSparesTest, ARequeuedJobMayTakeTheSpares) {
   auto requeued = Decide(job);
   ASSERT_EQ(requeued->action(), Action::kTry) << requeued->log().text;
   EXPECT_EQ(requeued->CandidateAt(0)->layout.nodes.size(), 17u);
+}
+
+// A policy with max_comm_ratio: a plain job that could run now only over two racks (its DP
+// all-reduce off NVLink) waits for a rack, with the reason in its comment, where cons_tres
+// would run it spread out; with 2 trays free in one rack it runs there.
+TEST_F(DecisionSparesTest, APlainJobWaitsForARackUnderMaxCommRatio) {
+  std::ifstream preset("configs/policies/topo.yaml");
+  std::string policy((std::istreambuf_iterator<char>(preset)), std::istreambuf_iterator<char>());
+  std::string path = (dir_ / "ratio.yaml").string();
+  std::ofstream(path) << policy << "use_spares: true\nmax_comm_ratio: 3\n";
+  Load("gb200-nvl72-su.yaml", "policy: " + path + "\n", "gb%03d", 1, 144, 4);
+  ASSERT_FALSE(HasFatalFailure());
+  Free(1, 144, false);
+  Free(1, 1);
+  Free(19, 19);  // one free tray in rack 1, one in rack 2
+  SlurmJob job = Job(73, 8);
+  auto spread = Decide(job);
+  EXPECT_EQ(spread->action(), Action::kRefuse) << spread->log().text;
+  ASSERT_TRUE(spread->comment());
+  EXPECT_THAT(*spread->comment(), HasSubstr("event=waiting"));
+  EXPECT_THAT(*spread->comment(), HasSubstr("max_comm_ratio 3"));
+  Free(2, 2);
+  auto local = Decide(job);
+  ASSERT_EQ(local->action(), Action::kTry) << local->log().text;
+  EXPECT_EQ(local->CandidateAt(0)->layout.nodes, (std::vector<int>{0, 1}));
 }
 
 // A plain job (no option, no hard constraint) that would fit only on the spare trays waits

@@ -45,7 +45,7 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
   NVL_ASSIGN_OR_RETURN(
       MapReader m,
       MapReader::Make(top, {"name", "description", "generators", "weights", "seed", "candidates",
-                            "candidate_gpus", "mix_models", "use_spares"}));
+                            "candidate_gpus", "mix_models", "use_spares", "max_comm_ratio"}));
   auto policy = std::make_shared<Policy>();
   NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("name"));
   NVL_ASSIGN_OR_RETURN(policy->name, yaml::ReadString(*name));
@@ -74,6 +74,13 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicyYaml(absl::string_view 
   }
   if (const Where* x = m.Find("use_spares")) {
     NVL_ASSIGN_OR_RETURN(policy->use_spares, yaml::ReadBool(*x));
+  }
+  if (const Where* x = m.Find("max_comm_ratio")) {
+    NVL_ASSIGN_OR_RETURN(policy->max_comm_ratio, yaml::ReadNumber(*x));
+    if (!(policy->max_comm_ratio == 0 ||
+          (policy->max_comm_ratio >= 1 && policy->max_comm_ratio <= 1e6))) {
+      return x->Error("max_comm_ratio must be 0 (off) or a number from 1 to 1e6");
+    }
   }
   NVL_ASSIGN_OR_RETURN(const Where* gens, m.Require("generators"));
   NVL_ASSIGN_OR_RETURN(std::vector<std::string> generators, yaml::ReadStringList(*gens));
@@ -119,6 +126,10 @@ std::string WritePolicyYaml(const Policy& policy) {
   out << YAML::Key << "candidate_gpus" << YAML::Value << policy.candidate_gpus;
   out << YAML::Key << "mix_models" << YAML::Value << policy.mix_models;
   out << YAML::Key << "use_spares" << YAML::Value << policy.use_spares;
+  if (policy.max_comm_ratio > 0) {
+    out << YAML::Key << "max_comm_ratio" << YAML::Value
+        << absl::StrFormat("%.17g", policy.max_comm_ratio);
+  }
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

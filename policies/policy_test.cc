@@ -356,6 +356,7 @@ TEST(PolicyTest, WrittenPoliciesReadBackTheSame) {
   weighted->seed = 99;
   weighted->candidates = 5;
   weighted->use_spares = true;
+  weighted->max_comm_ratio = 2.5;
   policies.push_back(*weighted);
   for (const Policy& p : policies) {
     auto back = ParsePolicyYaml(WritePolicyYaml(p), "written.yaml");
@@ -376,6 +377,20 @@ TEST(PolicyTest, WrittenPoliciesReadBackTheSame) {
     EXPECT_EQ(b.candidate_gpus, p.candidate_gpus);
     EXPECT_EQ(b.mix_models, p.mix_models);
     EXPECT_EQ(b.use_spares, p.use_spares);
+    EXPECT_EQ(b.max_comm_ratio, p.max_comm_ratio);
+  }
+}
+
+TEST(PolicyYamlTest, MaxCommRatioIsOffOrAtLeastOne) {
+  const std::string head =
+      "name: t\ngenerators: [firstfit]\nweights: {firstfit: 1}\nmax_comm_ratio: ";
+  auto three = ParsePolicyYaml(head + "3\n", "p.yaml");
+  ASSERT_THAT(three, IsOk());
+  EXPECT_EQ((*three)->max_comm_ratio, 3);
+  for (const char* bad : {"0.5", "-1", ".nan", ".inf", "many"}) {
+    auto p = ParsePolicyYaml(head + bad + "\n", "p.yaml");
+    EXPECT_FALSE(p.ok()) << bad;
+    EXPECT_THAT(p.status().message(), HasSubstr("p.yaml:4")) << bad;
   }
 }
 

@@ -672,12 +672,8 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
   PlacementResult result;
   result.request = DescribeRequest(r, *topo_);
   result.policy = policy_->name;
-  std::vector<int> models = ModelsOf(r);
-  if (r.gpu_model >= 0 || models.size() <= 1) {
-    Decide(state, r, &result);
-  } else {
-    OneModelAtATime(state, r, models, &result);
-  }
+  DecideAnyModel(state, r, &result);
+  if (result.placed && policy_->max_comm_ratio > 0) CheckCommRatio(r, &result);
   // What resolving the request relaxed comes first: it holds for every candidate.
   result.relaxations.insert(result.relaxations.begin(), r.relaxations.begin(), r.relaxations.end());
   return result;
@@ -686,6 +682,44 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
   failed.internal_error = true;
   failed.reason = absl::StrCat("internal error: ", e.what());
   return failed;
+}
+
+void Engine::DecideAnyModel(const ClusterState& state, const Request& r,
+                            PlacementResult* result) const {
+  std::vector<int> models = ModelsOf(r);
+  if (r.gpu_model >= 0 || models.size() <= 1) {
+    Decide(state, r, result);
+  } else {
+    OneModelAtATime(state, r, models, result);
+  }
+}
+
+// The yardstick is the same request on the idle cluster (its allowed nodes and model as
+// asked): the best it could ever get. It is decided only when the placement's communication
+// is over the ratio against the ideal (every GPU in one fastest NVLink domain), which is no
+// more than the idle cluster's; most placements stop there.
+void Engine::CheckCommRatio(const Request& r, PlacementResult* result) const {
+  const double limit = policy_->max_comm_ratio;
+  const double comm = result->comm.total();
+  const double ideal = IdealComm(*topo_, r, model_).total();
+  if (!(ideal > 0) || comm <= limit * ideal) return;
+  ClusterState idle(topo_);
+  PlacementResult best;
+  DecideAnyModel(idle, r, &best);
+  const double yardstick = best.comm.total();
+  if (!best.placed || !(yardstick > 0) || comm <= limit * yardstick) return;
+  PlacementResult waits;
+  waits.request = std::move(result->request);
+  waits.policy = std::move(result->policy);
+  waits.comm_ratio_is_why = true;
+  const Span now = SpanOf(result->ranks, *topo_), then = SpanOf(best.ranks, *topo_);
+  waits.reason = absl::StrFormat(
+      "the best placement now (%d NVLink domain%s, %s) would spend %.1fx the communication of "
+      "the job's best on the idle cluster (%d NVLink domain%s, %s); the policy's "
+      "max_comm_ratio %g makes it wait for a more local one",
+      now.domains, now.domains == 1 ? "" : "s", SpanTierName(*topo_, now.tier), comm / yardstick,
+      then.domains, then.domains == 1 ? "" : "s", SpanTierName(*topo_, then.tier), limit);
+  *result = std::move(waits);
 }
 
 // The decision as its stages: filter (chunking), generate, score, normalize, tier limit,

@@ -40,6 +40,9 @@ struct PlacementResult {
   std::string reason;           // why not, in topology terms, when !placed
   // !placed only because the NVLink domains keep their spare nodes free: it would fit on them.
   bool spares_are_why = false;
+  // !placed only because the policy's max_comm_ratio refused the best placement there was:
+  // the job waits for a more local one.
+  bool comm_ratio_is_why = false;
   std::string request;  // DescribeRequest
   std::string policy;
   std::vector<GpuId> ranks;              // ranks[r]: the GPU of rank r (TP innermost, then PP, DP)
@@ -103,6 +106,10 @@ class Engine {
 
  private:
   std::vector<int> ModelsOf(const Request& r) const;
+  // Decide, or OneModelAtATime for a request without a model on nodes of several.
+  void DecideAnyModel(const ClusterState& state, const Request& r, PlacementResult* result) const;
+  // The policy's max_comm_ratio on a placed result: unplaced, with the reason, when over it.
+  void CheckCommRatio(const Request& r, PlacementResult* result) const;
   // The stages of one decision on the request's allowed nodes, into `result`.
   void Decide(const ClusterState& state, const Request& r, PlacementResult* result) const;
   // A request without a model on allowed nodes of several models (`models`, ascending).

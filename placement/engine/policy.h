@@ -36,6 +36,11 @@ struct Policy {
   // Whether jobs may take the trays a multi-node domain keeps as spares (NvlDomain::spares).
   // Off: only a job that asks (a replacement, RequestSpec::may_use_spares) takes them.
   bool use_spares = false;
+  // Above 0: a placement whose estimated communication per step is more than this many
+  // times the same job's best placement on the idle cluster is not taken; the job waits for
+  // a more local one (PlacementResult::comm_ratio_is_why), as topology/block makes a job
+  // without --segment wait for one block. 0: off.
+  double max_comm_ratio = 0;
 
   // This policy with another seed: the same decisions as a policy loaded with that seed.
   Policy WithSeed(uint64_t new_seed) const {

@@ -429,6 +429,39 @@ TEST(EngineTest, SparesStayFreeUnlessTheJobMayUseThem) {
   EXPECT_EQ(Nodes(spare, *topo).size(), 5u);
 }
 
+// max_comm_ratio: a job whose best placement now spends far more on communication than its
+// best on the idle cluster waits for a more local one (as topology/block makes a job without
+// --segment wait for one block); a job that spans racks even on the idle cluster runs.
+TEST(EngineTest, MaxCommRatioMakesASpreadJobWait) {
+  auto topo = Topo(kRacks);
+  auto policy = std::make_shared<Policy>(*Pol("topo"));
+  policy->max_comm_ratio = 3;
+  Engine engine(topo, policy);
+  Engine unlimited(topo, Pol("topo"));
+  ClusterState state(topo);
+  Busy(state, "gb[02-06]\ngb[08-12]\n");  // gb01 in rack1 and gb07 in rack2 free
+  const Request plain = Req(*topo, {.gpus = 8});
+  PlacementResult spread = unlimited.Place(state, plain);
+  ASSERT_TRUE(spread.placed) << spread.reason;
+  EXPECT_EQ(Nodes(spread, *topo), (std::set<std::string>{"gb01", "gb07"}));
+  PlacementResult waits = engine.Place(state, plain);
+  EXPECT_FALSE(waits.placed);
+  EXPECT_TRUE(waits.comm_ratio_is_why);
+  EXPECT_TRUE(waits.ranks.empty());
+  EXPECT_THAT(waits.reason, AllOf(HasSubstr("2 NVLink domains"), HasSubstr("1 NVLink domain,"),
+                                  HasSubstr("max_comm_ratio 3")));
+  // A second free tray in rack1: the job runs there.
+  ASSERT_THAT(state.Release(topo->nodes()[1].gpus), IsOk());
+  PlacementResult local = engine.Place(state, plain);
+  ASSERT_TRUE(local.placed) << local.reason;
+  EXPECT_EQ(Nodes(local, *topo), (std::set<std::string>{"gb01", "gb02"}));
+  // 40 GPUs span both racks even on the idle cluster: no better to wait for.
+  ClusterState idle(topo);
+  PlacementResult big = engine.Place(idle, Req(*topo, {.gpus = 40, .tp = 4}));
+  EXPECT_TRUE(big.placed) << big.reason;
+  EXPECT_FALSE(big.comm_ratio_is_why);
+}
+
 TEST(EngineTest, SegmentsAreCheckedAgainstTheNodeCount) {
   auto topo = Topo(kRacks);
   EXPECT_THAT(ResolveRequest({.gpus = 16, .segment = 2}, *topo),

@@ -1,6 +1,7 @@
 // Fuzzes ResolveRequest + Engine::Place on lab-islands with arbitrary request ints, strings,
 // busy GPUs and policy; every hard constraint of a placement is checked from the outside.
-// Input: flags (bits 0-1 nvl mode, 2 max-tier preferred, 3 exclusive, 4-5 policy), six
+// Input: flags (bits 0-1 nvl mode, 2 max-tier preferred, 3 exclusive, 4-5 policy, 6 the
+// policy with max_comm_ratio: 2), six
 // little-endian int32 (gpus, nodes, gpus_per_node, tp, pp, dp), three length-prefixed
 // strings (max_tier, include, exclude), then a bitmap of busy GPUs (16 bytes for 128).
 #include <algorithm>
@@ -19,13 +20,19 @@ namespace {
 
 using namespace nvlplace;
 
+// Policy 0-3 as shipped; 4-7 the same with max_comm_ratio: 2.
 const Engine& EngineFor(int policy) {
   static const std::vector<std::unique_ptr<Engine>> engines = [] {
     std::vector<std::unique_ptr<Engine>> out;
-    for (const char* name : {"topo", "pack", "firstfit", "random"}) {
-      auto p = LoadPolicy(std::string(NVLPLACE_SOURCE_DIR) + "/configs/policies/" + name + ".yaml");
-      FUZZ_CHECK(p.ok(), "%s", fuzz::Message(p.status()).c_str());
-      out.push_back(std::make_unique<Engine>(fuzz::LabIslands(), *p));
+    for (double ratio : {0.0, 2.0}) {
+      for (const char* name : {"topo", "pack", "firstfit", "random"}) {
+        auto p =
+            LoadPolicy(std::string(NVLPLACE_SOURCE_DIR) + "/configs/policies/" + name + ".yaml");
+        FUZZ_CHECK(p.ok(), "%s", fuzz::Message(p.status()).c_str());
+        auto with = std::make_shared<Policy>(**p);
+        with->max_comm_ratio = ratio;
+        out.push_back(std::make_unique<Engine>(fuzz::LabIslands(), with));
+      }
     }
     return out;
   }();
@@ -110,7 +117,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              request->gpus);
   FUZZ_CHECK(static_cast<int>(request->allowed_node.size()) == topo->num_nodes(), "allowed");
   (void)DescribeRequest(*request, *topo);
-  PlacementResult res = EngineFor((flags >> 4) & 3).Place(state, *request);
+  PlacementResult res = EngineFor((flags >> 4) & 7).Place(state, *request);
+  FUZZ_CHECK(!res.comm_ratio_is_why || (!res.placed && (flags & 64) &&
+                                        res.reason.find("max_comm_ratio") != std::string::npos),
+             "comm_ratio_is_why on a %s result: %s", res.placed ? "placed" : "unplaced",
+             res.reason.c_str());
   CheckPlacement(state, *request, res);
   return 0;
 }
