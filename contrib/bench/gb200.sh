@@ -4,15 +4,21 @@
 # seeded job mix under the same background load, once per setup, and where each job landed
 # decides how long it runs (a measurement, not a test; needs root; Slurm 23.11+ for block).
 # Usage: contrib/bench/gb200.sh [--trays 144|288] [--patterns whole,partial,drained]
-#            [--setups block,tree,nvlplace,nvlplace-spares] [--jobs N] [--base-seconds S] [--window S]
+#            [--setups block,tree,nvlplace,nvlplace-spares,nvlplace-gpus] [--jobs N]
+#            [--base-seconds S] [--window S]
 #            [--seed S] [--out DIR]
 # Setups: block = cons_tres + topology/block (a block per rack), jobs with the --segment
 #   NVIDIA's guidance gives (TP=8 on 2 trays: --segment=2; TP=16 on 8 or 16 trays:
 #   --segment=4); tree = cons_tres + topology/tree, the same jobs without --segment;
 #   nvlplace = select/cons_tres_nvlplace + topology/block, the same --segment and --nvl-tp=TP,
 #   each rack's 2 spare trays kept free (the cluster file's spares: 2); nvlplace-spares = the
-#   same with a policy that lets every job take them (use_spares: true), as stock does.
-#   Plain jobs (--gpus=8, no -N) are the same in all three.
+#   same with a policy that lets every job take them (use_spares: true), as stock does;
+#   nvlplace-gpus = select/cons_tres_nvlplace + topology/tree, spares usable, TP jobs asked
+#   as a user of nvlplace would, --gpus=N --nvl-tp=TP without -N or --segment (a TP group
+#   may then take the free GPUs of partly busy trays of one rack), and the policy's
+#   max_comm_ratio: 3 (a job whose placement now would spend over 3x the communication of
+#   its best on the idle cluster waits, as block makes a job without --segment wait).
+#   Plain jobs (--gpus=8, no -N) are the same in all.
 # Patterns (gb200_report.py pattern): background holder jobs pinned with -w, and drained
 #   trays, applied identically before the measured jobs: whole (whole trays free here and
 #   there), partial (partly busy trays), drained (2 drained trays per rack).
@@ -26,7 +32,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../cluster/common.sh"
-usage() { sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; }
 trays=144
 patterns=whole,partial,drained
 setups=block,tree,nvlplace
@@ -56,8 +62,8 @@ case $trays in
   *) bad "--trays takes 144 or 288, not '$trays'" ;;
 esac
 [[ $patterns =~ ^((whole|partial|drained),?)+$ ]] || bad "--patterns: whole, partial, drained"
-[[ $setups =~ ^((block|tree|nvlplace|nvlplace-spares),?)+$ ]] ||
-  bad "--setups: block, tree, nvlplace, nvlplace-spares"
+[[ $setups =~ ^((block|tree|nvlplace|nvlplace-spares|nvlplace-gpus),?)+$ ]] ||
+  bad "--setups: block, tree, nvlplace, nvlplace-spares, nvlplace-gpus"
 [[ $jobs =~ ^[1-9][0-9]*$ && $window =~ ^[1-9][0-9]*$ ]] || bad "--jobs and --window take whole numbers"
 [[ $base =~ ^[0-9]+(\.[0-9]+)?$ ]] || bad "--base-seconds takes a number of seconds"
 [[ -n $out ]] || bad "--out needs a directory"
@@ -102,6 +108,7 @@ job_args() {
   local kind=$1 setup=$2 tp nodes gpus
   read -r tp nodes gpus <<<"$3"
   if [[ $kind == plain ]]; then echo "--gpus=$gpus"; return; fi
+  if [[ $setup == nvlplace-gpus ]]; then echo "--gpus=$gpus --nvl-tp=$tp"; return; fi
   local args="-N$nodes --gpus-per-node=4"
   # nvlplace keeps the user's --segment: under topology/block a job of 16 trays without one
   # is confined to one block (a whole rack's 16 planned trays free), and never started here.
@@ -192,14 +199,16 @@ for setup in "${setups[@]}"; do
   case $setup in
     block) select=cons_tres slurm_topology=block ;;
     tree) select=cons_tres slurm_topology=tree ;;
+    nvlplace-gpus) select=nvlplace slurm_topology=tree ;;
     nvlplace*) select=nvlplace slurm_topology=block ;;
   esac
   "$NVL_ROOT/contrib/cluster/start.sh" --topology "$topology" --select "$select" \
     --slurm-topology "$slurm_topology" >/dev/null
   # shellcheck disable=SC1091
   source "$NVL_RUN/env.sh"
-  if [[ $setup == nvlplace-spares ]]; then
-    { cat "$NVL_ROOT/configs/policies/topo.yaml"; echo "use_spares: true"; } \
+  if [[ $setup == nvlplace-spares || $setup == nvlplace-gpus ]]; then
+    { cat "$NVL_ROOT/configs/policies/topo.yaml"; echo "use_spares: true"
+      [[ $setup != nvlplace-gpus ]] || echo "max_comm_ratio: 3"; } \
       >"$NVL_RUN/etc/topo-use-spares.yaml"
     sed -i "s|^policy: .*|policy: $NVL_RUN/etc/topo-use-spares.yaml|" "$NVL_RUN/etc/nvlplace.yaml"
     mark=$(wc -l <"$NVL_RUN/log/slurmctld.log")

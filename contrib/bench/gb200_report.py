@@ -56,7 +56,7 @@ DRAINED_TRAYS = {"whole": 0, "partial": 0, "drained": 2}
 # Kind: (TP, nodes or 0 for no -N, GPUs).
 KINDS = {"tp8": (8, 2, 8), "tp16x32": (16, 8, 32), "tp16x64": (16, 16, 64), "plain": (1, 0, 8)}
 MIX_OF_10 = ["tp8"] * 4 + ["plain"] * 3 + ["tp16x32"] * 2 + ["tp16x64"]
-SETUPS = ["block", "tree", "nvlplace", "nvlplace-spares"]
+SETUPS = ["block", "tree", "nvlplace", "nvlplace-spares", "nvlplace-gpus"]
 
 
 def tray(i):
@@ -279,7 +279,8 @@ def report(args):
         print("| | " + " | ".join({"block": "(a) cons_tres + block, --segment",
                                     "tree": "(b) cons_tres + tree",
                                     "nvlplace": "(c) nvlplace, 2 spares per rack kept",
-                                    "nvlplace-spares": "(c') nvlplace, spares usable"}[c]
+                                    "nvlplace-spares": "(c') nvlplace, spares usable",
+                                    "nvlplace-gpus": "(d) nvlplace + tree, --gpus --nvl-tp"}[c]
                                    for c in cols) + " |")
         print("|---" * (len(cols) + 1) + "|")
 
