@@ -117,6 +117,12 @@ int Span(const CheckArgs& a) {
   return kExitOk;
 }
 
+absl::Status TpDivides(int tp, size_t gpus) {
+  if (gpus % static_cast<size_t>(tp) == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("--tp ", tp, " does not divide the ", gpus, " GPUs given"));
+}
+
 // The job's GPUs in the order given: word by word (a rank map's order, or Slurm's), each
 // word's GPUs by index. A GPU given twice is an error.
 absl::StatusOr<std::vector<GpuId>> RanksInOrder(const std::shared_ptr<const Topology>& topo,
@@ -149,10 +155,7 @@ int Comm(const CheckArgs& a) {
   absl::StatusOr<std::vector<GpuId>> ranks = RanksInOrder(*topo, a.gpus);
   if (!ranks.ok()) return Fail(ranks.status());
   const int n = static_cast<int>(ranks->size());
-  if (n % a.tp != 0) {
-    return Fail(absl::InvalidArgumentError(
-        absl::StrCat("--tp ", a.tp, " does not divide the ", n, " GPUs given")));
-  }
+  if (absl::Status s = TpDivides(a.tp, ranks->size()); !s.ok()) return Fail(s);
   RequestSpec spec;
   spec.gpus = n;
   spec.tp = a.tp;
@@ -173,10 +176,7 @@ int TpGroups(const CheckArgs& a) {
   if (!h.ok()) return Fail(h.status());
   const Topology& topo = *h->topo;
   const std::vector<GpuId>& ranks = h->ranks;
-  if (ranks.size() % a.tp != 0) {
-    return Fail(absl::InvalidArgumentError(
-        absl::StrCat("--tp ", a.tp, " does not divide the ", ranks.size(), " GPUs given")));
-  }
+  if (absl::Status s = TpDivides(a.tp, ranks.size()); !s.ok()) return Fail(s);
   int split = 0, groups = static_cast<int>(ranks.size()) / a.tp;
   for (int k = 0; k < groups; ++k) {
     const std::ptrdiff_t first = static_cast<std::ptrdiff_t>(k) * a.tp;

@@ -677,8 +677,9 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
   const std::vector<NodeId>& nodes = hierarchy_.nodes()[host].nodes;
   const Topology& topo = state_.topology();
   if (!rule_.per_node && nodes.size() == 1 && topo.nodes()[nodes[0]].domains.size() == 1) {
-    // One node, one island: its one pool gives its free GPUs in index order (what the pools
-    // below give for it, without listing them).
+    // One node, one island: its one pool gives its free GPUs in index order. This is the
+    // one-node case of the count path below (same GPUs; a single node keeps no spare, its
+    // SpareRoom is -1), kept apart because most hosts are one node and it allocates nothing.
     if (!Usable(nodes[0])) return;
     size_t want = out->size() + static_cast<size_t>(k) * rule_.size;
     for (GpuId g : topo.nodes()[nodes[0]].gpus) {
