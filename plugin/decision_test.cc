@@ -610,6 +610,14 @@ class DecisionSparesTest : public DeciderTest {
     if (!HasFatalFailure()) Free(1, 144, false);
   }
 
+  // The job waits (held, not left to cons_tres), its comment a waiting line that says `why`.
+  void ExpectWaits(const SlurmJob& job, const std::string& why) {
+    auto d = Decide(job);
+    EXPECT_EQ(d->action(), Action::kRefuse) << d->log().text;
+    ASSERT_TRUE(d->comment());
+    EXPECT_THAT(*d->comment(), HasSubstr("event=waiting"));
+    EXPECT_THAT(*d->comment(), HasSubstr(why));
+  }
   // Trays first..last (1-based, as their names) wholly free, or full.
   void Free(int first, int last, bool free = true) {
     for (int i = first; i <= last; ++i) {
@@ -658,11 +666,7 @@ TEST_F(DecisionSparesTest, APlainJobWaitsForARackUnderMaxCommRatio) {
   Free(1, 1);
   Free(19, 19);  // one free tray in rack 1, one in rack 2
   SlurmJob job = Job(73, 8);
-  auto spread = Decide(job);
-  EXPECT_EQ(spread->action(), Action::kRefuse) << spread->log().text;
-  ASSERT_TRUE(spread->comment());
-  EXPECT_THAT(*spread->comment(), HasSubstr("event=waiting"));
-  EXPECT_THAT(*spread->comment(), HasSubstr("max_comm_ratio 3"));
+  ExpectWaits(job, "max_comm_ratio 3");
   Free(2, 2);
   auto local = Decide(job);
   ASSERT_EQ(local->action(), Action::kTry) << local->log().text;
@@ -674,11 +678,7 @@ TEST_F(DecisionSparesTest, APlainJobWaitsForARackUnderMaxCommRatio) {
 TEST_F(DecisionSparesTest, APlainJobWaitsRatherThanTakeTheSpares) {
   Free(1, 2);  // two trays of rack 1 free: its 2 spares
   SlurmJob job = Job(72, 8);
-  auto plain = Decide(job);
-  EXPECT_EQ(plain->action(), Action::kRefuse) << plain->log().text;
-  ASSERT_TRUE(plain->comment());
-  EXPECT_THAT(*plain->comment(), HasSubstr("event=waiting"));
-  EXPECT_THAT(*plain->comment(), HasSubstr("spares"));
+  ExpectWaits(job, "spares");
   // Two more trays free: it fits beside the spares and is placed.
   Free(3, 4);
   EXPECT_EQ(Decide(job)->action(), Action::kTry);

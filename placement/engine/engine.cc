@@ -694,6 +694,11 @@ void Engine::DecideAnyModel(const ClusterState& state, const Request& r,
   }
 }
 
+const ClusterState& Engine::Idle() const {
+  std::call_once(idle_once_, [this] { idle_ = std::make_unique<const ClusterState>(topo_); });
+  return *idle_;
+}
+
 // The yardstick is the same request on the idle cluster (its allowed nodes and model as
 // asked): the best it could ever get. It is decided only when the placement's communication
 // is over the ratio against the ideal (every GPU in one fastest NVLink domain), which is no
@@ -703,9 +708,8 @@ void Engine::CheckCommRatio(const Request& r, PlacementResult* result) const {
   const double comm = result->comm.total();
   const double ideal = IdealComm(*topo_, r, model_).total();
   if (!(ideal > 0) || comm <= limit * ideal) return;
-  ClusterState idle(topo_);
   PlacementResult best;
-  DecideAnyModel(idle, r, &best);
+  DecideAnyModel(Idle(), r, &best);
   const double yardstick = best.comm.total();
   if (!best.placed || !(yardstick > 0) || comm <= limit * yardstick) return;
   PlacementResult waits;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -110,6 +111,10 @@ class Engine {
   void DecideAnyModel(const ClusterState& state, const Request& r, PlacementResult* result) const;
   // The policy's max_comm_ratio on a placed result: unplaced, with the reason, when over it.
   void CheckCommRatio(const Request& r, PlacementResult* result) const;
+  // The idle cluster CheckCommRatio measures against, made on first use and kept with the
+  // search index built on it: a job waiting for max_comm_ratio is measured again at every
+  // scheduling pass, the idle cluster is the same each time.
+  const ClusterState& Idle() const;
   // The stages of one decision on the request's allowed nodes, into `result`.
   void Decide(const ClusterState& state, const Request& r, PlacementResult* result) const;
   // A request without a model on allowed nodes of several models (`models`, ascending).
@@ -123,6 +128,8 @@ class Engine {
   std::vector<int> models_of_every_node_;  // the GPU models of nodes with GPUs, ascending
   int spare_nodes_ = 0;                    // the spares of every multi-node domain
   std::vector<int> node_model_;            // per node: its GPU model, -1 without GPUs
+  mutable std::once_flag idle_once_;
+  mutable std::unique_ptr<const ClusterState> idle_;  // Idle()
 };
 
 }  // namespace nvlplace
