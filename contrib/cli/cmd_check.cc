@@ -125,21 +125,10 @@ absl::Status TpDivides(int tp, size_t gpus) {
 
 // The job's GPUs in the order given: word by word (a rank map's order, or Slurm's), each
 // word's GPUs by index. A GPU given twice is an error.
-absl::StatusOr<std::vector<GpuId>> RanksInOrder(const std::shared_ptr<const Topology>& topo,
+absl::StatusOr<std::vector<GpuId>> RanksInOrder(const Topology& topo,
                                                 const std::vector<std::string>& words) {
-  std::vector<GpuId> ranks;
-  std::set<GpuId> seen;
-  for (const std::string& w : words) {
-    NVL_ASSIGN_OR_RETURN(std::vector<GpuId> gpus, HeldGpus(topo, {w}));
-    for (GpuId g : gpus) {
-      if (!seen.insert(g).second) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("GPU ", topo->nodes()[topo->gpus()[g].node].name, ":",
-                         topo->gpus()[g].index, " is given twice"));
-      }
-      ranks.push_back(g);
-    }
-  }
+  NVL_ASSIGN_OR_RETURN(std::vector<GpuId> ranks,
+                       ReadGpusInOrder(absl::StrJoin(words, "\n"), "the GPU list", topo));
   if (ranks.empty()) return absl::InvalidArgumentError("no GPU given");
   return ranks;
 }
@@ -152,7 +141,7 @@ absl::StatusOr<std::vector<GpuId>> RanksInOrder(const std::shared_ptr<const Topo
 int Comm(const CheckArgs& a) {
   absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(a.topology);
   if (!topo.ok()) return Fail(topo.status());
-  absl::StatusOr<std::vector<GpuId>> ranks = RanksInOrder(*topo, a.gpus);
+  absl::StatusOr<std::vector<GpuId>> ranks = RanksInOrder(**topo, a.gpus);
   if (!ranks.ok()) return Fail(ranks.status());
   const int n = static_cast<int>(ranks->size());
   if (absl::Status s = TpDivides(a.tp, ranks->size()); !s.ok()) return Fail(s);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -59,17 +60,12 @@ absl::Status ParseIndexes(absl::string_view list, IndexSet* set) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status LoadBusyList(absl::string_view text, const std::string& file, ClusterState* state) {
-  const Topology& topo = state->topology();
-  // Busy GPUs as one bitmap per node (words of 64 GPUs), so that a line marks each of its
-  // nodes in at most limits::kMaxGpusPerNode / 64 steps however long its index list is.
-  std::vector<size_t> first_word(topo.num_nodes() + 1, 0);
-  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-    first_word[n + 1] = first_word[n] + (topo.nodes()[n].gpus.size() + 63) / 64;
-  }
-  std::vector<uint64_t> mark(first_word.back(), 0);
+// Every entry of a busy-list text, line by line, each of its nodes in hostlist order:
+// each(line_no, node, indexes), indexes nullptr for a bare node (every GPU), else checked
+// against the node's GPU count. each returns OK or a message; errors are "file:line: ...".
+template <typename Each>
+absl::Status ForEachEntry(absl::string_view text, const std::string& file, const Topology& topo,
+                          Each each) {
   size_t names_read = 0;
   int line_no = 0;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
@@ -103,22 +99,40 @@ absl::Status LoadBusyList(absl::string_view text, const std::string& file, Clust
         return error(absl::StrCat("node '", name, "' is not in cluster ", topo.name()));
       }
       int64_t gpus = static_cast<int64_t>(topo.nodes()[n].gpus.size());
-      uint64_t* words = &mark[first_word[n]];
-      size_t num_words = first_word[n + 1] - first_word[n];
-      if (colon == absl::string_view::npos) {
-        for (size_t w = 0; w < num_words; ++w) words[w] = ~uint64_t{0};
-        continue;
-      }
-      if (indexes.max_hi.back() >= gpus) {
+      if (colon != absl::string_view::npos && indexes.max_hi.back() >= gpus) {
         // The first item that reaches past this node's GPUs.
         size_t i = std::lower_bound(indexes.max_hi.begin(), indexes.max_hi.end(), gpus) -
                    indexes.max_hi.begin();
         return error(absl::StrCat("GPU ", indexes.items[i], " is out of range: ", name,
                                   " has GPUs 0-", gpus - 1));
       }
-      for (size_t w = 0; w < num_words; ++w) words[w] |= indexes.bits[w];
+      absl::Status s = each(n, colon == absl::string_view::npos ? nullptr : &indexes);
+      if (!s.ok()) return error(s.message());
     }
   }
+  return absl::OkStatus();
+}
+
+bool HasIndex(const IndexSet& set, size_t i) { return (set.bits[i / 64] >> (i % 64)) & 1; }
+
+}  // namespace
+
+absl::Status LoadBusyList(absl::string_view text, const std::string& file, ClusterState* state) {
+  const Topology& topo = state->topology();
+  // Busy GPUs as one bitmap per node (words of 64 GPUs), so that a line marks each of its
+  // nodes in at most limits::kMaxGpusPerNode / 64 steps however long its index list is.
+  std::vector<size_t> first_word(topo.num_nodes() + 1, 0);
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    first_word[n + 1] = first_word[n] + (topo.nodes()[n].gpus.size() + 63) / 64;
+  }
+  std::vector<uint64_t> mark(first_word.back(), 0);
+  absl::Status read = ForEachEntry(text, file, topo, [&](NodeId n, const IndexSet* indexes) {
+    uint64_t* words = &mark[first_word[n]];
+    size_t num_words = first_word[n + 1] - first_word[n];
+    for (size_t w = 0; w < num_words; ++w) words[w] |= indexes ? indexes->bits[w] : ~uint64_t{0};
+    return absl::OkStatus();
+  });
+  if (!read.ok()) return read;
   std::vector<GpuId> gpus;
   for (NodeId n = 0; n < topo.num_nodes(); ++n) {
     const std::vector<GpuId>& node_gpus = topo.nodes()[n].gpus;
@@ -128,6 +142,27 @@ absl::Status LoadBusyList(absl::string_view text, const std::string& file, Clust
     }
   }
   return state->Allocate(gpus);
+}
+
+absl::StatusOr<std::vector<GpuId>> ReadGpusInOrder(absl::string_view text, const std::string& file,
+                                                   const Topology& topo) {
+  std::vector<GpuId> order;
+  std::vector<bool> seen(topo.num_gpus(), false);
+  absl::Status read = ForEachEntry(text, file, topo, [&](NodeId n, const IndexSet* indexes) {
+    const std::vector<GpuId>& node_gpus = topo.nodes()[n].gpus;
+    for (size_t i = 0; i < node_gpus.size(); ++i) {
+      if (indexes && !HasIndex(*indexes, i)) continue;
+      if (seen[node_gpus[i]]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("GPU ", topo.nodes()[n].name, ":", i, " is given twice"));
+      }
+      seen[node_gpus[i]] = true;
+      order.push_back(node_gpus[i]);
+    }
+    return absl::OkStatus();
+  });
+  if (!read.ok()) return read;
+  return order;
 }
 
 }  // namespace nvlplace

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -43,6 +44,28 @@ TEST(BusyListTest, MarksNodesAndIndexes) {
   EXPECT_TRUE(state.busy(t.nodes()[2].gpus[6]));
   EXPECT_FALSE(state.busy(t.nodes()[2].gpus[5]));
   EXPECT_TRUE(state.busy(t.nodes()[3].gpus[3]));
+}
+
+TEST(BusyListTest, ReadsGpusInTheOrderGiven) {
+  std::shared_ptr<const Topology> topo = Cluster(4, 8);
+  // Lines in order, each line's nodes in hostlist order, each node's GPUs by index.
+  absl::StatusOr<std::vector<GpuId>> ranks =
+      ReadGpusInOrder("n3:6-7\nn[1,0]:2,0\nn2", "the GPU list", *topo);
+  ASSERT_THAT(ranks, IsOk());
+  std::vector<std::string> named;
+  for (GpuId g : *ranks) {
+    named.push_back(
+        absl::StrCat(topo->nodes()[topo->gpus()[g].node].name, ":", topo->gpus()[g].index));
+  }
+  EXPECT_THAT(named,
+              ::testing::ElementsAre("n3:6", "n3:7", "n1:0", "n1:2", "n0:0", "n0:2", "n2:0", "n2:1",
+                                     "n2:2", "n2:3", "n2:4", "n2:5", "n2:6", "n2:7"));
+  EXPECT_THAT(
+      ReadGpusInOrder("n1:0-1\nn[0-1]:1", "the GPU list", *topo),
+      StatusIs(absl::StatusCode::kInvalidArgument, "the GPU list:2: GPU n1:1 is given twice"));
+  EXPECT_THAT(
+      ReadGpusInOrder("n1:8", "w", *topo),
+      StatusIs(absl::StatusCode::kInvalidArgument, "w:1: GPU 8 is out of range: n1 has GPUs 0-7"));
 }
 
 struct BadLine {

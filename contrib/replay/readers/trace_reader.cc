@@ -19,21 +19,7 @@ namespace nvlplace::replay::readers {
 
 std::string Esc(absl::string_view text) { return QuoteUserText(text); }
 
-std::string CleanId(absl::string_view id) {
-  std::string out;
-  out.reserve(id.size());
-  for (char c : id) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (u < 0x20 || u == 0x7f) {
-      absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+std::string CleanId(absl::string_view id) { return EscapeControls(id); }
 
 std::string Secs(double seconds) { return absl::StrFormat("%.12g", seconds); }
 

@@ -24,7 +24,7 @@ namespace nvlplace::replay::readers {
 std::string Esc(absl::string_view text);
 
 // A job id as the outputs show it: as written, control bytes and backslashes escaped as in
-// messages (\x1b, \\).
+// messages and placement lines (EscapeControls: \\, \n, \t, \x1b).
 std::string CleanId(absl::string_view id);
 
 // A number of seconds in a message: whole seconds in full (1000000001, not 1e+09).
