@@ -1,11 +1,37 @@
 // fragmentation: prefer filling partly used NVLink domains and switches, so that whole
 // free blocks remain for large jobs (best fit).
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "policies/scorers.h"
 
 namespace nvlplace {
 namespace {
+
+// A set of small integers emptied in O(1): a stamp per element, the set being the elements
+// stamped with the current call's number.
+class Stamps {
+ public:
+  void Begin(size_t size) {
+    if (stamp_.size() < size) stamp_.resize(size, 0);
+    if (++now_ == 0) {  // the counter wrapped: forget every old stamp
+      std::fill(stamp_.begin(), stamp_.end(), 0);
+      now_ = 1;
+    }
+  }
+  // Adds i; RET whether it was new.
+  bool Mark(int i) {
+    if (stamp_[static_cast<size_t>(i)] == now_) return false;
+    stamp_[static_cast<size_t>(i)] = now_;
+    return true;
+  }
+
+ private:
+  std::vector<uint32_t> stamp_;
+  uint32_t now_ = 0;
+};
 
 class FragmentationScorer : public Scorer {
  public:
@@ -18,35 +44,25 @@ class FragmentationScorer : public Scorer {
     if (taken == 0) return 100;
     long free_domains = 0;
     for (DomainId d : facts.domains) free_domains += ctx.state.free_in_domain(d);
-    // Nodes under the leaf switches touched, each counted once: the distinct leaves, then
-    // their distinct lists of nodes (a rail-optimized node's leaves all hold the same nodes),
-    // then the nodes of those lists.
-    std::vector<SwitchId> leaves;
+    // Nodes under the leaf switches touched, each counted once (a rail-optimized node's
+    // leaves all hold the same nodes): leaves and nodes marked with this call's stamp, a
+    // pass over each touched leaf's nodes with no sort (a 1,024-GPU job on GB200 touches
+    // dozens of racks; sorting their nodes was 8% of its decision).
+    thread_local Stamps seen_leaf, seen_node;
+    seen_leaf.Begin(ctx.topo.switches().size());
+    seen_node.Begin(ctx.topo.nodes().size());
+    long free_leaves = 0;
     const std::vector<SwitchId>* previous = nullptr;
     for (NodeId n : facts.nodes) {
       const std::vector<SwitchId>& mine = ctx.topo.nodes()[n].leaves;
       if (previous != nullptr && *previous == mine) continue;  // neighbours share leaves
-      leaves.insert(leaves.end(), mine.begin(), mine.end());
       previous = &mine;
-    }
-    std::sort(leaves.begin(), leaves.end());
-    leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
-    std::vector<const std::vector<NodeId>*> lists;
-    for (SwitchId s : leaves) {
-      const std::vector<NodeId>& under = ctx.topo.switches()[s].nodes;
-      bool seen = std::any_of(lists.begin(), lists.end(),
-                              [&](const std::vector<NodeId>* l) { return *l == under; });
-      if (!seen) lists.push_back(&under);
-    }
-    long free_leaves = 0;
-    if (lists.size() == 1) {
-      for (NodeId m : *lists[0]) free_leaves += ctx.state.free_on_node(m);
-    } else {
-      std::vector<NodeId> near;
-      for (const std::vector<NodeId>* l : lists) near.insert(near.end(), l->begin(), l->end());
-      std::sort(near.begin(), near.end());
-      near.erase(std::unique(near.begin(), near.end()), near.end());
-      for (NodeId m : near) free_leaves += ctx.state.free_on_node(m);
+      for (SwitchId s : mine) {
+        if (!seen_leaf.Mark(s)) continue;
+        for (NodeId m : ctx.topo.switches()[s].nodes) {
+          if (seen_node.Mark(m)) free_leaves += ctx.state.free_on_node(m);
+        }
+      }
     }
     double d = free_domains > 0 ? std::min(1.0, static_cast<double>(taken) / free_domains) : 1;
     double l = free_leaves > 0 ? std::min(1.0, static_cast<double>(taken) / free_leaves) : 1;

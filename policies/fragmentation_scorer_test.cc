@@ -1,10 +1,18 @@
 // Tests for the fragmentation scorer: best fit over NVLink domains and leaf switches.
+#include <memory>
+#include <utility>
+#include <vector>
+
 #include "gtest/gtest.h"
+#include "placement/formats/busy_list.h"
+#include "placement/formats/topology_yaml.h"
 #include "policies/scorer_testing.h"
 #include "policies/scorers.h"
 
 namespace nvlplace {
 namespace {
+
+using ::nvlplace::testing::IsOk;
 
 // node0 keeps GPUs 0-5 busy: 2 free there, 8 on each other node. Leaf0 (node0-3) has
 // 2 + 3 * 8 = 26 free GPUs.
@@ -28,6 +36,33 @@ TEST(FragmentationScorerTest, UsingUpWholeLeafScores100) {
   std::vector<std::pair<int, int>> gpus;
   for (int i = 0; i < 8; ++i) gpus.push_back({3, i});
   EXPECT_DOUBLE_EQ(MakeFragmentationScorer()->Score(w.Context(), w.Facts(gpus)), 100);
+}
+
+TEST(FragmentationScorerTest, CountsTheNodesOfEveryLeafTouchedOnce) {
+  // node0 (leaf0: 26 free) and node4 (leaf1: 32 free): leaves 2 / 58, domains 2 / (2 + 8).
+  testing::ScorerWorld w({.gpus = 2}, kBusy);
+  EXPECT_NEAR(MakeFragmentationScorer()->Score(w.Context(), w.Facts({{0, 7}, {4, 0}})),
+              100 * (0.6 * 2.0 / 10 + 0.4 * 2.0 / 58), 1e-9);
+}
+
+TEST(FragmentationScorerTest, RailLeavesHoldingTheSameNodesCountThemOnce) {
+  // One rail-optimized SU: each of the 32 nodes is under all 8 rail leaves. 16 GPUs on
+  // dgx001-002 with dgx003-032 half busy: leaves 16 / (16 + 30 * 4), domains 16 / 16.
+  absl::StatusOr<std::shared_ptr<const Topology>> topo =
+      LoadTopologyFile("configs/dgx-h100-superpod-su.yaml");
+  ASSERT_THAT(topo, IsOk());
+  ClusterState state(*topo);
+  ASSERT_THAT(LoadBusyList("dgx[003-032]:0-3", "busy", &state), IsOk());
+  absl::StatusOr<Request> r = ResolveRequest({.gpus = 16}, **topo);
+  ASSERT_THAT(r, IsOk());
+  CandidateFacts f;
+  for (NodeId n : {0, 1}) {
+    f.nodes.push_back(n);
+    for (GpuId g : (*topo)->nodes()[n].gpus) f.ranks.push_back(g);
+    f.domains.push_back((*topo)->DomainOf((*topo)->nodes()[n].gpus[0]));
+  }
+  ScoringContext ctx{**topo, state, *r, CommEstimate{}, 1};
+  EXPECT_NEAR(MakeFragmentationScorer()->Score(ctx, f), 100 * (0.6 + 0.4 * 16.0 / 136), 1e-9);
 }
 
 TEST(FragmentationScorerTest, EmptyCandidate) {
