@@ -2,6 +2,8 @@
 #include "placement/engine/earliest_start.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace nvlplace {
 namespace {
@@ -28,6 +30,20 @@ class Timeline {
     return times;
   }
 
+  // The GPUs free in the state that no applied release freed: those free before any.
+  std::vector<GpuId> FreeBefore() const {
+    std::vector<bool> released(static_cast<size_t>(state_->topology().num_gpus()), false);
+    for (size_t i = 0; i < prefix_; ++i) {
+      if (!applied_[i]) continue;
+      for (GpuId g : releases_[i].gpus) released[static_cast<size_t>(g)] = true;
+    }
+    std::vector<GpuId> out;
+    for (GpuId g = 0; g < state_->topology().num_gpus(); ++g) {
+      if (!state_->busy(g) && !released[static_cast<size_t>(g)]) out.push_back(g);
+    }
+    return out;
+  }
+
   // The state with every release at or before t applied (t < every time: none).
   void MoveTo(double t) {
     while (prefix_ < releases_.size() && releases_[prefix_].time <= t) {
@@ -47,6 +63,17 @@ class Timeline {
   std::vector<bool> applied_;
   size_t prefix_ = 0;
 };
+
+// `alt` is at least as local as `fit`: no more NVLink domains or nodes, no higher job or DP
+// tier, no more TP groups split, no more constraints relaxed, and at most 5% more estimated
+// communication.
+bool AsLocal(const PlacementResult& alt, const PlacementResult& fit, const Topology& topo) {
+  Span a = SpanOf(alt.ranks, topo), b = SpanOf(fit.ranks, topo);
+  return a.domains <= b.domains && a.nodes <= b.nodes && alt.job_tier <= fit.job_tier &&
+         alt.dp_tier <= fit.dp_tier && alt.tp_groups_split <= fit.tp_groups_split &&
+         alt.relaxations.size() <= fit.relaxations.size() &&
+         alt.comm.total() <= fit.comm.total() * 1.05;
+}
 
 }  // namespace
 
@@ -85,6 +112,18 @@ EarliestStart FindEarliestStart(const Engine& engine, ClusterState* state, const
       fit = std::move(r);
     } else {
       lo = mid + 1;
+    }
+  }
+  // A job that waits takes, when it can, what the running jobs free by then rather than what
+  // is free now, as local as the first choice: backfill may then start shorter jobs on the
+  // GPUs free now without delaying it (a reservation over idle GPUs blocks them all).
+  if (times[hi] > from) {
+    timeline.MoveTo(times[hi]);
+    std::vector<GpuId> idle_now = timeline.FreeBefore();
+    if (!idle_now.empty() && state->Allocate(idle_now).ok()) {
+      PlacementResult alt = engine.Place(*state, request);
+      (void)state->Release(idle_now);
+      if (alt.placed && AsLocal(alt, fit, state->topology())) fit = std::move(alt);
     }
   }
   out.found = true;

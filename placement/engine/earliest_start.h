@@ -33,9 +33,12 @@ void AdvanceTo(ClusterState* state, const std::vector<Release>& releases, double
 // the engine takes it: a strict TP job waits for the release that completes an NVLink domain,
 // not for the first time enough GPUs are free. A galloping search over the distinct release
 // times (1, 2, 4, ... then halving), so about 2 log2(k) placements for the k-th time and one
-// when the first fits: more free GPUs never make a request fit less. `state` is changed while
-// searching (releases applied and taken back, so that an index kept with it catches up
-// instead of being rebuilt) and is as it was when this returns.
+// when the first fits: more free GPUs never make a request fit less. When that time is
+// later than `from`, the placement is made on the GPUs released by then alone if one there is
+// as local (no more NVLink domains or nodes, no higher tier, no more TP groups split or
+// constraints relaxed, at most 5% more communication): the GPUs free now stay for backfill. `state`
+// is changed while searching (releases applied and taken back, so that an index kept with it
+// catches up instead of being rebuilt) and is as it was when this returns.
 EarliestStart FindEarliestStart(const Engine& engine, ClusterState* state, const Request& request,
                                 std::vector<Release> releases, double from, double until);
 

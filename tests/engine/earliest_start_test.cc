@@ -2,6 +2,8 @@
 // backfill and the replay reserves with (placement/engine/earliest_start.h).
 #include "placement/engine/earliest_start.h"
 
+#include <set>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "placement/formats/topology_yaml.h"
@@ -122,6 +124,37 @@ TEST_F(EarliestStartTest, TheStateIsAsItWasAfterTheSearch) {
     ASSERT_TRUE(one.found);
     EXPECT_EQ(one.time, 10.0 * k) << k << " GPUs";
   }
+}
+
+TEST_F(EarliestStartTest, AWaitingJobTakesWhatIsReleasedAndLeavesTheIdleGpusToBackfill) {
+  Engine engine = TopoEngine(topo_);
+  // node0 is idle now; node1 ends at t=10, node4 and node5 at t=10 too. At t=10 two whole
+  // nodes under one leaf are node0 + node1 or node4 + node5: as local, and the second keeps
+  // node0 free for jobs that backfill before then.
+  ASSERT_THAT(state_->Release(On(*topo_, 0, {0, 1, 2, 3, 4, 5, 6, 7})), IsOk());
+  std::vector<Release> releases = {{10, On(*topo_, 1, {0, 1, 2, 3, 4, 5, 6, 7})},
+                                   {10, On(*topo_, 4, {0, 1, 2, 3, 4, 5, 6, 7})},
+                                   {10, On(*topo_, 5, {0, 1, 2, 3, 4, 5, 6, 7})}};
+  EarliestStart e = FindEarliestStart(engine, state_.get(), Req({.gpus = 16, .tp = 8}), releases,
+                                      /*from=*/0, /*until=*/0);
+  ASSERT_TRUE(e.found);
+  EXPECT_EQ(e.time, 10);
+  std::set<NodeId> nodes;
+  for (GpuId g : e.placement.ranks) nodes.insert(topo_->gpus()[g].node);
+  EXPECT_THAT(nodes, ::testing::ElementsAre(4, 5));
+  // 32 GPUs need node0 as well: it is taken.
+  EarliestStart all =
+      FindEarliestStart(engine, state_.get(), Req({.gpus = 32, .tp = 8}), releases, 0, 0);
+  ASSERT_TRUE(all.found);
+  EXPECT_EQ(all.time, 10);
+  nodes.clear();
+  for (GpuId g : all.placement.ranks) nodes.insert(topo_->gpus()[g].node);
+  EXPECT_TRUE(nodes.count(0)) << "32 GPUs on node0, node1, node4, node5";
+  // A job that starts now is not moved: from t=10 on everything released is free now too.
+  EarliestStart now =
+      FindEarliestStart(engine, state_.get(), Req({.gpus = 16, .tp = 8}), releases, /*from=*/10, 0);
+  ASSERT_TRUE(now.found);
+  EXPECT_EQ(now.time, 10);
 }
 
 }  // namespace
