@@ -85,6 +85,7 @@ trap '[[ -z $sampler ]] || kill "$sampler" 2>/dev/null; "$NVL_ROOT/contrib/clust
 # The measured job's batch script: ARGS OUT CLI TOPOLOGY KIND TP BASE.
 cat >"$out/job.sh" <<'EOF'
 #!/bin/bash
+began=$(date +%s.%N)
 out=$1 cli=$2 topo=$3 kind=$4 tp=$5 base=$6
 if [[ -n ${NVLPLACE_RANKMAP:-} ]]; then
   order=rankmap
@@ -99,7 +100,9 @@ comm=$("$cli" check comm --topology "$topo" --tp "$tp" $words 2>&1) || comm="str
 stretch=$(sed -n 's/.*stretch=\([0-9.]*\).*/\1/p' <<<"$comm")
 secs=$(awk -v b="$base" -v s="${stretch:-1}" 'BEGIN { printf "%.1f", b * s }')
 echo "kind=$kind tp=$tp order=$order words=\"$words\" $comm run_s=$secs" >"$out/jobs/$SLURM_JOB_ID"
-sleep "$secs"
+# The run lasts base x stretch from the script's start: the time asking where it landed took
+# (longer when dozens of jobs start at once on this machine's one job core) is not added.
+sleep "$(awk -v s="$secs" -v b="$began" -v n="$(date +%s.%N)" 'BEGIN { r = s - (n - b); printf "%.2f", (r > 0 ? r : 0) }')"
 EOF
 chmod +x "$out/job.sh"
 
