@@ -1,37 +1,13 @@
 // fragmentation: prefer filling partly used NVLink domains and switches, so that whole
 // free blocks remain for large jobs (best fit).
 #include <algorithm>
-#include <cstddef>
-#include <cstdint>
 #include <vector>
 
+#include "placement/engine/stamps.h"
 #include "policies/scorers.h"
 
 namespace nvlplace {
 namespace {
-
-// A set of small integers emptied in O(1): a stamp per element, the set being the elements
-// stamped with the current call's number.
-class Stamps {
- public:
-  void Begin(size_t size) {
-    if (stamp_.size() < size) stamp_.resize(size, 0);
-    if (++now_ == 0) {  // the counter wrapped: forget every old stamp
-      std::fill(stamp_.begin(), stamp_.end(), 0);
-      now_ = 1;
-    }
-  }
-  // Adds i; RET whether it was new.
-  bool Mark(int i) {
-    if (stamp_[static_cast<size_t>(i)] == now_) return false;
-    stamp_[static_cast<size_t>(i)] = now_;
-    return true;
-  }
-
- private:
-  std::vector<uint32_t> stamp_;
-  uint32_t now_ = 0;
-};
 
 class FragmentationScorer : public Scorer {
  public:

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "placement/engine/stamps.h"
+
 namespace nvlplace {
 namespace {
 
@@ -37,15 +39,13 @@ struct NicScratch {
   // Per node: hops of the phase being priced that leave it for another node. All zero
   // between calls (ClearFlows).
   std::vector<int> flows;
-  // Per NVLink domain: the stamp of the last TP group that had a GPU in it.
-  std::vector<uint32_t> seen;
-  uint32_t stamp = 0;
+  // The NVLink domains of the TP group being priced.
+  Stamps seen;
 };
 
 NicScratch& ScratchFor(const Topology& topo) {
   thread_local NicScratch s;
   if (s.flows.size() < static_cast<size_t>(topo.num_nodes())) s.flows.resize(topo.num_nodes(), 0);
-  if (s.seen.size() < static_cast<size_t>(topo.num_domains())) s.seen.resize(topo.num_domains(), 0);
   return s;
 }
 
@@ -132,17 +132,13 @@ double SharedTpSeconds(const Topology& topo, const std::vector<GpuId>& gpus, dou
 // node now sends more of them than it has NICs.
 bool CountTpLeaderHops(const Topology& topo, const std::vector<GpuId>& ranks, int tp, int g,
                        NicScratch& s) {
-  if (++s.stamp == 0) {  // wrapped: no stamp may look current
-    std::fill(s.seen.begin(), s.seen.end(), 0);
-    s.stamp = 1;
-  }
+  s.seen.Begin(static_cast<size_t>(topo.num_domains()));
   bool over = false;
   GpuId first = -1, prev = -1;
   for (int t = 0; t < tp; ++t) {
     GpuId gpu = ranks[size_t{1} * g * tp + t];
     DomainId d = topo.gpus()[gpu].domain;
-    if (s.seen[d] == s.stamp) continue;
-    s.seen[d] = s.stamp;
+    if (!s.seen.Mark(d)) continue;
     if (prev < 0) {
       first = gpu;
     } else {

@@ -61,7 +61,7 @@ absl::Status ParseIndexes(absl::string_view list, IndexSet* set) {
 }
 
 // Every entry of a busy-list text, line by line, each of its nodes in hostlist order:
-// each(line_no, node, indexes), indexes nullptr for a bare node (every GPU), else checked
+// each(node, indexes), indexes nullptr for a bare node (every GPU), else checked
 // against the node's GPU count. each returns OK or a message; errors are "file:line: ...".
 template <typename Each>
 absl::Status ForEachEntry(absl::string_view text, const std::string& file, const Topology& topo,
