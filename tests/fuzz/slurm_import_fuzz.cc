@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.gpus_per_node = 8;
   options.blocks =
       size % 2 == 0 ? SlurmImportOptions::Blocks::kNvlink : SlurmImportOptions::Blocks::kFabric;
-  auto spec = ImportSlurm(topology_conf, "topology.conf", gres_conf, "gres.conf", options);
+  auto spec =
+      ImportSlurm(topology_conf, "topology.conf", gres_conf, "gres.conf", options, fuzz::Limits());
   if (!spec.ok()) return 0;
   auto topo = Topology::Create(*spec);
   if (!topo.ok()) return 0;

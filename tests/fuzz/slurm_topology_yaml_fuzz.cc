@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       options.topology_names.emplace_back(name);
     }
   }
-  auto imported = ImportSlurmTopologyYaml(yaml, "topology.yaml", gres, "gres.conf", options);
+  auto imported =
+      ImportSlurmTopologyYaml(yaml, "topology.yaml", gres, "gres.conf", options, fuzz::Limits());
   if (!imported.ok()) return 0;
   auto topo = Topology::Create(imported->spec);
   if (!topo.ok()) return 0;

@@ -8,7 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nvlplace;
-  auto spec = ParseTopologyYaml(fuzz::AsText(data, size), "fuzz.yaml");
+  auto spec = ParseTopologyYaml(fuzz::AsText(data, size), "fuzz.yaml", fuzz::Limits());
   if (!spec.ok()) return 0;
   auto topo = Topology::Create(*spec);
   if (!topo.ok()) return 0;
