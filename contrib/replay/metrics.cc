@@ -8,33 +8,6 @@
 namespace nvlplace::replay {
 namespace {
 
-// Distinct units of `level` over the GPUs ranks[first + k * stride], k < count. Above the
-// NVLink domain level only the group's first GPU in each domain counts: the group's traffic
-// inside a domain runs over NVLink and leaves it through one GPU's NIC, so a group inside
-// one domain spans one unit of every tier (counted per GPU, a rail-optimized node's 8 GPUs
-// were 8 rail leaves, and every 8-GPU job "spanned" them under any policy).
-int Distinct(const Topology& topo, const std::vector<GpuId>& ranks, size_t first, size_t stride,
-             size_t count, int level, std::vector<int>* scratch) {
-  scratch->clear();
-  if (level == 0) {
-    for (size_t k = 0; k < count; ++k) scratch->push_back(topo.DomainOf(ranks[first + k * stride]));
-  } else {
-    // (domain, rank) of each GPU, sorted: the first of each domain is its first in rank order.
-    thread_local std::vector<std::pair<DomainId, size_t>> by_domain;  // reused: no allocation
-    by_domain.clear();
-    for (size_t k = 0; k < count; ++k) {
-      by_domain.emplace_back(topo.DomainOf(ranks[first + k * stride]), k);
-    }
-    std::sort(by_domain.begin(), by_domain.end());
-    for (size_t i = 0; i < by_domain.size(); ++i) {
-      if (i > 0 && by_domain[i].first == by_domain[i - 1].first) continue;
-      scratch->push_back(UnitOf(topo, ranks[first + by_domain[i].second * stride], level));
-    }
-  }
-  std::sort(scratch->begin(), scratch->end());
-  return static_cast<int>(std::unique(scratch->begin(), scratch->end()) - scratch->begin());
-}
-
 bool SizesMatch(const std::vector<GpuId>& ranks, int tp, int pp, int dp) {
   return tp >= 1 && pp >= 1 && dp >= 1 &&
          static_cast<int64_t>(tp) * pp * dp == static_cast<int64_t>(ranks.size());
@@ -64,20 +37,52 @@ int UnitOf(const Topology& topo, GpuId g, int level) {
 namespace {
 
 // The spread of `groups` groups of `count` ranks each, group g's k-th rank at
-// first(g) + k * stride: the mean per level, and the largest into `widest` when given.
+// first(g) + k * stride: the distinct units of each level a group spans (UnitOf), the mean
+// per level, and the largest into `widest` when given. Above the NVLink domain level only the
+// group's first GPU in each domain counts: the group's traffic inside a domain runs over
+// NVLink and leaves it through one GPU's NIC, so a group inside one domain spans one unit of
+// every tier (counted per GPU, a rail-optimized node's 8 GPUs were 8 rail leaves, and every
+// 8-GPU job "spanned" them under any policy). Each such GPU's units are found in one walk up
+// from its leaf, every level continuing where the one below stopped.
 template <typename First>
 std::vector<double> GroupSpread(const Topology& topo, const std::vector<GpuId>& ranks,
                                 size_t groups, size_t count, size_t stride, First first,
                                 std::vector<double>* widest) {
-  const int levels = static_cast<int>(SpreadLevels(topo).size());
+  const size_t levels = 1 + topo.tiers().size();  // SpreadLevels
   std::vector<double> mean(levels, 0.0);
   if (widest != nullptr) widest->assign(levels, 0.0);
-  std::vector<int> scratch;
+  std::vector<std::pair<DomainId, size_t>> by_domain;  // (domain, k), sorted
+  std::vector<std::vector<int>> units(levels);
   for (size_t group = 0; group < groups; ++group) {
-    for (int level = 0; level < levels; ++level) {
-      const int units = Distinct(topo, ranks, first(group), stride, count, level, &scratch);
-      mean[level] += units;
-      if (widest != nullptr) (*widest)[level] = std::max<double>((*widest)[level], units);
+    by_domain.clear();
+    for (size_t k = 0; k < count; ++k) {
+      by_domain.emplace_back(topo.DomainOf(ranks[first(group) + k * stride]), k);
+    }
+    std::sort(by_domain.begin(), by_domain.end());
+    for (auto& u : units) u.clear();
+    for (size_t i = 0; i < by_domain.size(); ++i) {
+      if (i > 0 && by_domain[i].first == by_domain[i - 1].first) continue;
+      units[0].push_back(by_domain[i].first);
+      // The first GPU of this domain in rank order: its switch of each tier.
+      const Gpu& gpu = topo.gpus()[ranks[first(group) + by_domain[i].second * stride]];
+      const Node& node = topo.nodes()[gpu.node];
+      SwitchId sw = node.leaves.empty()
+                        ? -1
+                        : node.leaves[static_cast<size_t>(gpu.index) % node.leaves.size()];
+      for (size_t level = 1; level < levels; ++level) {
+        const int tier = static_cast<int>(level) - 1;
+        while (sw >= 0 && topo.switches()[sw].tier < tier && !topo.switches()[sw].parents.empty()) {
+          sw = topo.switches()[sw].parents[0];
+        }
+        units[level].push_back(sw);
+      }
+    }
+    for (size_t level = 0; level < levels; ++level) {
+      std::vector<int>& u = units[level];
+      std::sort(u.begin(), u.end());
+      const int distinct = static_cast<int>(std::unique(u.begin(), u.end()) - u.begin());
+      mean[level] += distinct;
+      if (widest != nullptr) (*widest)[level] = std::max<double>((*widest)[level], distinct);
     }
   }
   for (double& v : mean) v /= static_cast<double>(groups);
