@@ -90,6 +90,29 @@ TEST_F(SimulatorTest, AStrictHeadIsReservedTheNodeWhoseJobEndCompletesItsDomain)
   EXPECT_EQ(node_of(10), reserved);
 }
 
+// One backfill pass over jobs that arrived together: the reserved node's free GPUs are held
+// once for the run of jobs that must keep off them and let go before a job that may use
+// them; each job sees what it would alone.
+TEST_F(SimulatorTest, OneBackfillPassHoldsTheReservedNodeOnlyForJobsThatKeepOffIt) {
+  std::vector<TraceJob> jobs;
+  for (int n = 0; n < 6; ++n) jobs.push_back(Job("full" + std::to_string(n), n, 10000, 8, 8));
+  jobs.push_back(Job("six-a", 6, 100, 6));    // ends at 106: its node is reserved for head
+  jobs.push_back(Job("six-b", 7, 5000, 6));   //
+  jobs.push_back(Job("head", 8, 100, 4, 4));  // TP=4 strict: waits for six-a's node
+  jobs.push_back(Job("long", 9, 1000, 2));    // keeps off: takes six-b's 2 free GPUs
+  jobs.push_back(Job("long2", 9, 1000, 2));   // keeps off: nothing left off the reserved node
+  jobs.push_back(Job("short", 9, 50, 2));     // ends before 106: the reserved node's 2 GPUs
+  SimResult r = Simulate(*engine_, jobs, SimOptions{});
+  auto node_of = [&](int job) { return topo_->gpus()[r.jobs[job].ranks.at(0)].node; };
+  EXPECT_DOUBLE_EQ(r.jobs[9].start, 9);
+  EXPECT_EQ(node_of(9), node_of(7));
+  EXPECT_GT(r.jobs[10].start, 9);  // long2 waited
+  EXPECT_DOUBLE_EQ(r.jobs[11].start, 9);
+  EXPECT_EQ(node_of(11), node_of(6));
+  EXPECT_DOUBLE_EQ(r.jobs[8].start, 106);  // the head on time, on the reserved node
+  EXPECT_EQ(topo_->gpus()[r.jobs[8].ranks.at(0)].node, node_of(6));
+}
+
 TEST_F(SimulatorTest, NeverPlaceableJobsAreRejectedWithAReason) {
   std::vector<TraceJob> jobs = {Job("big", 0, 10, 128), Job("wide", 1, 10, 16, 16),
                                 Job("ok", 2, 10, 8, 8)};
