@@ -13,6 +13,23 @@ bool SizesMatch(const std::vector<GpuId>& ranks, int tp, int pp, int dp) {
          static_cast<int64_t>(tp) * pp * dp == static_cast<int64_t>(ranks.size());
 }
 
+// The leaf switch GPU `gpu`'s NIC reaches (on a rail-optimized node, the leaf of rail
+// index % rails); -1 for a node attached to no switch.
+SwitchId LeafOf(const Topology& topo, const Gpu& gpu) {
+  const Node& node = topo.nodes()[gpu.node];
+  if (node.leaves.empty()) return -1;
+  return node.leaves[static_cast<size_t>(gpu.index) % node.leaves.size()];
+}
+
+// From `sw` up by first parents to the first switch of tier `tier` or above (the highest
+// reached when the tree ends below it); -1 stays -1.
+SwitchId UpTo(const Topology& topo, SwitchId sw, int tier) {
+  while (sw >= 0 && topo.switches()[sw].tier < tier && !topo.switches()[sw].parents.empty()) {
+    sw = topo.switches()[sw].parents[0];
+  }
+  return sw;
+}
+
 }  // namespace
 
 std::vector<std::string> SpreadLevels(const Topology& topo) {
@@ -24,14 +41,7 @@ std::vector<std::string> SpreadLevels(const Topology& topo) {
 int UnitOf(const Topology& topo, GpuId g, int level) {
   const Gpu& gpu = topo.gpus()[g];
   if (level == 0) return gpu.domain;
-  const Node& node = topo.nodes()[gpu.node];
-  if (node.leaves.empty()) return -1;
-  SwitchId sw = node.leaves[static_cast<size_t>(gpu.index) % node.leaves.size()];
-  const int tier = level - 1;
-  while (topo.switches()[sw].tier < tier && !topo.switches()[sw].parents.empty()) {
-    sw = topo.switches()[sw].parents[0];
-  }
-  return sw;
+  return UpTo(topo, LeafOf(topo, gpu), level - 1);
 }
 
 namespace {
@@ -64,16 +74,9 @@ std::vector<double> GroupSpread(const Topology& topo, const std::vector<GpuId>& 
       if (i > 0 && by_domain[i].first == by_domain[i - 1].first) continue;
       units[0].push_back(by_domain[i].first);
       // The first GPU of this domain in rank order: its switch of each tier.
-      const Gpu& gpu = topo.gpus()[ranks[first(group) + by_domain[i].second * stride]];
-      const Node& node = topo.nodes()[gpu.node];
-      SwitchId sw = node.leaves.empty()
-                        ? -1
-                        : node.leaves[static_cast<size_t>(gpu.index) % node.leaves.size()];
+      SwitchId sw = LeafOf(topo, topo.gpus()[ranks[first(group) + by_domain[i].second * stride]]);
       for (size_t level = 1; level < levels; ++level) {
-        const int tier = static_cast<int>(level) - 1;
-        while (sw >= 0 && topo.switches()[sw].tier < tier && !topo.switches()[sw].parents.empty()) {
-          sw = topo.switches()[sw].parents[0];
-        }
+        sw = UpTo(topo, sw, static_cast<int>(level) - 1);
         units[level].push_back(sw);
       }
     }

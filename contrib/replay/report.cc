@@ -26,7 +26,7 @@ const char* kColors[] = {"#1b6ac9", "#d1495b", "#2e9d5b", "#8c5cc4", "#e08e0b", 
 void AppendFixed(std::string* out, double v, int decimals) {
   char buf[48];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-  if (ec != std::errc()) {  // too long for the buffer (|v| past 1e40): printf's way
+  if (ec != std::errc()) {  // too long for the buffer (|v| from about 1e35): printf's way
     absl::StrAppendFormat(out, "%.*f", decimals, v);
     return;
   }
