@@ -277,17 +277,12 @@ class Sim {
   class KeptOff {
    public:
     KeptOff(ClusterState* state, const Topology& topo) : state_(state), topo_(topo) {}
-    ~KeptOff() { Hold(false, {}); }
+    ~KeptOff() { LetGo(); }
     KeptOff(const KeptOff&) = delete;
     KeptOff& operator=(const KeptOff&) = delete;
-    // Holds the free GPUs of `nodes` (on) or lets them go; false when they cannot be held.
-    bool Hold(bool on, const std::vector<NodeId>& nodes) {
-      if (on == holding_) return true;
-      if (!on) {
-        if (!held_.empty()) (void)state_->Release(held_);
-        holding_ = false;
-        return true;
-      }
+    // Holds the free GPUs of `nodes` unless they are held already; false when they cannot be.
+    bool Hold(const std::vector<NodeId>& nodes) {
+      if (holding_) return true;
       held_.clear();
       for (NodeId n : nodes) {
         for (GpuId g : topo_.nodes()[n].gpus) {
@@ -297,6 +292,11 @@ class Sim {
       if (!held_.empty() && !state_->Allocate(held_).ok()) return false;
       holding_ = true;
       return true;
+    }
+    // Lets the held GPUs go, if any are held.
+    void LetGo() {
+      if (holding_ && !held_.empty()) (void)state_->Release(held_);
+      holding_ = false;
     }
     // The GPUs held now: free for every count but the engine's.
     int held() const { return holding_ ? static_cast<int>(held_.size()) : 0; }
@@ -330,9 +330,8 @@ class Sim {
       const bool disjoint = head_model >= 0 && model >= 0 && model != head_model;
       if (!disjoint && reserved == nullptr) reserved = &Reserve(head, t);
       const bool anywhere = disjoint || t + j.duration <= reserved->time;
-      const bool started =
-          (anywhere ? kept_off.Hold(false, {}) : kept_off.Hold(true, reserved->nodes)) &&
-          TryStart(*it, t);
+      if (anywhere) kept_off.LetGo();
+      const bool started = (anywhere || kept_off.Hold(reserved->nodes)) && TryStart(*it, t);
       if (started) {
         it = pending_.erase(it);
       } else {

@@ -21,7 +21,7 @@ class Stamps {
       now_ = 1;
     }
   }
-  // Adds i; RET whether it was new.
+  // Adds i; true when it was not in the set yet.
   bool Mark(int i) {
     if (stamp_[static_cast<size_t>(i)] == now_) return false;
     stamp_[static_cast<size_t>(i)] = now_;

@@ -40,8 +40,9 @@ inline std::string Message(const absl::Status& s) { return std::string(s.message
 // 3 KB of topology.yaml) takes 13.9 s to import, build and round-trip under ASan, past the
 // 10 s hang timeout (CI, 2026-11-26), and the time grows with the blocks: 2,048 one-node
 // blocks (16,384 GPUs) take 4.1 s on a quiet machine, and CI runs two fuzzers at once beside
-// other tests, at half that speed. At this bound the worst is about 1 s. The code is the same
-// at any size; the bound is checked before names are built; unit tests cover the default.
+// other tests, at half that speed. At this bound the worst found takes 1.5 s (512 one-node
+// blocks). The code is the same at any size; the bound is checked before names are built;
+// unit tests cover the default.
 inline TopologyLimits Limits() {
   TopologyLimits limits;
   limits.max_gpus = int64_t{1} << 12;
