@@ -136,7 +136,7 @@ TEST_F(LoadPluginConfigTest, WeightsOverrideThePolicy) {
   std::vector<std::pair<std::string, double>> weights;
   for (const auto& w : p.scorers) weights.emplace_back(w.scorer->Name(), w.weight);
   EXPECT_THAT(weights, ElementsAre(Pair("nvlink", 100), Pair("tier", 10), Pair("comm", 50),
-                                   Pair("fragmentation", 7), Pair("model", 10)));
+                                   Pair("fragmentation", 7), Pair("model", 10), Pair("spread", 5)));
   std::vector<std::string> generators;
   for (const auto& g : p.generators) generators.emplace_back(g->Name());
   EXPECT_THAT(generators, ElementsAre("hierarchical", "firstfit"));

@@ -199,12 +199,13 @@ TEST(PolicyValueTest, WithWeightsChangesTheCopyOnly) {
   auto copy = WithWeights(*topo, {{"fragmentation", 7}, {"random", 0.5}});
   ASSERT_THAT(copy, IsOk());
   EXPECT_EQ(copy->name, "topo+weights");
-  // fragmentation 2 -> 7; random added, in the registry's order (after model).
-  EXPECT_THAT(Weights(*copy),
+  // fragmentation 2 -> 7; random added, in the registry's order (after model, before spread).
+  EXPECT_THAT(Weights(*copy), ElementsAre(Pair("nvlink", 100), Pair("tier", 10), Pair("comm", 50),
+                                          Pair("fragmentation", 7), Pair("model", 10),
+                                          Pair("random", 0.5), Pair("spread", 5)));
+  EXPECT_THAT(Weights(*topo),
               ElementsAre(Pair("nvlink", 100), Pair("tier", 10), Pair("comm", 50),
-                          Pair("fragmentation", 7), Pair("model", 10), Pair("random", 0.5)));
-  EXPECT_THAT(Weights(*topo), ElementsAre(Pair("nvlink", 100), Pair("tier", 10), Pair("comm", 50),
-                                          Pair("fragmentation", 2), Pair("model", 10)));
+                          Pair("fragmentation", 2), Pair("model", 10), Pair("spread", 5)));
   EXPECT_EQ(topo->name, "topo");
   EXPECT_EQ(copy->scorers[0].scorer, topo->scorers[0].scorer);  // shared, not rebuilt
   EXPECT_EQ(Generators(*copy), Generators(*topo));
@@ -331,7 +332,8 @@ TEST_F(SameDecisionsTest, ThePolicyWithSeedSIsWithSeedSOfAnother) {
 TEST_F(SameDecisionsTest, WithWeightsDecidesAsThePolicyFile) {
   auto file = ParsePolicyYaml(
       "name: topo+weights\ngenerators: [hierarchical, firstfit]\n"
-      "weights: {nvlink: 100, comm: 50, tier: 10, fragmentation: 7, model: 10, random: 0.5}\n",
+      "weights: {nvlink: 100, comm: 50, tier: 10, spread: 5, fragmentation: 7, model: 10, "
+      "random: 0.5}\n",
       "topo-weights.yaml");
   ASSERT_THAT(file, IsOk());
   auto copy = WithWeights(*Preset("topo"), {{"fragmentation", 7}, {"random", 0.5}});

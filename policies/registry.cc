@@ -21,6 +21,7 @@ constexpr Entry<Scorer> kScorers[] = {
     {"comm", MakeCommScorer},     {"fragmentation", MakeFragmentationScorer},
     {"model", MakeModelScorer},   {"firstfit", MakeFirstFitScorer},
     {"random", MakeRandomScorer}, {"balance", MakeBalanceScorer},
+    {"spread", MakeSpreadScorer},
 };
 constexpr Entry<Generator> kGenerators[] = {
     {"hierarchical", MakeHierarchicalGenerator},

@@ -16,6 +16,7 @@ std::unique_ptr<Scorer> MakeModelScorer();
 std::unique_ptr<Scorer> MakeFirstFitScorer();
 std::unique_ptr<Scorer> MakeRandomScorer();  // seeded by ScoringContext::seed
 std::unique_ptr<Scorer> MakeBalanceScorer();
+std::unique_ptr<Scorer> MakeSpreadScorer();
 
 }  // namespace nvlplace
 

@@ -673,7 +673,7 @@ TEST(EngineTest, ExplainsTheDecision) {
   ASSERT_TRUE(r.placed);
   ASSERT_TRUE(r.best_rejected.has_value());
   EXPECT_FALSE(r.best_rejected->why.empty());
-  EXPECT_EQ(r.scores.size(), 5u);  // topo weighs nvlink, tier, comm, fragmentation, model
+  EXPECT_EQ(r.scores.size(), 6u);  // nvlink, tier, comm, fragmentation, model, spread
   nlohmann::json j = PlacementToJson(r, *topo);
   EXPECT_EQ(j["schema"], "nvlplace.placement/1");
   EXPECT_EQ(j["ranks"].size(), 16u);
