@@ -1,5 +1,5 @@
 // comm: estimated communication seconds per step against the all-NVLink lower bound.
-#include <algorithm>
+#include <vector>
 
 #include "policies/scorers.h"
 
@@ -15,15 +15,8 @@ class CommScorer : public Scorer {
     if (estimate <= 0) return 100;
     return 100.0 * ctx.ideal.total() / estimate;
   }
-  // Against the best candidate instead: 100 * best estimate / this estimate, so that a
-  // placement twice as slow as the best available scores 50 even when every candidate is
-  // far from the all-NVLink ideal.
-  void Normalize(std::vector<double>* scores) const override {
-    double best = 0;
-    for (double s : *scores) best = std::max(best, s);
-    if (best <= 0) return;
-    for (double& s : *scores) s = 100.0 * s / best;
-  }
+  // Against the best candidate instead (NormalizeToBest).
+  void Normalize(std::vector<double>* scores) const override { NormalizeToBest(scores); }
 };
 
 }  // namespace

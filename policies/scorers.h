@@ -2,7 +2,9 @@
 #ifndef NVLPLACE_POLICIES_SCORERS_H_
 #define NVLPLACE_POLICIES_SCORERS_H_
 
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "placement/engine/scorer.h"
 
@@ -17,6 +19,16 @@ std::unique_ptr<Scorer> MakeFirstFitScorer();
 std::unique_ptr<Scorer> MakeRandomScorer();  // seeded by ScoringContext::seed
 std::unique_ptr<Scorer> MakeBalanceScorer();
 std::unique_ptr<Scorer> MakeSpreadScorer();
+
+// A Normalize step for scorers whose raw score is 100 x ideal / cost: against the best
+// candidate instead, 100 x score / best, so that a candidate twice as costly as the best
+// scores 50 even when every candidate is far from the ideal. Unchanged when none is positive.
+inline void NormalizeToBest(std::vector<double>* scores) {
+  double best = 0;
+  for (double s : *scores) best = std::max(best, s);
+  if (best <= 0) return;
+  for (double& s : *scores) s = 100.0 * s / best;
+}
 
 }  // namespace nvlplace
 

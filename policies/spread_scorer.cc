@@ -31,14 +31,9 @@ class SpreadScorer : public Scorer {
     if (leaves == 0) return 100;
     return 100.0 * static_cast<double>(per_node) / static_cast<double>(leaves);
   }
-  // Against the candidate under the fewest leaves: 100 * this / best, so that twice the
-  // leaves of the best scores 50 also where no candidate fits under one.
-  void Normalize(std::vector<double>* scores) const override {
-    double best = 0;
-    for (double s : *scores) best = std::max(best, s);
-    if (best <= 0) return;
-    for (double& s : *scores) s = 100.0 * s / best;
-  }
+  // Against the candidate under the fewest leaves (NormalizeToBest): twice its leaves score
+  // 50 also where no candidate fits under one.
+  void Normalize(std::vector<double>* scores) const override { NormalizeToBest(scores); }
 };
 
 }  // namespace
