@@ -28,18 +28,14 @@ class FragmentationScorer : public Scorer {
     seen_leaf.Begin(ctx.topo.switches().size());
     seen_node.Begin(ctx.topo.nodes().size());
     long free_leaves = 0;
-    const std::vector<SwitchId>* previous = nullptr;
-    for (NodeId n : facts.nodes) {
-      const std::vector<SwitchId>& mine = ctx.topo.nodes()[n].leaves;
-      if (previous != nullptr && *previous == mine) continue;  // neighbours share leaves
-      previous = &mine;
-      for (SwitchId s : mine) {
+    ForEachLeafList(ctx.topo, facts.nodes, [&](const std::vector<SwitchId>& leaves) {
+      for (SwitchId s : leaves) {
         if (!seen_leaf.Mark(s)) continue;
         for (NodeId m : ctx.topo.switches()[s].nodes) {
           if (seen_node.Mark(m)) free_leaves += ctx.state.free_on_node(m);
         }
       }
-    }
+    });
     double d = free_domains > 0 ? std::min(1.0, static_cast<double>(taken) / free_domains) : 1;
     double l = free_leaves > 0 ? std::min(1.0, static_cast<double>(taken) / free_leaves) : 1;
     return 100.0 * (0.6 * d + 0.4 * l);

@@ -20,6 +20,20 @@ std::unique_ptr<Scorer> MakeRandomScorer();  // seeded by ScoringContext::seed
 std::unique_ptr<Scorer> MakeBalanceScorer();
 std::unique_ptr<Scorer> MakeSpreadScorer();
 
+// Calls fn(leaves) with the leaf switches of each of `nodes` in turn, skipping a node whose
+// leaves are its predecessor's (a rail-optimized unit's nodes all hang from the same rail
+// leaves), so that a job of many nodes under few leaves is not walked node by node.
+template <typename Fn>
+void ForEachLeafList(const Topology& topo, const std::vector<NodeId>& nodes, Fn fn) {
+  const std::vector<SwitchId>* previous = nullptr;
+  for (NodeId n : nodes) {
+    const std::vector<SwitchId>& mine = topo.nodes()[n].leaves;
+    if (previous != nullptr && *previous == mine) continue;
+    previous = &mine;
+    fn(mine);
+  }
+}
+
 // A Normalize step for scorers whose raw score is 100 x ideal / cost: against the best
 // candidate instead, 100 x score / best, so that a candidate twice as costly as the best
 // scores 50 even when every candidate is far from the ideal. Unchanged when none is positive.

@@ -20,14 +20,10 @@ class SpreadScorer : public Scorer {
     thread_local Stamps seen;
     seen.Begin(ctx.topo.switches().size());
     size_t leaves = 0, per_node = 1;
-    const std::vector<SwitchId>* previous = nullptr;
-    for (NodeId n : facts.nodes) {
-      const std::vector<SwitchId>& mine = ctx.topo.nodes()[n].leaves;
-      if (previous != nullptr && *previous == mine) continue;  // neighbours share leaves
-      previous = &mine;
+    ForEachLeafList(ctx.topo, facts.nodes, [&](const std::vector<SwitchId>& mine) {
       per_node = std::max(per_node, mine.size());
       for (SwitchId s : mine) leaves += seen.Mark(s) ? 1 : 0;
-    }
+    });
     if (leaves == 0) return 100;
     return 100.0 * static_cast<double>(per_node) / static_cast<double>(leaves);
   }
