@@ -215,7 +215,7 @@ for setup in "${setups[@]}"; do
       >"$NVL_RUN/etc/topo-use-spares.yaml"
     sed -i "s|^policy: .*|policy: $NVL_RUN/etc/topo-use-spares.yaml|" "$NVL_RUN/etc/nvlplace.yaml"
     mark=$(wc -l <"$NVL_RUN/log/slurmctld.log")
-    scontrol reconfigure
+    nvl_reconfigure
     reloaded() { tail -n +"$((mark + 1))" "$NVL_RUN/log/slurmctld.log" | grep -q "nvlplace: loaded"; }
     nvl_wait_for 60 "the policy that takes spares to load" reloaded ||
       { echo "gb200.sh: nvlplace did not load $NVL_RUN/etc/topo-use-spares.yaml" >&2; exit 1; }

@@ -59,6 +59,9 @@ class Cluster:
         prefix = os.environ.get("NVLPLACE_SLURM_PREFIX")
         self.sbin = os.path.join(prefix, "sbin") if prefix else "/usr/sbin"
         os.environ["SLURM_CONF"] = self.conf
+        # From 23.11 on `scontrol reconfigure` starts a new slurmctld process.
+        version = run([os.path.join(self.sbin, "slurmctld"), "-V"]).stdout.split()[1]
+        self.reconfigure_restarts = tuple(int(x) for x in version.split(".")[:2]) >= (23, 11)
 
     def up(self):
         r = run(["scontrol", "ping"], check=False)
@@ -78,6 +81,53 @@ class Cluster:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"timed out after {timeout} s waiting for {what}")
             time.sleep(0.1)
+
+    def reconfigure(self):
+        """`scontrol reconfigure`, returning once the slurmctld that answers owns its pid file
+        (contrib/cluster/common.sh's nvl_reconfigure says why: from 23.11 on the new process
+        writes its pid only after the old one has exited)."""
+        old = self.pid("slurmctld.pid")
+        run(["scontrol", "reconfigure"])
+        if self.reconfigure_restarts:
+            self.wait("the reconfigured slurmctld to write its pid file",
+                      lambda: self.pid("slurmctld.pid") not in (None, old), 30)
+
+    def controller_pid(self):
+        """The pid of the slurmctld in control, from its pid file. A file that names no live
+        process fails with what the file and the process table say: a controller that died on
+        its own, not by the burst's hand, is a finding, not a fault of the burst."""
+        pid = self.pid("slurmctld.pid")
+        if pid is not None:
+            return pid
+        path = os.path.join(self.run, "run", "slurmctld.pid")
+        try:
+            with open(path) as f:
+                text = repr(f.read())
+        except OSError as e:
+            text = f"unreadable ({e.strerror})"
+        ping = run(["scontrol", "ping"], check=False).stdout.strip().replace("\n", "; ")
+        raise RuntimeError(f"{path} names no live slurmctld: it holds {text}; slurmctld "
+                           f"processes of this cluster: {self.slurmctld_processes() or 'none'}; "
+                           f"scontrol ping: {ping or 'no answer'}")
+
+    def slurmctld_processes(self):
+        """pid:state of every process running this cluster's slurmctld binary with its
+        slurm.conf (slurmscriptd renames itself, so it is not counted)."""
+        found = []
+        binary = os.path.join(self.sbin, "slurmctld")
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
+                with open(f"/proc/{d}/stat") as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if argv[0].decode(errors="replace") == binary and self.conf.encode() in argv:
+                found.append(f"{d}:{state}")
+        return ", ".join(found)
 
     def pid(self, name):
         try:
@@ -444,7 +494,7 @@ class Burst:
         state = os.path.join(self.c.run, "state", "job_state")
         self.c.wait("the job state to be saved",
                     lambda: os.path.exists(state) and os.path.getmtime(state) > last, 60)
-        pid = self.c.pid("slurmctld.pid")
+        pid = self.c.controller_pid()
         os.kill(pid, signal.SIGKILL)
         self.c.wait("slurmctld to die", lambda: not _alive(pid), 30)
 
@@ -475,21 +525,21 @@ class Burst:
             self.good_yaml = f.read()
         with open(self.c.yaml, "w") as f:
             f.write(self.good_yaml + "log_level: chatty\n")
-        run(["scontrol", "reconfigure"])
+        self.c.reconfigure()
 
     def restore_yaml(self):
         with open(self.c.yaml, "w") as f:
             f.write(self.good_yaml)
-        run(["scontrol", "reconfigure"])
+        self.c.reconfigure()
 
     def delete_topology(self):
         # nvlplace.yaml names a copy in the run directory (set up in main), never the source.
         os.rename(self.topo_copy, self.topo_copy + ".away")
-        run(["scontrol", "reconfigure"])
+        self.c.reconfigure()
 
     def restore_topology(self):
         os.rename(self.topo_copy + ".away", self.topo_copy)
-        run(["scontrol", "reconfigure"])
+        self.c.reconfigure()
 
     def restart_slurmd(self):
         node = self.rng.choice(self.nodes)
@@ -512,7 +562,7 @@ class Burst:
                 text = f.read()
             with open(self.c.yaml, "w") as f:
                 f.write(re.sub(r"(?m)^\s*topology:.*$", f"topology: {self.topo_copy}", text))
-            run(["scontrol", "reconfigure"])
+            self.c.reconfigure()
         self.log_start = os.path.getsize(self.c.log)
         plan = {}
         submissions = max(1, self.a.jobs // self.a.array_size)

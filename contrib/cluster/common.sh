@@ -46,6 +46,24 @@ nvl_release_at_least() {
 }
 # True when `scontrol reconfigure` starts a new slurmctld process (23.11 and later).
 nvl_reconfigure_restarts() { nvl_release_at_least "$1" 23 11; }
+# nvl_reconfigure: `scontrol reconfigure`, returning once the slurmctld that answers owns its
+# pid file. From 23.11 on the command starts a new slurmctld process and returns when that one
+# has started, but the new process writes its pid only after the old one has exited (it waits
+# for the file's lock): right after the command, the file may still name the old, exiting
+# process (26.05.3: 12 of 15 reconfigures in a row read back the old pid at once, none 50 ms
+# later), and a script that reads it then signals a process that is going away.
+nvl_reconfigure() {
+  local old
+  old=$(nvl_pid_of "$NVL_RUN/run/slurmctld.pid")
+  scontrol reconfigure || return 1
+  nvl_reconfigure_restarts "$(nvl_slurm_release)" || return 0
+  nvl_wait_for 30 "the reconfigured slurmctld to write its pid file" nvl_pid_file_moved_on "$old"
+}
+# nvl_pid_file_moved_on OLD: slurmctld's pid file names a live process other than OLD.
+nvl_pid_file_moved_on() {
+  local pid
+  pid=$(nvl_pid_of "$NVL_RUN/run/slurmctld.pid") && [[ $pid != "$1" ]]
+}
 # True when gres.conf Links= helps stock cons_tres (before 24.05; see tests/slurm/links.sh).
 nvl_links_help() { ! nvl_release_at_least "$1" 24 5; }
 

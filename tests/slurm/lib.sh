@@ -156,7 +156,7 @@ print("%(jobs_submitted)d jobs, %(jobs_started)d started, %(placed_by_nvlplace)d
 # Writes nvlplace.yaml and makes slurmctld read it again.
 write_nvlplace_yaml() {
   printf '%s\n' "$1" >"$NVL_RUN/etc/nvlplace.yaml"
-  scontrol reconfigure || fail "scontrol reconfigure failed"
+  nvl_reconfigure || fail "scontrol reconfigure failed"
 }
 
 # The cluster's own nvlplace.yaml (as start.sh writes it, without its comment line).

@@ -62,14 +62,14 @@ done
 check_refused "nvlplace: 8 GPUs do not split evenly over 3 nodes" \
   sbatch -o /dev/null -N3 --gpus=8 --nvl-tp=4 --wrap=true
 sed -i '/^JobSubmitPlugins=/d' "$NVL_RUN/etc/slurm.conf"
-scontrol reconfigure || fail "reconfigure"
+nvl_reconfigure || fail "reconfigure"
 mark=$(log_mark)
 check_refused "Requested node configuration is not available" sbatch -o /dev/null --gpus=1 --nvl-tp=8 --wrap=true
 [[ $out != *"nvlplace:"* ]] || fail "job_submit/nvlplace still answered: $out"
 log_line_has "$mark" "*" event=refused mode=test_only "why~does not divide 1 GPU" ||
   fail "no 'refused at submit' line for --gpus=1 --nvl-tp=8 without job_submit/nvlplace"
 echo "JobSubmitPlugins=nvlplace" >>"$NVL_RUN/etc/slurm.conf"
-scontrol reconfigure || fail "reconfigure"
+nvl_reconfigure || fail "reconfigure"
 
 # Good values as #SBATCH lines reach the select plugin.
 printf '#!/bin/bash\n#SBATCH --gpus=8 -o /dev/null\n#SBATCH --nvl-tp=2 --nvl-pp=2\n#SBATCH --nvl=prefer --nvl-max-tier=spine\nsleep 3600\n' >"$script"
