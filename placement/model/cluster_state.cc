@@ -18,6 +18,10 @@ ClusterState::ClusterState(std::shared_ptr<const Topology> topo) : topo_(std::mo
   for (DomainId d = 0; d < topo_->num_domains(); ++d) {
     domain_free_[d] = static_cast<int>(topo_->domains()[d].gpus.size());
   }
+  leaf_group_free_.assign(topo_->num_leaf_groups(), 0);
+  for (NodeId n = 0; n < topo_->num_nodes(); ++n) {
+    leaf_group_free_[topo_->LeafGroup(n)] += node_free_[n];
+  }
   num_free_ = topo_->num_gpus();
   // GPUs of nodes nvlplace does not place on (placed: false) are busy for good.
   for (const Node& node : topo_->nodes()) {
@@ -32,6 +36,7 @@ ClusterState::ClusterState(const ClusterState& other)
       busy_(other.busy_),
       node_free_(other.node_free_),
       domain_free_(other.domain_free_),
+      leaf_group_free_(other.leaf_group_free_),
       num_free_(other.num_free_) {}
 
 ClusterState& ClusterState::operator=(const ClusterState& other) {
@@ -40,6 +45,7 @@ ClusterState& ClusterState::operator=(const ClusterState& other) {
   busy_ = other.busy_;
   node_free_ = other.node_free_;
   domain_free_ = other.domain_free_;
+  leaf_group_free_ = other.leaf_group_free_;
   num_free_ = other.num_free_;
   // The derived index followed the old contents: it must not follow these.
   journal_begin_ += journal_.size() + 1;
@@ -54,7 +60,9 @@ bool ClusterState::Held(GpuId g) const { return !topo_->nodes()[topo_->gpus()[g]
 void ClusterState::Set(GpuId g, bool busy) {
   int delta = busy ? -1 : 1;
   busy_[g] = busy;
-  node_free_[topo_->gpus()[g].node] += delta;
+  NodeId n = topo_->gpus()[g].node;
+  node_free_[n] += delta;
+  leaf_group_free_[topo_->LeafGroup(n)] += delta;
   domain_free_[topo_->gpus()[g].domain] += delta;
   num_free_ += delta;
 }

@@ -24,6 +24,8 @@ class ClusterState {
   bool busy(GpuId g) const { return busy_[g]; }
   int free_on_node(NodeId n) const { return node_free_[n]; }
   int free_in_domain(DomainId d) const { return domain_free_[d]; }
+  // Free GPUs on the nodes of a leaf group (Topology::LeafGroup).
+  int free_in_leaf_group(int g) const { return leaf_group_free_[g]; }
   int num_free() const { return num_free_; }
   bool node_all_free(NodeId n) const {
     return node_free_[n] == static_cast<int>(topo_->nodes()[n].gpus.size());
@@ -69,6 +71,7 @@ class ClusterState {
   std::vector<uint8_t> busy_;  // per GPU (bytes: read in every decision's inner loops)
   std::vector<int> node_free_;
   std::vector<int> domain_free_;
+  std::vector<int> leaf_group_free_;
   int num_free_ = 0;
   std::vector<NodeId> journal_;
   uint64_t journal_begin_ = 0;

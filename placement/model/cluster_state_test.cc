@@ -48,7 +48,9 @@ TEST(ClusterStateTest, CountsFreeGpusPerNodeDomainAndCluster) {
   EXPECT_EQ(state.free_in_domain(topo->DomainOf(a1[0])), 3);  // the whole node: 4 - 1
   EXPECT_TRUE(state.busy(a0[1]));
   EXPECT_FALSE(state.busy(a0[0]));
+  EXPECT_EQ(state.free_in_leaf_group(topo->LeafGroup(0)), 5);  // both nodes on leaf0
   ASSERT_THAT(state.Release({a0[1], a1[0]}), IsOk());
+  EXPECT_EQ(state.free_in_leaf_group(topo->LeafGroup(0)), 7);
   EXPECT_EQ(state.num_free(), 7);
   EXPECT_EQ(state.free_on_node(1), 4);
   EXPECT_TRUE(state.node_all_free(1));

@@ -233,6 +233,10 @@ class Topology {
   // The nodes' leaf-group id: nodes with identical leaves share one.
   int LeafGroup(NodeId n) const { return leaf_group_[n]; }
   int num_leaf_groups() const { return num_leaf_groups_; }
+  // True when every leaf of the group holds only the group's nodes, so that the nodes under
+  // its leaves are exactly its nodes (a rack under its own leaf, a rail-optimized unit under
+  // its rail leaves); false for a group with no leaf.
+  bool LeafGroupClosed(int g) const { return group_closed_[g] != 0; }
 
   // Tier components: per tier t, the switches of tier t or lower joined to their children
   // make components, and two leaves share a switch of tier t or lower only if they are in
@@ -301,6 +305,7 @@ class Topology {
   std::vector<int> leaf_group_;  // per node
   int num_leaf_groups_ = 0;
   std::vector<std::vector<SwitchId>> group_leaves_;  // per leaf group: its nodes' leaves
+  std::vector<uint8_t> group_closed_;                // per leaf group: LeafGroupClosed
   std::vector<std::vector<Ancestor>> ancestors_;     // per switch, sorted by id
 
   // Tier components (TopologyBuilder::ComputeTierComponents); row r = leaf row x tiers + t.

@@ -898,6 +898,18 @@ absl::Status TopologyBuilder::GroupLeaves() {
     t_->leaf_group_[n] = it->second;
   }
   t_->num_leaf_groups_ = static_cast<int>(t_->group_leaves_.size());
+  t_->group_closed_.assign(t_->group_leaves_.size(), 1);
+  for (size_t g = 0; g < t_->group_leaves_.size(); ++g) {
+    if (t_->group_leaves_[g].empty()) t_->group_closed_[g] = 0;
+  }
+  for (const Switch& sw : t_->switches_) {
+    for (NodeId m : sw.nodes) {
+      if (t_->leaf_group_[m] != t_->leaf_group_[sw.nodes[0]]) {
+        for (NodeId k : sw.nodes) t_->group_closed_[t_->leaf_group_[k]] = 0;
+        break;
+      }
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -154,6 +154,38 @@ TEST(TopologyTest, RailsKeepTrafficOnTheLeaf) {
   EXPECT_EQ(topo->GpusUnder(topo->FindSwitch("rail1")).size(), 16u);
 }
 
+// Rail 0 spans four nodes; rail 1 is two leaves of two nodes each.
+constexpr char kSharedRail[] = R"(name: shared-rail
+tiers: [leaf, spine]
+gpu_models: [{name: H100}]
+nodes:
+  - {names: "d[1-4]", gpus: 2, model: H100}
+switches:
+  - {name: rail0, tier: leaf, nodes: "d[1-4]", rail: 0}
+  - {name: rail1a, tier: leaf, nodes: "d[1-2]", rail: 1}
+  - {name: rail1b, tier: leaf, nodes: "d[3-4]", rail: 1}
+  - {name: spine, tier: spine, switches: "rail0,rail1a,rail1b"}
+)";
+
+TEST(TopologyTest, ALeafGroupIsClosedWhenItsLeavesHoldOnlyItsNodes) {
+  auto rails = Build(kRails);
+  ASSERT_NE(rails, nullptr);
+  EXPECT_EQ(rails->num_leaf_groups(), 1);  // every node on the same four rail leaves
+  EXPECT_TRUE(rails->LeafGroupClosed(0));
+  auto tree = Build(kTree);
+  ASSERT_NE(tree, nullptr);
+  EXPECT_EQ(tree->num_leaf_groups(), 4);
+  for (int g = 0; g < 4; ++g) EXPECT_TRUE(tree->LeafGroupClosed(g)) << g;
+  // d1-d2 and d3-d4 differ in rail 1, and rail 0 holds both: its nodes are not one group's.
+  auto shared = Build(kSharedRail);
+  ASSERT_NE(shared, nullptr);
+  ASSERT_EQ(shared->num_leaf_groups(), 2);
+  EXPECT_EQ(shared->LeafGroup(shared->FindNode("d1")), shared->LeafGroup(shared->FindNode("d2")));
+  EXPECT_NE(shared->LeafGroup(shared->FindNode("d1")), shared->LeafGroup(shared->FindNode("d3")));
+  EXPECT_FALSE(shared->LeafGroupClosed(0));
+  EXPECT_FALSE(shared->LeafGroupClosed(1));
+}
+
 // GB200 NVL72-like racks, shrunk: 2 racks of 3 nodes x 4 GPUs.
 constexpr char kRacks[] = R"(name: racks
 tiers: [leaf, spine]
