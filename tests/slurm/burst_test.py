@@ -175,6 +175,40 @@ class QualityTest(unittest.TestCase):
                           v["less_local_said"]), (2, 1, 1, 1, 1))
 
 
+class PidFileTest(unittest.TestCase):
+    """Cluster.pid as slurmctld leaves its pid file: rewritten in place on every reconfigure
+    (23.11+) without truncation, so a shorter pid after a wrap-around keeps the old tail."""
+
+    def pid_in(self, text):
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "run"))
+            with open(os.path.join(d, "run", "slurmctld.pid"), "w") as f:
+                f.write(text)
+            cluster = burst.Cluster.__new__(burst.Cluster)
+            cluster.run = d
+            return cluster.pid("slurmctld.pid")
+
+    def test_a_shorter_pid_written_over_a_longer_one_is_read_from_the_first_line(self):
+        me = os.getpid()
+        self.assertEqual(self.pid_in(f"{me}\n4\n"), me)  # 32764 then 706: '706\n4\n'
+
+    def test_a_process_that_ended_or_is_a_zombie_is_not_alive(self):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        # Ended and not reaped (WNOWAIT): a zombie until the waitpid below.
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        self.assertIsNone(self.pid_in(f"{pid}\n"))
+        os.waitpid(pid, 0)
+        self.assertIsNone(self.pid_in(f"{pid}\n"))
+
+    def test_an_empty_or_missing_file_names_no_process(self):
+        self.assertIsNone(self.pid_in(""))
+        cluster = burst.Cluster.__new__(burst.Cluster)
+        cluster.run = "/nonexistent"
+        self.assertIsNone(cluster.pid("slurmctld.pid"))
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit("usage: burst_test.py NVLPLACE_BINARY")
