@@ -25,25 +25,22 @@ class FragmentationScorer : public Scorer {
     // rail-optimized unit under its rail leaves) is one count the state keeps; else its
     // leaves' nodes are walked, leaves and nodes marked with this call's stamp (a 1,024-GPU
     // job on GB200 touches dozens of racks: walking their nodes was 10% of its decision).
-    thread_local Stamps seen_group, seen_leaf, seen_node;
-    seen_group.Begin(ctx.topo.num_leaf_groups());
+    thread_local Stamps seen_leaf, seen_node;
     seen_leaf.Begin(ctx.topo.switches().size());
     seen_node.Begin(ctx.topo.nodes().size());
     long free_leaves = 0;
-    for (NodeId n : facts.nodes) {
-      int g = ctx.topo.LeafGroup(n);
-      if (!seen_group.Mark(g)) continue;
+    ForEachLeafGroup(ctx.topo, facts.nodes, [&](int g, const std::vector<SwitchId>& leaves) {
       if (ctx.topo.LeafGroupClosed(g)) {
         free_leaves += ctx.state.free_in_leaf_group(g);
-        continue;
+        return;
       }
-      for (SwitchId s : ctx.topo.nodes()[n].leaves) {
+      for (SwitchId s : leaves) {
         if (!seen_leaf.Mark(s)) continue;
         for (NodeId m : ctx.topo.switches()[s].nodes) {
           if (seen_node.Mark(m)) free_leaves += ctx.state.free_on_node(m);
         }
       }
-    }
+    });
     double d = free_domains > 0 ? std::min(1.0, static_cast<double>(taken) / free_domains) : 1;
     double l = free_leaves > 0 ? std::min(1.0, static_cast<double>(taken) / free_leaves) : 1;
     return 100.0 * (0.6 * d + 0.4 * l);

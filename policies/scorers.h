@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "placement/engine/scorer.h"
+#include "placement/engine/stamps.h"
 
 namespace nvlplace {
 
@@ -20,17 +21,16 @@ std::unique_ptr<Scorer> MakeRandomScorer();  // seeded by ScoringContext::seed
 std::unique_ptr<Scorer> MakeBalanceScorer();
 std::unique_ptr<Scorer> MakeSpreadScorer();
 
-// Calls fn(leaves) with the leaf switches of each of `nodes` in turn, skipping a node whose
-// leaves are its predecessor's (a rail-optimized unit's nodes all hang from the same rail
-// leaves), so that a job of many nodes under few leaves is not walked node by node.
+// Calls fn(group, leaves) once for each leaf group (Topology::LeafGroup: nodes with the same
+// leaf switches) among `nodes`, with that group's leaves, so that a job of many nodes under
+// few leaves (a rack's trays, a rail-optimized unit's nodes) is not walked node by node.
 template <typename Fn>
-void ForEachLeafList(const Topology& topo, const std::vector<NodeId>& nodes, Fn fn) {
-  const std::vector<SwitchId>* previous = nullptr;
+void ForEachLeafGroup(const Topology& topo, const std::vector<NodeId>& nodes, Fn fn) {
+  thread_local Stamps seen;
+  seen.Begin(static_cast<size_t>(topo.num_leaf_groups()));
   for (NodeId n : nodes) {
-    const std::vector<SwitchId>& mine = topo.nodes()[n].leaves;
-    if (previous != nullptr && *previous == mine) continue;
-    previous = &mine;
-    fn(mine);
+    int g = topo.LeafGroup(n);
+    if (seen.Mark(g)) fn(g, topo.nodes()[n].leaves);
   }
 }
 

@@ -121,11 +121,10 @@ class Cluster:
             try:
                 with open(f"/proc/{d}/cmdline", "rb") as f:
                     argv = f.read().split(b"\0")
-                with open(f"/proc/{d}/stat") as f:
-                    state = f.read().rsplit(")", 1)[1].split()[0]
             except OSError:
                 continue
-            if argv[0].decode(errors="replace") == binary and self.conf.encode() in argv:
+            state = _proc_state(int(d))
+            if state and argv[0].decode(errors="replace") == binary and self.conf.encode() in argv:
                 found.append(f"{d}:{state}")
         return ", ".join(found)
 
@@ -844,14 +843,19 @@ class Burst:
         return out
 
 
+def _proc_state(pid):
+    """The state letter of a process (R, S, D, Z...) from /proc, or None if there is none."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
 def _alive(pid):
     """The process exists and is not a zombie (a daemon's parent here, the VM's init, reaps
     an exited slurmctld some time after it exits)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
+    return _proc_state(pid) not in (None, "Z")
 
 
 def main():
