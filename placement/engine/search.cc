@@ -409,13 +409,28 @@ inline HostCount CountHost(const Hierarchy& h, const ClusterState& state, const 
   const Topology& topo = state.topology();
   const std::vector<NodeId>& nodes = h.nodes()[host].nodes;
   HostCount out;
+  int room = rule.keep_spares ? SpareRoom(topo, state, nodes) : -1;
+  auto usable = [&](NodeId n) {
+    bool yes = request.allowed_node[n] && (!request.exclusive || state.node_all_free(n));
+    if (yes && room >= 0 && state.node_all_free(n)) yes = TakeRoom(&room);  // else a spare
+    return yes;
+  };
+  if (!rule.per_node && nodes.size() > 1) {
+    // A multi-node domain (each of its nodes has that one domain) in GPUs mode: what the
+    // general count below gives for it, from the nodes' free counts alone (the trays of a
+    // rack: no node's record is read).
+    for (NodeId n : nodes) {
+      if (usable(n)) out.free += state.free_on_node(n);
+    }
+    out.largest = out.free;
+    out.cap = out.free / rule.size;
+    if (rule.one_per_host) out.cap = std::min(out.cap, 1);
+    return out;
+  }
   counts->clear();
   int sum = 0;
-  int room = rule.keep_spares ? SpareRoom(topo, state, nodes) : -1;
   for (NodeId n : nodes) {
-    bool usable = request.allowed_node[n] && (!request.exclusive || state.node_all_free(n));
-    if (usable && room >= 0 && state.node_all_free(n)) usable = TakeRoom(&room);  // else a spare
-    if (!usable) {
+    if (!usable(n)) {
       if (rule.per_node) counts->push_back(0);
       continue;
     }
@@ -688,6 +703,22 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
     }
     return;
   }
+  uint64_t key = static_cast<uint64_t>(host) << 32 | static_cast<uint32_t>(k);
+  auto [it, fresh] = taken_.try_emplace(key);
+  if (!fresh) {
+    auto first = taken_gpus_.begin() + Diff(it->second.first);
+    out->insert(out->end(), first, first + Diff(it->second.second));
+    return;
+  }
+  size_t start = out->size();
+  TakeFromHostUncached(host, k, out);
+  it->second = {taken_gpus_.size(), out->size() - start};
+  taken_gpus_.insert(taken_gpus_.end(), out->begin() + Diff(start), out->end());
+}
+
+void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out) const {
+  const std::vector<NodeId>& nodes = hierarchy_.nodes()[host].nodes;
+  const Topology& topo = state_.topology();
   // The pools and what each has left. When each node is one island (the trays of a rack),
   // the pools are the nodes, counted without listing their GPUs: a chunk's GPUs are read
   // from the node as they are taken (`next`: where the node's next free GPU may be).

@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "placement/model/cluster_state.h"
 #include "placement/model/request.h"
 #include "placement/model/topology.h"
@@ -198,7 +200,13 @@ class SearchState {
   // Nodes mode: node n's pool, the GPUs its chunk is taken from in order (ChunkRule::group
   // and compact), given its free usable GPUs per island.
   std::vector<GpuId> NodePool(const std::vector<std::vector<GpuId>>& islands) const;
+  // Appends k chunks of host `host`. A multi-node or multi-island host's chunks are listed
+  // once per (host, k) (TakeFromHostUncached) and copied after that: the candidates of one
+  // decision take from the same hosts again (a part of the fabric's best fit and its
+  // fewest-hosts take, the level above it, first fit), and the state does not change while a
+  // SearchState lives.
   void TakeFromHost(int host, int k, std::vector<GpuId>* out) const;
+  void TakeFromHostUncached(int host, int k, std::vector<GpuId>* out) const;
   // Appends to `out`, in index order, the hosts under `id` whose capacity is exactly `cap`,
   // until `out` holds `limit`.
   void HostsWithCapacity(int id, int cap, size_t limit, std::vector<int>* out) const;
@@ -213,6 +221,9 @@ class SearchState {
   ChunkRule rule_;
   int num_hosts_ = 0;
   std::shared_ptr<const CapacityIndex> index_;
+  // TakeFromHost's lists: key host << 32 | k, value (start, length) in taken_gpus_.
+  mutable absl::flat_hash_map<uint64_t, std::pair<size_t, size_t>> taken_;
+  mutable std::vector<GpuId> taken_gpus_;
 };
 
 }  // namespace nvlplace
