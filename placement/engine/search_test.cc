@@ -250,6 +250,51 @@ TEST(HierarchyTest, KnowsWhetherTheTreeMeetsHostsInIndexOrder) {
   EXPECT_FALSE(Hierarchy(*Topo(kInterleavedYaml)).hosts_in_tree_order());
 }
 
+// A host's chunks are listed once per (host, chunk count) and copied after that
+// (SearchState::TakeFromHost): on every bundled cluster of up to 2,048 GPUs, a third of its
+// GPUs busy, takes of every count from every host, each asked again after all the others,
+// give what a state of their own gives on its first take, for chunk rules of every kind.
+TEST(SearchStateTest, RepeatedTakesFromAHostGiveWhatAFreshStateGives) {
+  const std::vector<ChunkRule> rules = {{1, false},
+                                        {4, false},
+                                        {8, false},
+                                        {4, true, 1, true},
+                                        {4, true, 1, false, 2},
+                                        {4, false, 1, false, 1, false, /*keep_spares=*/true}};
+  int compared = 0;
+  for (const std::string& file : testing::ConfigFiles()) {
+    auto topo = LoadTopologyFile(file);
+    ASSERT_THAT(topo, IsOk()) << file;
+    if ((*topo)->num_gpus() > 2048) continue;
+    Hierarchy h(**topo);
+    ClusterState state(*topo);
+    std::mt19937 rng(11);
+    std::vector<GpuId> busy;
+    for (GpuId g = 0; g < (*topo)->num_gpus(); ++g) {
+      if (rng() % 3 == 0) busy.push_back(g);
+    }
+    ASSERT_THAT(state.Allocate(busy), IsOk());
+    Request r = Req(**topo, {.gpus = 1});
+    for (const ChunkRule& rule : rules) {
+      SearchState shared(h, state, r, rule);
+      for (int pass = 0; pass < 2; ++pass) {
+        for (int host : h.hosts()) {
+          for (int k = 1; k <= shared.capacity(host); ++k) {
+            std::vector<GpuId> again, first;
+            shared.TakeBestFit(host, k, &again);
+            SearchState fresh(h, state, r, rule);
+            fresh.TakeBestFit(host, k, &first);
+            ASSERT_EQ(again, first) << file << " host " << h.nodes()[host].label << " k " << k
+                                    << " rule size " << rule.size << " pass " << pass;
+            ++compared;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000);
+}
+
 // Everything a SearchState answers, as text, for comparing two of them.
 std::string Answers(const SearchState& s, int max_k) {
   const Hierarchy& h = s.hierarchy();
