@@ -76,41 +76,52 @@ def hostlist(trays):
     return "gb" + (runs[0] if len(runs) == 1 and "-" not in runs[0] else "[" + ",".join(runs) + "]")
 
 
-def pattern(args):
-    if args.trays % RACK_TRAYS:
-        raise SystemExit(f"gb200_report.py: --trays {args.trays} is not a whole number of racks")
-    racks = args.trays // RACK_TRAYS
-    rng = random.Random(f"{args.seed}/{args.pattern}")
+def pattern_actions(trays, name, seed):
+    """The pattern's actions, as the pattern command prints them: ("drain", NODE) and
+    ("hold", NODES, GPUS_PER_NODE)."""
+    if trays % RACK_TRAYS:
+        raise SystemExit(f"gb200_report.py: --trays {trays} is not a whole number of racks")
+    racks = trays // RACK_TRAYS
+    rng = random.Random(f"{seed}/{name}")
     free = []
     while len(free) < racks:
-        block = list(FREE_TRAYS[args.pattern])
+        block = list(FREE_TRAYS[name])
         rng.shuffle(block)
         free += block
+    out = []
     for r in range(racks):
-        trays = list(range(r * RACK_TRAYS, (r + 1) * RACK_TRAYS))
-        rng.shuffle(trays)
-        drained = trays[:DRAINED_TRAYS[args.pattern]]
-        rest = trays[len(drained):]
-        partial = rest[:PARTIAL_TRAYS[args.pattern]]
+        rack = list(range(r * RACK_TRAYS, (r + 1) * RACK_TRAYS))
+        rng.shuffle(rack)
+        drained = rack[:DRAINED_TRAYS[name]]
+        rest = rack[len(drained):]
+        partial = rest[:PARTIAL_TRAYS[name]]
         busy = rest[len(partial) + free[r]:]
-        for t in sorted(drained):
-            print(f"drain {tray(t)}")
+        out += [("drain", tray(t)) for t in sorted(drained)]
         if busy:
-            print(f"hold {hostlist(busy)} {TRAY_GPUS}")
-        for t in sorted(partial):
-            print(f"hold {tray(t)} {rng.randint(1, TRAY_GPUS - 1)}")
+            out.append(("hold", hostlist(busy), TRAY_GPUS))
+        out += [("hold", tray(t), rng.randint(1, TRAY_GPUS - 1)) for t in sorted(partial)]
+    return out
 
 
-def mix(args):
-    rng = random.Random(f"{args.seed}/mix")
+def pattern(args):
+    for action in pattern_actions(args.trays, args.pattern, args.seed):
+        print(*action)
+
+
+def mix_jobs(jobs, seed):
+    """The measured jobs in submission order: (KIND, TP, NODES, GPUS)."""
+    rng = random.Random(f"{seed}/mix")
     kinds = []
-    while len(kinds) < args.jobs:
+    while len(kinds) < jobs:
         block = list(MIX_OF_10)
         rng.shuffle(block)
         kinds += block
-    for kind in kinds[:args.jobs]:
-        tp, nodes, gpus = KINDS[kind]
-        print(kind, tp, nodes, gpus)
+    return [(kind, *KINDS[kind]) for kind in kinds[:jobs]]
+
+
+def mix(args):
+    for job in mix_jobs(args.jobs, args.seed):
+        print(*job)
 
 
 def node_lines():

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""gb200.sh's nvlplace-gpus setup without Slurm: the same load patterns and job mix placed by
+`nvlplace place` in submission order, each job running base time x the cost model's stretch
+for the GPUs it got (`nvlplace check comm`), as the benchmark's job scripts do. A quick
+pre-check of a policy change (a minute a pattern on 288 trays) before the benchmark's runs
+on the local cluster; it does not model Slurm's scheduler (no backfill reservations, no
+scheduling delays), nor stock topology/block, so it compares policies with each other only.
+
+Usage: gb200_sim.py [--cli CLI] [--topology FILE] [--trays N] [--patterns P,...]
+                    [--policy FILE] [--jobs N] [--seed S] [--base-seconds S] [--fifo] [-v]
+
+--policy   the policy the jobs are placed under; by default the benchmark's: the topo
+           preset with use_spares: true and max_comm_ratio: 3
+--fifo     a job that does not fit holds back every job after it (default: later jobs that
+           fit start, as backfill lets them when they delay no one)
+--trays    144 (configs/gb200-nvl72-su.yaml) or 288 (configs/gb200-nvl72-2su.yaml, the default)
+
+Prints one line per pattern: jobs started, mean completion (wait + run), mean wait,
+makespan and mean stretch, all in seconds of simulated time.
+"""
+
+import argparse
+import heapq
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gb200_report  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+TOPOLOGY = {144: "configs/gb200-nvl72-su.yaml", 288: "configs/gb200-nvl72-2su.yaml"}
+
+
+def run(*args):
+    r = subprocess.run(args, capture_output=True, text=True, check=False)
+    return r.returncode, r.stdout, r.stderr
+
+
+class Sim:
+    def __init__(self, args, policy, work):
+        self.a = args
+        self.policy = policy
+        self.busy_file = os.path.join(work, "busy")
+        self.busy = {}  # tray -> set of busy GPU indexes
+        self.drained = []
+
+    def expand(self, hosts):
+        rc, out, err = run(self.a.cli, "check", "hostlist", "--expand", hosts)
+        if rc != 0:
+            raise SystemExit(f"gb200_sim.py: {self.a.cli} check hostlist {hosts}: {err.strip()}")
+        return out.split()
+
+    def load(self, pattern):
+        for action in gb200_report.pattern_actions(self.a.trays, pattern, self.a.seed):
+            if action[0] == "drain":
+                self.drained.append(action[1])
+                continue
+            for tray in self.expand(action[1]):
+                self.busy.setdefault(tray, set()).update(range(action[2]))
+
+    def place(self, kind, tp, gpus):
+        with open(self.busy_file, "w") as f:
+            for tray, held in sorted(self.busy.items()):
+                if held:
+                    f.write(f"{tray}:{','.join(map(str, sorted(held)))}\n")
+        cmd = [self.a.cli, "place", "--topology", self.a.topology, "--busy", self.busy_file,
+               "--gpus", str(gpus), "--policy", self.policy, "--format", "json"]
+        if self.drained:
+            cmd += ["--exclude", ",".join(self.drained)]
+        if kind != "plain":
+            cmd += ["--tp", str(tp), "--nvl", "strict"]
+        rc, out, err = run(*cmd)
+        if rc not in (0, 1):
+            raise SystemExit(f"gb200_sim.py: {' '.join(cmd)}: exit {rc}: {err.strip()}")
+        decision = json.loads(out)
+        if not decision["placed"]:
+            return None
+        return [(r["node"], r["gpu"]) for r in decision["ranks"]]
+
+    def stretch(self, ranks, tp):
+        words = []
+        for tray, gpu in ranks:
+            if words and words[-1][0] == tray:
+                words[-1][1].append(gpu)
+            else:
+                words.append((tray, [gpu]))
+        rc, out, err = run(self.a.cli, "check", "comm", "--topology", self.a.topology,
+                           "--tp", str(tp), *(f"{t}:{','.join(map(str, g))}" for t, g in words))
+        if rc != 0 or "stretch=" not in out:
+            raise SystemExit(f"gb200_sim.py: {self.a.cli} check comm: {err.strip() or out}")
+        return float(out.split("stretch=")[1].split()[0])
+
+    def simulate(self, pattern):
+        if self.a.v:
+            print(f"{pattern}, job by job:")
+        self.load(pattern)
+        pending = list(enumerate(gb200_report.mix_jobs(self.a.jobs, self.a.seed)))
+        running = []  # (end, job index, ranks)
+        started = {}  # job index -> (start, end, stretch)
+        now = 0.0
+        while pending:
+            waiting = []
+            for i, job in pending:
+                kind, tp, _, gpus = job
+                ranks = None if (self.a.fifo and waiting) else self.place(kind, tp, gpus)
+                if ranks is None:
+                    waiting.append((i, job))
+                    continue
+                for tray, gpu in ranks:
+                    self.busy.setdefault(tray, set()).add(gpu)
+                s = self.stretch(ranks, tp if kind != "plain" else 1)
+                started[i] = (now, now + self.a.base_seconds * s, s)
+                heapq.heappush(running, (started[i][1], i, ranks))
+                if self.a.v:
+                    trays = sorted({t for t, _ in ranks})
+                    racks = sorted({(int(t[2:]) - 1) // gb200_report.RACK_TRAYS for t in trays})
+                    print(f"  t={now:.1f} job {i} {kind} starts, stretch {s:.2f}, "
+                          f"{len(trays)} trays in racks {','.join(map(str, racks))}")
+            pending = waiting
+            if not running:
+                break  # what waits can never start: the pattern leaves it no room
+            now = running[0][0]
+            while running and running[0][0] == now:
+                for tray, gpu in heapq.heappop(running)[2]:
+                    self.busy[tray].discard(gpu)
+        ends = [e for _, e, _ in started.values()]
+        n = len(started)
+        return (f"{pattern}: started {n} of {self.a.jobs}, "
+                f"mean completion {sum(ends) / n:.1f} s, "
+                f"mean wait {sum(s for s, _, _ in started.values()) / n:.1f} s, "
+                f"makespan {max(ends):.1f} s, "
+                f"mean stretch {sum(x for _, _, x in started.values()) / n:.3f}")
+
+
+def main():
+    doc = __doc__.split("\n\n")
+    p = argparse.ArgumentParser(prog="gb200_sim.py", usage=doc[1][len("Usage: "):],
+                                description=doc[0], epilog="\n\n".join(doc[2:]),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cli", default=os.path.join(ROOT, "build", "contrib", "nvlplace"))
+    p.add_argument("--topology")
+    p.add_argument("--trays", type=int, choices=sorted(TOPOLOGY), default=288)
+    p.add_argument("--patterns", default="whole,partial,drained")
+    p.add_argument("--policy")
+    p.add_argument("--jobs", type=int, default=40)
+    p.add_argument("--seed", default="1")
+    p.add_argument("--base-seconds", type=float, default=20)
+    p.add_argument("--fifo", action="store_true")
+    p.add_argument("-v", action="store_true")
+    a = p.parse_args()
+    patterns = a.patterns.split(",")
+    for name in patterns:
+        if name not in gb200_report.FREE_TRAYS:
+            p.error(f"--patterns: {name} is none of {', '.join(sorted(gb200_report.FREE_TRAYS))}")
+    if a.jobs < 1:
+        p.error("--jobs must be at least 1")
+    a.topology = a.topology or os.path.join(ROOT, TOPOLOGY[a.trays])
+    if not os.access(a.cli, os.X_OK):
+        p.error(f"--cli {a.cli} is not an executable (build it: cmake --build build)")
+    with tempfile.TemporaryDirectory(prefix="gb200-sim.") as work:
+        policy = a.policy
+        if policy is None:
+            policy = os.path.join(work, "policy.yaml")
+            with open(os.path.join(ROOT, "configs", "policies", "topo.yaml")) as f:
+                text = f.read()
+            with open(policy, "w") as f:
+                f.write(text + "use_spares: true\nmax_comm_ratio: 3\n")
+        for name in patterns:
+            print(Sim(a, policy, work).simulate(name), flush=True)
+
+
+if __name__ == "__main__":
+    main()
