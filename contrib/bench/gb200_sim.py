@@ -17,7 +17,8 @@ Usage: gb200_sim.py [--cli CLI] [--topology FILE] [--trays N] [--patterns P,...]
 --trays    144 (configs/gb200-nvl72-su.yaml) or 288 (configs/gb200-nvl72-2su.yaml, the default)
 
 Prints one line per pattern: jobs started, mean completion (wait + run), mean wait,
-makespan and mean stretch, all in seconds of simulated time.
+makespan and mean stretch, all in seconds of simulated time, over the jobs that started (a
+job the policy never places, e.g. one over max_comm_ratio anywhere, is counted apart).
 """
 
 import argparse
@@ -129,11 +130,15 @@ class Sim:
                     self.busy[tray].discard(gpu)
         ends = [e for _, e, _ in started.values()]
         n = len(started)
+        if n == 0:
+            return f"{pattern}: started 0 of {self.a.jobs}"
         return (f"{pattern}: started {n} of {self.a.jobs}, "
                 f"mean completion {sum(ends) / n:.1f} s, "
                 f"mean wait {sum(s for s, _, _ in started.values()) / n:.1f} s, "
                 f"makespan {max(ends):.1f} s, "
-                f"mean stretch {sum(x for _, _, x in started.values()) / n:.3f}")
+                f"mean stretch {sum(x for _, _, x in started.values()) / n:.3f}"
+                + (f"; {self.a.jobs - n} never started (the means leave them out)"
+                   if n < self.a.jobs else ""))
 
 
 def main():
