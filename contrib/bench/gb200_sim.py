@@ -14,7 +14,8 @@ Usage: gb200_sim.py [--cli CLI] [--topology FILE] [--trays N] [--patterns P,...]
            preset with use_spares: true and max_comm_ratio: 3
 --fifo     a job that does not fit holds back every job after it (default: later jobs that
            fit start, as backfill lets them when they delay no one)
---trays    144 (configs/gb200-nvl72-su.yaml) or 288 (configs/gb200-nvl72-2su.yaml, the default)
+--trays    144 (configs/gb200-nvl72-su.yaml) or 288 (configs/gb200-nvl72-2su.yaml, the default);
+           --topology another cluster of 4-GPU trays named gb001, gb002, ... 18 to a rack
 
 Prints one line per pattern: jobs started, mean completion (wait + run), mean wait,
 makespan and mean stretch, all in seconds of simulated time, over the jobs that started (a
@@ -77,7 +78,10 @@ class Sim:
         rc, out, err = run(*cmd)
         if rc not in (0, 1):
             raise SystemExit(f"gb200_sim.py: {' '.join(cmd)}: exit {rc}: {err.strip()}")
-        decision = json.loads(out)
+        try:
+            decision = json.loads(out)
+        except ValueError:
+            raise SystemExit(f"gb200_sim.py: {' '.join(cmd)}: no JSON on stdout: {err.strip()}")
         if not decision["placed"]:
             return None
         return [(r["node"], r["gpu"]) for r in decision["ranks"]]
@@ -163,6 +167,8 @@ def main():
             p.error(f"--patterns: {name} is none of {', '.join(sorted(gb200_report.FREE_TRAYS))}")
     if a.jobs < 1:
         p.error("--jobs must be at least 1")
+    if not a.base_seconds > 0:
+        p.error("--base-seconds must be more than 0")
     a.topology = a.topology or os.path.join(ROOT, TOPOLOGY[a.trays])
     if not os.access(a.cli, os.X_OK):
         p.error(f"--cli {a.cli} is not an executable (build it: cmake --build build)")
