@@ -206,6 +206,7 @@ class SearchState {
   // fewest-hosts take, the level above it, first fit), and the state does not change while a
   // SearchState lives.
   void TakeFromHost(int host, int k, std::vector<GpuId>* out) const;
+  // TakeFromHost's listing, without the memo.
   void TakeFromHostUncached(int host, int k, std::vector<GpuId>* out) const;
   // Appends to `out`, in index order, the hosts under `id` whose capacity is exactly `cap`,
   // until `out` holds `limit`.
