@@ -5,10 +5,20 @@
 for the GPUs it got (`nvlplace check comm`), as the benchmark's job scripts do. A quick
 pre-check of a policy change (a minute a pattern on 288 trays) before the benchmark's runs
 on the local cluster; it does not model Slurm's scheduler (no backfill reservations, no
-scheduling delays), nor stock topology/block, so it compares policies with each other only.
+scheduling delays), so it compares policies and setups with each other only.
 
 Usage: gb200_sim.py [--cli CLI] [--topology FILE] [--trays N] [--patterns P,...]
-                    [--policy FILE] [--jobs N] [--seed S] [--base-seconds S] [--fifo] [-v]
+                    [--setups S,...] [--policy FILE] [--jobs N] [--seed S]
+                    [--base-seconds S] [--fifo] [-v]
+
+--setups   nvlplace (the default): placed by `nvlplace place` under --policy;
+           block: a model of stock cons_tres + topology/block with the benchmark's
+           --segment (TP=8 jobs: segments of 2 whole trays, TP=16: of 4; each segment in the
+           rack with the fewest whole free trays that holds it; a plain --gpus=8 job inside
+           the rack with the fewest free GPUs that holds it, else it waits), run time from
+           the cost model for Slurm's node order, as the benchmark's job scripts have it;
+           ideal: any free GPUs of trays not drained, every job at its best speed (stretch
+           1): what no placement can beat with this queue, order and start rule
 
 --policy   the policy the jobs are placed under; by default the benchmark's: the topo
            preset with use_spares: true and max_comm_ratio: 3
@@ -43,9 +53,11 @@ def run(*args):
 
 
 class Sim:
-    def __init__(self, args, policy, work):
+    def __init__(self, args, setup, policy, work):
         self.a = args
+        self.setup = setup
         self.policy = policy
+        self.trays = [gb200_report.tray(i) for i in range(args.trays)]
         self.busy_file = os.path.join(work, "busy")
         self.busy = {}  # tray -> set of busy GPU indexes
         self.drained = []
@@ -64,7 +76,13 @@ class Sim:
             for tray in self.expand(action[1]):
                 self.busy.setdefault(tray, set()).update(range(action[2]))
 
-    def place(self, kind, tp, gpus):
+    def place(self, kind, tp, nodes, gpus):
+        if self.setup == "block":
+            return self.place_block(kind, tp, nodes, gpus)
+        if self.setup == "ideal":
+            free = [(t, g) for t in self.trays if t not in self.drained
+                    for g in range(gb200_report.TRAY_GPUS) if g not in self.busy.get(t, ())]
+            return free[:gpus] if len(free) >= gpus else None
         with open(self.busy_file, "w") as f:
             for tray, held in sorted(self.busy.items()):
                 if held:
@@ -86,6 +104,32 @@ class Sim:
             return None
         return [(r["node"], r["gpu"]) for r in decision["ranks"]]
 
+    def rack_trays(self, rack):
+        return [t for t in self.trays[rack * gb200_report.RACK_TRAYS:
+                                      (rack + 1) * gb200_report.RACK_TRAYS]
+                if t not in self.drained]
+
+    def place_block(self, kind, tp, nodes, gpus):
+        """The block model (see --setups): best fit by rack, trays in name order."""
+        racks = range(len(self.trays) // gb200_report.RACK_TRAYS)
+        if kind == "plain":
+            def free_gpus(rack):
+                return [(t, g) for t in self.rack_trays(rack)
+                        for g in range(gb200_report.TRAY_GPUS) if g not in self.busy.get(t, ())]
+            fits = [(len(free_gpus(r)), r) for r in racks if len(free_gpus(r)) >= gpus]
+            return sorted(free_gpus(min(fits)[1]))[:gpus] if fits else None
+        segment = 2 if tp == 8 else 4
+        whole = {r: [t for t in self.rack_trays(r) if not self.busy.get(t)] for r in racks}
+        chosen = []
+        for _ in range(nodes // segment):
+            fits = [(len(whole[r]), r) for r in racks if len(whole[r]) >= segment]
+            if not fits:
+                return None
+            r = min(fits)[1]
+            chosen += whole[r][:segment]
+            whole[r] = whole[r][segment:]
+        return [(t, g) for t in sorted(chosen) for g in range(gb200_report.TRAY_GPUS)]
+
     def stretch(self, ranks, tp):
         words = []
         for tray, gpu in ranks:
@@ -100,8 +144,9 @@ class Sim:
         return float(out.split("stretch=")[1].split()[0])
 
     def simulate(self, pattern):
+        name = pattern if self.setup == "nvlplace" else f"{pattern}, {self.setup}"
         if self.a.v:
-            print(f"{pattern}, job by job:")
+            print(f"{name}, job by job:")
         self.load(pattern)
         pending = list(enumerate(gb200_report.mix_jobs(self.a.jobs, self.a.seed)))
         running = []  # (end, job index, ranks)
@@ -110,14 +155,14 @@ class Sim:
         while pending:
             waiting = []
             for i, job in pending:
-                kind, tp, _, gpus = job
-                ranks = None if (self.a.fifo and waiting) else self.place(kind, tp, gpus)
+                kind, tp, nodes, gpus = job
+                ranks = None if (self.a.fifo and waiting) else self.place(kind, tp, nodes, gpus)
                 if ranks is None:
                     waiting.append((i, job))
                     continue
                 for tray, gpu in ranks:
                     self.busy.setdefault(tray, set()).add(gpu)
-                s = self.stretch(ranks, tp if kind != "plain" else 1)
+                s = 1.0 if self.setup == "ideal" else self.stretch(ranks, tp if kind != "plain" else 1)
                 started[i] = (now, now + self.a.base_seconds * s, s)
                 heapq.heappush(running, (started[i][1], i, ranks))
                 if self.a.v:
@@ -135,8 +180,8 @@ class Sim:
         ends = [e for _, e, _ in started.values()]
         n = len(started)
         if n == 0:
-            return f"{pattern}: started 0 of {self.a.jobs}"
-        return (f"{pattern}: started {n} of {self.a.jobs}, "
+            return f"{name}: started 0 of {self.a.jobs}"
+        return (f"{name}: started {n} of {self.a.jobs}, "
                 f"mean completion {sum(ends) / n:.1f} s, "
                 f"mean wait {sum(s for s, _, _ in started.values()) / n:.1f} s, "
                 f"makespan {max(ends):.1f} s, "
@@ -154,6 +199,7 @@ def main():
     p.add_argument("--topology")
     p.add_argument("--trays", type=int, choices=sorted(TOPOLOGY), default=288)
     p.add_argument("--patterns", default="whole,partial,drained")
+    p.add_argument("--setups", default="nvlplace")
     p.add_argument("--policy")
     p.add_argument("--jobs", type=int, default=40)
     p.add_argument("--seed", default="1")
@@ -165,6 +211,10 @@ def main():
     for name in patterns:
         if name not in gb200_report.FREE_TRAYS:
             p.error(f"--patterns: {name} is none of {', '.join(sorted(gb200_report.FREE_TRAYS))}")
+    setups = a.setups.split(",")
+    for name in setups:
+        if name not in ("nvlplace", "block", "ideal"):
+            p.error(f"--setups: {name} is none of nvlplace, block, ideal")
     if a.jobs < 1:
         p.error("--jobs must be at least 1")
     if not a.base_seconds > 0:
@@ -181,7 +231,8 @@ def main():
             with open(policy, "w") as f:
                 f.write(text + "use_spares: true\nmax_comm_ratio: 3\n")
         for name in patterns:
-            print(Sim(a, policy, work).simulate(name), flush=True)
+            for setup in setups:
+                print(Sim(a, setup, policy, work).simulate(name), flush=True)
 
 
 if __name__ == "__main__":
