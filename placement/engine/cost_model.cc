@@ -185,8 +185,11 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
   // Rings between nodes share their nodes' NICs (Node::nics) in each phase. Only where some
   // node sends more hops than it has NICs are the hops priced at their share (nullptr: at the
   // whole link, as with one NIC per GPU, where a node never sends more than one hop per GPU).
+  // With a NIC per GPU no node can send more hops than it has NICs (each rank sends one hop
+  // a phase): nothing to count.
+  const bool shares = !topo.nic_per_gpu();
   const std::vector<int>* tp_flows = nullptr;
-  if (r.tp > 1) {
+  if (r.tp > 1 && shares) {
     bool over = false;
     for (int g = 0; g < r.num_groups(); ++g) {
       over |= CountTpLeaderHops(topo, ranks, r.tp, g, scratch);
@@ -218,7 +221,7 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
       e.tp_s = std::max(e.tp_s, v.tp_count * SharedTpSeconds(topo, group, v.tp_bytes, tp_flows));
     }
   }
-  if (r.tp > 1) ClearFlows(topo, ranks, scratch.flows);
+  if (r.tp > 1 && shares) ClearFlows(topo, ranks, scratch.flows);
   // PP: each pipeline (t, d) sends across its pp-1 boundaries, one after another.
   if (r.pp > 1) {
     for (int d = 0; d < r.dp; ++d) {
@@ -237,7 +240,7 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
   // the nodes alone): the same sequence as the ring before is not priced again.
   if (r.dp > 1) {
     bool over = false;
-    for (int p = 0; p < r.pp; ++p) {
+    for (int p = 0; p < r.pp && shares; ++p) {
       for (int t = 0; t < r.tp; ++t) {
         for (int d = 0; d < r.dp; ++d) {
           over |= CountHop(topo, rank(t, p, d), rank(t, p, (d + 1) % r.dp), scratch.flows);
@@ -265,7 +268,7 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
         last_crosses = crosses;
       }
     }
-    ClearFlows(topo, ranks, scratch.flows);
+    if (shares) ClearFlows(topo, ranks, scratch.flows);
   }
   return e;
 }

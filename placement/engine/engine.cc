@@ -34,16 +34,19 @@ struct Scored {
 int DpTier(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks, int job_tier) {
   int tier = Topology::kSameNode;
   if (r.dp <= 1) return tier;
-  std::vector<NodeId> group;
+  std::vector<NodeId> group, last;
   for (int p = 0; p < r.pp; ++p) {
     for (int t = 0; t < r.tp && tier < job_tier; ++t) {
       group.clear();
       for (int d = 0; d < r.dp; ++d) {
         group.push_back(topo.gpus()[ranks[t + size_t{1} * r.tp * (p + r.pp * d)]].node);
       }
+      // Ranks t and t - 1 of every group on the same nodes (GPUs of one node): same tier.
+      if (group == last) continue;
+      last = group;
       std::sort(group.begin(), group.end());
       group.erase(std::unique(group.begin(), group.end()), group.end());
-      tier = std::max(tier, topo.CommonTier(group));
+      tier = std::max(tier, topo.CommonTierSorted(group));
     }
   }
   return tier;
@@ -73,7 +76,7 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
       f.used_per_domain.push_back(used);
     }
   }
-  f.job_tier = topo.CommonTier(f.nodes);
+  f.job_tier = topo.CommonTierSorted(f.nodes);
   f.dp_tier = DpTier(topo, r, ranks, f.job_tier);
   for (int g = 0; g < r.num_groups(); ++g) {
     DomainId d = topo.gpus()[ranks[size_t{1} * g * r.tp]].domain;
@@ -686,8 +689,13 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
 
 void Engine::DecideAnyModel(const ClusterState& state, const Request& r,
                             PlacementResult* result) const {
+  // A cluster of one model (or a typed request) needs no pass over the allowed nodes.
+  if (r.gpu_model >= 0 || models_of_every_node_.size() <= 1) {
+    Decide(state, r, result);
+    return;
+  }
   std::vector<int> models = ModelsOf(r);
-  if (r.gpu_model >= 0 || models.size() <= 1) {
+  if (models.size() <= 1) {
     Decide(state, r, result);
   } else {
     OneModelAtATime(state, r, models, result);

@@ -207,22 +207,38 @@ int Topology::CommonTier(NodeId a, NodeId b) const {
 }
 
 int Topology::CommonTier(const std::vector<NodeId>& nodes) const {
-  // Distinct leaf groups first: a job spans few of them, and pairs inside a group share its
-  // leaves. All pairs are needed: a multi-rooted tree is not an ultrametric.
-  std::vector<int> groups;
   std::vector<NodeId> sorted = nodes;
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  if (sorted.size() < 2) return kSameNode;
-  int tier = kSameNode;
-  for (NodeId n : sorted) groups.push_back(leaf_group_[n]);
-  std::sort(groups.begin(), groups.end());
-  for (size_t i = 0; i < groups.size(); ++i) {
-    if (i + 1 < groups.size() && groups[i] == groups[i + 1]) {
-      tier = std::max(tier, GroupTier(groups[i], groups[i]));
+  return CommonTierSorted(sorted);
+}
+
+int Topology::CommonTierSorted(const std::vector<NodeId>& nodes) const {
+  // Distinct leaf groups first: a job spans few of them, and pairs inside a group share its
+  // leaves. All pairs are needed: a multi-rooted tree is not an ultrametric. A group's nodes
+  // are mostly consecutive, so the nodes are read as runs of one group: (group, whether the
+  // run has more than one node).
+  if (nodes.size() < 2) return kSameNode;
+  std::vector<std::pair<int, bool>> runs;
+  for (NodeId n : nodes) {
+    int g = leaf_group_[n];
+    if (!runs.empty() && runs.back().first == g) {
+      runs.back().second = true;
+    } else {
+      runs.push_back({g, false});
     }
   }
-  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  std::sort(runs.begin(), runs.end());
+  int tier = kSameNode;
+  std::vector<int> groups;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    int g = runs[i].first;
+    if (!groups.empty() && groups.back() == g) continue;
+    groups.push_back(g);
+    // Two nodes of the group: in one run, or in two runs (sorted next to each other).
+    bool several = runs[i].second || (i + 1 < runs.size() && runs[i + 1].first == g);
+    if (several) tier = std::max(tier, GroupTier(g, g));
+  }
   if (groups.size() > 1) {
     // Where the groups' components tell, the pairs inside a group need no look: their
     // leaves are present at any tier where the group's components are.
@@ -246,7 +262,9 @@ int Topology::Hops(NodeId a, NodeId b) const {
 
 double Topology::PathGbps(NodeId a, NodeId b) const {
   if (a == b) return 0;
-  return GroupPath(leaf_group_[a], leaf_group_[b]).second;
+  int ga = leaf_group_[a], gb = leaf_group_[b];
+  if (ga == gb && !group_self_gbps_.empty()) return group_self_gbps_[ga];
+  return GroupPath(ga, gb).second;
 }
 
 std::vector<GpuId> Topology::GpusUnder(SwitchId sw) const {

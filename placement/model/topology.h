@@ -221,6 +221,8 @@ class Topology {
   // are one) when they have as many leaves each and that component answers exactly; else
   // over every pair of leaf groups.
   int CommonTier(const std::vector<NodeId>& nodes) const;
+  // CommonTier of nodes already ascending and distinct (no copy, no sort).
+  int CommonTierSorted(const std::vector<NodeId>& nodes) const;
 
   // Every GPU under a switch, ascending.
   std::vector<GpuId> GpusUnder(SwitchId sw) const;
@@ -233,6 +235,9 @@ class Topology {
   // The nodes' leaf-group id: nodes with identical leaves share one.
   int LeafGroup(NodeId n) const { return leaf_group_[n]; }
   int num_leaf_groups() const { return num_leaf_groups_; }
+  // Every node has at least as many NICs as GPUs: a node never sends more hops of one phase
+  // to other nodes than it has NICs (each rank sends one), so no hop is slowed to a share.
+  bool nic_per_gpu() const { return nic_per_gpu_; }
   // True when every leaf of the group holds only the group's nodes, so that the nodes under
   // its leaves are exactly its nodes (a rack under its own leaf, a rail-optimized unit under
   // its rail leaves); false for a group with no leaf.
@@ -304,6 +309,10 @@ class Topology {
 
   std::vector<int> leaf_group_;  // per node
   int num_leaf_groups_ = 0;
+  // Per leaf group: GroupPath(g, g)'s bandwidth, between two of its nodes (the paths a job's
+  // rings cross most often), kept by the build's last step (empty before it).
+  std::vector<double> group_self_gbps_;
+  bool nic_per_gpu_ = false;  // until KeepPathFacts: count as if some node might share
   std::vector<std::vector<SwitchId>> group_leaves_;  // per leaf group: its nodes' leaves
   std::vector<uint8_t> group_closed_;                // per leaf group: LeafGroupClosed
   std::vector<std::vector<Ancestor>> ancestors_;     // per switch, sorted by id

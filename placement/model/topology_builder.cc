@@ -232,22 +232,30 @@ absl::StatusOr<GpuModelSpec> WithTableFigures(GpuModelSpec m) {
 TopologyBuilder::TopologyBuilder(const TopologySpec& spec, const Bounds& bounds)
     : spec_(spec), bounds_(bounds), t_(new Topology()) {}
 
+absl::Span<const TopologyBuilder::Step> TopologyBuilder::Steps() {
+  static constexpr Step kSteps[] = {
+      &TopologyBuilder::SetCluster,
+      &TopologyBuilder::AddTiers,
+      &TopologyBuilder::AddGpuModels,
+      &TopologyBuilder::AddNodes,
+      &TopologyBuilder::AddDomains,
+      &TopologyBuilder::AssignGpus,
+      &TopologyBuilder::AddSwitches,
+      &TopologyBuilder::AttachNodesAndChildren,
+      &TopologyBuilder::CheckCycles,
+      &TopologyBuilder::CheckTierOrder,
+      &TopologyBuilder::AssignLeaves,
+      &TopologyBuilder::ComputeNodesUnder,
+      &TopologyBuilder::ComputeAncestors,
+      &TopologyBuilder::GroupLeaves,
+      &TopologyBuilder::ComputeTierComponents,
+  };
+  return kSteps;
+}
+
 absl::StatusOr<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
-  NVL_RETURN_IF_ERROR(SetCluster());
-  NVL_RETURN_IF_ERROR(AddTiers());
-  NVL_RETURN_IF_ERROR(AddGpuModels());
-  NVL_RETURN_IF_ERROR(AddNodes());
-  NVL_RETURN_IF_ERROR(AddDomains());
-  NVL_RETURN_IF_ERROR(AssignGpus());
-  NVL_RETURN_IF_ERROR(AddSwitches());
-  NVL_RETURN_IF_ERROR(AttachNodesAndChildren());
-  NVL_RETURN_IF_ERROR(CheckCycles());
-  NVL_RETURN_IF_ERROR(CheckTierOrder());
-  NVL_RETURN_IF_ERROR(AssignLeaves());
-  NVL_RETURN_IF_ERROR(ComputeNodesUnder());
-  NVL_RETURN_IF_ERROR(ComputeAncestors());
-  NVL_RETURN_IF_ERROR(GroupLeaves());
-  NVL_RETURN_IF_ERROR(ComputeTierComponents());
+  for (Step step : Steps()) NVL_RETURN_IF_ERROR((this->*step)());
+  KeepPathFacts();
   return std::shared_ptr<const Topology>(std::move(t_));
 }
 
@@ -1037,6 +1045,16 @@ bool TopologyBuilder::SetComponentGbps(size_t t, const std::vector<SwitchId>& co
 
 // Per tier, one id for the components of each leaf group's leaves, equal for groups with the
 // same components rail by rail.
+void TopologyBuilder::KeepPathFacts() {
+  t_->nic_per_gpu_ = std::all_of(t_->nodes_.begin(), t_->nodes_.end(), [](const Node& n) {
+    return n.nics >= static_cast<int>(n.gpus.size());
+  });
+  t_->group_self_gbps_.resize(t_->num_leaf_groups_);
+  for (int g = 0; g < t_->num_leaf_groups_; ++g) {
+    t_->group_self_gbps_[g] = t_->GroupPath(g, g).second;
+  }
+}
+
 void TopologyBuilder::NumberGroupComponents() {
   const size_t tiers = t_->tiers_.size();
   t_->group_component_.assign(static_cast<size_t>(t_->num_leaf_groups_) * tiers, -1);

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "placement/model/limits.h"
 #include "placement/model/topology.h"
 
@@ -40,8 +41,12 @@ class TopologyBuilder {
   explicit TopologyBuilder(const TopologySpec& spec) : TopologyBuilder(spec, Bounds()) {}
   TopologyBuilder(const TopologySpec& spec, const Bounds& bounds);
 
-  // Runs every step, in order; the model, or the first step's error.
+  // Runs every step, in order, then KeepPathFacts; the model, or the first step's error.
   absl::StatusOr<std::shared_ptr<const Topology>> Build();
+
+  // The checked steps below, in Build's order (tests run them one at a time).
+  using Step = absl::Status (TopologyBuilder::*)();
+  static absl::Span<const Step> Steps();
 
   // The steps, in Build's order.
   // The cluster's name, default link speed and latencies.
@@ -84,6 +89,9 @@ class TopologyBuilder {
   // CommonTier and PathGbps exactly (Topology's tier components) and each leaf's bandwidth
   // to it. Linear in the switches, and in the ancestor lists of the leaves per tier.
   absl::Status ComputeTierComponents();
+  // Last: what the cost model asks on every hop, kept (Topology::nic_per_gpu and the path
+  // between two nodes of one leaf group). Before it the model answers the same, slower.
+  void KeepPathFacts();
 
   // The model as built so far.
   const Topology& model() const { return *t_; }

@@ -21,31 +21,12 @@ using ::nvlplace::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::FieldsAre;
 
-using Step = absl::Status (TopologyBuilder::*)();
+using Step = TopologyBuilder::Step;
 using Bounds = TopologyBuilder::Bounds;
-
-// Build's steps, in its order.
-constexpr Step kSteps[] = {
-    &TopologyBuilder::SetCluster,
-    &TopologyBuilder::AddTiers,
-    &TopologyBuilder::AddGpuModels,
-    &TopologyBuilder::AddNodes,
-    &TopologyBuilder::AddDomains,
-    &TopologyBuilder::AssignGpus,
-    &TopologyBuilder::AddSwitches,
-    &TopologyBuilder::AttachNodesAndChildren,
-    &TopologyBuilder::CheckCycles,
-    &TopologyBuilder::CheckTierOrder,
-    &TopologyBuilder::AssignLeaves,
-    &TopologyBuilder::ComputeNodesUnder,
-    &TopologyBuilder::ComputeAncestors,
-    &TopologyBuilder::GroupLeaves,
-    &TopologyBuilder::ComputeTierComponents,
-};
 
 // Runs the steps before `step`: the first error, if any.
 absl::Status RunBefore(TopologyBuilder& b, Step step) {
-  for (Step s : kSteps) {
+  for (Step s : TopologyBuilder::Steps()) {
     if (s == step) return absl::OkStatus();
     NVL_RETURN_IF_ERROR((b.*s)());
   }
@@ -812,7 +793,7 @@ TEST(TopologyBuilderTest, StepsOneByOneBuildWhatCreateBuilds) {
   AddDomain(spec, "rack", {"gb0", "gb1"});
   spec.switches[1].nodes = {"n1", "gb0", "gb1"};
   TopologyBuilder b(spec);
-  for (Step step : kSteps) ASSERT_THAT((b.*step)(), IsOk());
+  for (Step step : TopologyBuilder::Steps()) ASSERT_THAT((b.*step)(), IsOk());
   absl::StatusOr<std::shared_ptr<const Topology>> created = Topology::Create(spec);
   ASSERT_THAT(created, IsOk());
   EXPECT_THAT(CompareTopologies(b.model(), **created), IsOk());

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -15,6 +17,7 @@
 #include "placement/model/status_macros.h"
 #include "placement/model/topology_builder.h"
 #include "tests/status_matchers.h"
+#include "tests/test_data.h"
 
 namespace nvlplace {
 namespace {
@@ -776,6 +779,65 @@ switches: [{name: l, tier: leaf, nodes: "n[0-1]"}]
 )"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "test.yaml:5:5: #/nodes/1: node 'n1' is declared twice (first on line 4)"));
+}
+
+// What the build keeps for the cost model (TopologyBuilder::KeepPathFacts) answers as the
+// model answers without it, on every bundled cluster: the path between two nodes (mostly
+// neighbours, which share a leaf group) and whether every node has a NIC per GPU; and the
+// common tier of sorted node sets (CommonTierSorted, read as runs of one leaf group) is
+// that of their worst pair.
+TEST(TopologyTest, KeptPathFactsAnswerAsTheModelWithoutThem) {
+  int pairs = 0, same_group = 0;
+  for (const std::string& file : testing::ConfigFiles()) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(text.str(), file);
+    ASSERT_THAT(spec, IsOk()) << file;
+    TopologyBuilder before(*spec);
+    for (TopologyBuilder::Step step : TopologyBuilder::Steps()) {
+      ASSERT_THAT((before.*step)(), IsOk()) << file;
+    }
+    const Topology& slow = before.model();
+    absl::StatusOr<std::shared_ptr<const Topology>> built = Topology::Create(*spec);
+    ASSERT_THAT(built, IsOk()) << file;
+    const Topology& fast = **built;
+    EXPECT_EQ(fast.nic_per_gpu(),
+              std::all_of(fast.nodes().begin(), fast.nodes().end(),
+                          [](const Node& n) { return n.nics >= static_cast<int>(n.gpus.size()); }))
+        << file;
+    EXPECT_FALSE(slow.nic_per_gpu()) << file;
+    std::mt19937 rng(5);
+    const int n = fast.num_nodes();
+    for (int i = 0; i < 3000; ++i) {
+      NodeId a = static_cast<NodeId>(rng() % n);
+      NodeId b = i % 2 ? static_cast<NodeId>(rng() % n) : std::min(n - 1, a + 1 + int(rng() % 8));
+      ASSERT_EQ(fast.PathGbps(a, b), slow.PathGbps(a, b)) << file << " " << a << " " << b;
+      ++pairs;
+      same_group += fast.LeafGroup(a) == fast.LeafGroup(b) && a != b;
+    }
+    for (int i = 0; i < 300; ++i) {
+      std::vector<NodeId> nodes;
+      NodeId first = static_cast<NodeId>(rng() % n);
+      int k = 1 + static_cast<int>(rng() % 40);
+      for (int j = 0; j < k; ++j) {
+        nodes.push_back(i % 2 ? static_cast<NodeId>(rng() % n)
+                              : std::min(n - 1, first + static_cast<NodeId>(rng() % 24)));
+      }
+      std::sort(nodes.begin(), nodes.end());
+      nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+      int pairwise = Topology::kSameNode;  // what CommonTier means: the worst pair
+      for (size_t x = 0; x < nodes.size(); ++x) {
+        for (size_t y = x + 1; y < nodes.size(); ++y) {
+          pairwise = std::max(pairwise, slow.CommonTier(nodes[x], nodes[y]));
+        }
+      }
+      ASSERT_EQ(fast.CommonTierSorted(nodes), pairwise) << file;
+      ASSERT_EQ(fast.CommonTier(nodes), pairwise) << file;
+    }
+  }
+  EXPECT_GT(same_group, 1000);
+  EXPECT_GT(pairs, 15000);  // seven bundled clusters
 }
 
 }  // namespace
