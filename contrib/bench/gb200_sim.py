@@ -116,8 +116,9 @@ class Sim:
             def free_gpus(rack):
                 return [(t, g) for t in self.rack_trays(rack)
                         for g in range(gb200_report.TRAY_GPUS) if g not in self.busy.get(t, ())]
-            fits = [(len(free_gpus(r)), r) for r in racks if len(free_gpus(r)) >= gpus]
-            return sorted(free_gpus(min(fits)[1]))[:gpus] if fits else None
+            free = {r: free_gpus(r) for r in racks}
+            fits = [(len(free[r]), r) for r in racks if len(free[r]) >= gpus]
+            return sorted(free[min(fits)[1]])[:gpus] if fits else None
         segment = 2 if tp == 8 else 4
         whole = {r: [t for t in self.rack_trays(r) if not self.busy.get(t)] for r in racks}
         chosen = []

@@ -184,9 +184,8 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
   NicScratch& scratch = ScratchFor(topo);
   // Rings between nodes share their nodes' NICs (Node::nics) in each phase. Only where some
   // node sends more hops than it has NICs are the hops priced at their share (nullptr: at the
-  // whole link, as with one NIC per GPU, where a node never sends more than one hop per GPU).
-  // With a NIC per GPU no node can send more hops than it has NICs (each rank sends one hop
-  // a phase): nothing to count.
+  // whole link, as with one NIC per GPU, where a node never sends more than one hop per GPU:
+  // then nothing is counted).
   const bool shares = !topo.nic_per_gpu();
   const std::vector<int>* tp_flows = nullptr;
   if (r.tp > 1 && shares) {

@@ -1043,8 +1043,6 @@ bool TopologyBuilder::SetComponentGbps(size_t t, const std::vector<SwitchId>& co
   return true;
 }
 
-// Per tier, one id for the components of each leaf group's leaves, equal for groups with the
-// same components rail by rail.
 void TopologyBuilder::KeepPathFacts() {
   t_->nic_per_gpu_ = std::all_of(t_->nodes_.begin(), t_->nodes_.end(), [](const Node& n) {
     return n.nics >= static_cast<int>(n.gpus.size());
@@ -1055,6 +1053,8 @@ void TopologyBuilder::KeepPathFacts() {
   }
 }
 
+// Per tier, one id for the components of each leaf group's leaves, equal for groups with the
+// same components rail by rail.
 void TopologyBuilder::NumberGroupComponents() {
   const size_t tiers = t_->tiers_.size();
   t_->group_component_.assign(static_cast<size_t>(t_->num_leaf_groups_) * tiers, -1);

@@ -3,11 +3,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <random>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -789,10 +787,9 @@ switches: [{name: l, tier: leaf, nodes: "n[0-1]"}]
 TEST(TopologyTest, KeptPathFactsAnswerAsTheModelWithoutThem) {
   int pairs = 0, same_group = 0;
   for (const std::string& file : testing::ConfigFiles()) {
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(text.str(), file);
+    absl::StatusOr<std::string> text = ReadFileToString(file);
+    ASSERT_THAT(text, IsOk()) << file;
+    absl::StatusOr<TopologySpec> spec = ParseTopologyYaml(*text, file);
     ASSERT_THAT(spec, IsOk()) << file;
     TopologyBuilder before(*spec);
     for (TopologyBuilder::Step step : TopologyBuilder::Steps()) {
