@@ -61,7 +61,12 @@ class Cluster:
         os.environ["SLURM_CONF"] = self.conf
         # From 23.11 on `scontrol reconfigure` starts a new slurmctld process.
         version = run([os.path.join(self.sbin, "slurmctld"), "-V"]).stdout.split()[1]
-        self.reconfigure_restarts = tuple(int(x) for x in version.split(".")[:2]) >= (23, 11)
+        release = tuple(int(x) for x in version.split(".")[:2])
+        self.reconfigure_restarts = release >= (23, 11)
+        # After 22.05 a backup in control answers the primary's REQUEST_CONTROL only after
+        # 29 s and before it has saved its state (measured on 24.11.7 and 26.05.3, stock
+        # cons_tres too; see take_back). 23.02 and 23.11 were never run here: treated alike.
+        self.hand_back_saves_late = release > (22, 5)
 
     def up(self):
         r = run(["scontrol", "ping"], check=False)
@@ -128,14 +133,15 @@ class Cluster:
                 found.append(f"{d}:{state}")
         return ", ".join(found)
 
-    def pid(self, name):
-        """The pid on the first line of a pid file if that process is alive. Only the first
+    def pid(self, name, pid_dir="run"):
+        """The pid on the first line of a pid file in pid_dir (run-backup: the backup
+        controller's) if that process is alive. Only the first
         line: a reconfigured slurmctld (23.11+) writes its pid over the old one without
         truncating the file, so once pids wrap around (pid_max 32768 here) a shorter pid
         leaves the end of the longer one behind (after pid 32764, pid 706 left the file with
         the lines 706 and 4 on 24.11.7: the cause of two CI failures of the faults test)."""
         try:
-            with open(os.path.join(self.run, "run", name)) as f:
+            with open(os.path.join(self.run, pid_dir, name)) as f:
                 pid = int(f.readline())
             return pid if _alive(pid) else None
         except (OSError, ValueError):
@@ -519,9 +525,26 @@ class Burst:
     def take_back(self):
         # The backup has placed jobs of its own before the primary returns.
         self.c.wait("the backup to place a job", self.backup_placed, 120)
+        if self.c.hand_back_saves_late:
+            # Slurm 24.11 and 26.05 (stock cons_tres too): the backup's shutdown quiesces its
+            # connections, which waits for the REQUEST_CONTROL handler that itself waits for
+            # that shutdown, for 29 s; then the handler replies "backup not completely done
+            # relinquishing control. Old state possible" and the primary reads job_state
+            # while the backup writes it (once no file at all: every job lost). The admin
+            # guide's take-back for these releases: stop the backup (SIGTERM: it saves its
+            # state and exits), start the primary, start the backup again.
+            pid = self.c.pid("slurmctld.pid", "run-backup")
+            if pid is None:
+                raise RuntimeError("the backup slurmctld in control has no live pid in "
+                                   f"{self.c.run}/run-backup/slurmctld.pid")
+            os.kill(pid, signal.SIGTERM)
+            self.c.wait("the backup to save its state and exit", lambda: not _alive(pid), 60)
         run([os.path.join(self.c.sbin, "slurmctld"), "-f", self.c.conf])
         self.c.wait("the primary to take back control",
                     lambda: self.c.primary_up() and self.c.serving(), 120)
+        if self.c.hand_back_saves_late:
+            run(["bash", "-c", 'source "$1/contrib/cluster/common.sh" && nvl_start_backup',
+                 "bash", ROOT])
 
     def break_yaml(self):
         with open(self.c.yaml) as f:
