@@ -46,12 +46,15 @@ class HierarchicalGenerator : public Generator {
     c.ranks.reserve(static_cast<size_t>(k) * s.chunk_size());
     s.TakeBestFit(hnode, k, &c.ranks);
     uint64_t fit = SetFingerprint(c.ranks);
+    c.fingerprint = fit;
     out->push_back(std::move(c));
     if (hnode < static_cast<int>(h.hosts().size())) return;  // one host: nothing to even
     Candidate even;
     even.origin = absl::StrCat("fewest hosts under ", h.nodes()[hnode].label);
+    even.ranks.reserve(static_cast<size_t>(k) * s.chunk_size());
     if (s.TakeBalanced(hnode, k, &even.ranks) < 2) return;
-    if (SetFingerprint(even.ranks) != fit) out->push_back(std::move(even));
+    even.fingerprint = SetFingerprint(even.ranks);
+    if (*even.fingerprint != fit) out->push_back(std::move(even));
   }
 };
 

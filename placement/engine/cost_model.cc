@@ -41,6 +41,9 @@ struct NicScratch {
   std::vector<int> flows;
   // The NVLink domains of the TP group being priced.
   Stamps seen;
+  // The ranks of the ring being priced, their nodes, and the nodes of the ring priced before.
+  std::vector<GpuId> group;
+  std::vector<NodeId> nodes, last_nodes;
 };
 
 NicScratch& ScratchFor(const Topology& topo) {
@@ -195,7 +198,7 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
     }
     if (over) tp_flows = &scratch.flows;
   }
-  std::vector<GpuId> group;
+  std::vector<GpuId>& group = scratch.group;
   // TP groups: one ring per (p, d); tp_count all-reduces run one after another. A group
   // inside one NVLink domain is a ring at that domain's bandwidth (priced once per bandwidth).
   double priced_gbps = -1;
@@ -247,7 +250,9 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
       }
     }
     const std::vector<int>* dp_flows = over ? &scratch.flows : nullptr;
-    std::vector<NodeId> nodes, last_nodes;
+    std::vector<NodeId>& nodes = scratch.nodes;
+    std::vector<NodeId>& last_nodes = scratch.last_nodes;
+    last_nodes.clear();
     bool last_crosses = false;
     for (int p = 0; p < r.pp; ++p) {
       for (int t = 0; t < r.tp; ++t) {

@@ -6,7 +6,6 @@
 #include <exception>
 #include <numeric>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -17,9 +16,10 @@
 namespace nvlplace {
 namespace {
 
-// A candidate with its facts and scores (the per-candidate part of the pipeline).
+// A candidate with its facts and scores (the per-candidate part of the pipeline): its GPUs
+// are facts.ranks.
 struct Scored {
-  Candidate candidate;
+  std::string origin;  // Candidate::origin
   CandidateFacts facts;
   std::vector<double> scores;
   uint64_t gpus_fingerprint = 0;  // SetFingerprint of its GPUs
@@ -31,10 +31,23 @@ struct Scored {
 // Every (t, p) counts: when TP groups span nodes, rank t of one group and rank t of another
 // can sit on different switches while their first ranks share a node. No group crosses more
 // than the whole job (`job_tier`): the first that does ends the search.
+// Per thread, kept between calls, so that a candidate's facts allocate only what they keep.
+struct FactsScratch {
+  std::vector<std::pair<DomainId, int>> runs;  // ComputeFacts: (domain, GPUs) per run of ranks
+  std::vector<NodeId> group, last;             // DpTier: the nodes of a DP group, of the last
+};
+
+FactsScratch& Scratch() {
+  thread_local FactsScratch s;
+  return s;
+}
+
 int DpTier(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks, int job_tier) {
   int tier = Topology::kSameNode;
   if (r.dp <= 1) return tier;
-  std::vector<NodeId> group, last;
+  std::vector<NodeId>& group = Scratch().group;
+  std::vector<NodeId>& last = Scratch().last;
+  last.clear();
   for (int p = 0; p < r.pp; ++p) {
     for (int t = 0; t < r.tp && tier < job_tier; ++t) {
       group.clear();
@@ -52,14 +65,22 @@ int DpTier(const Topology& topo, const Request& r, const std::vector<GpuId>& ran
   return tier;
 }
 
+// The candidate's GPUs (`ranks`) become the facts' own.
 CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelProfile& model,
-                            const std::vector<GpuId>& ranks) {
+                            std::vector<GpuId> ranks) {
   CandidateFacts f;
-  f.ranks = ranks;
+  f.ranks = std::move(ranks);
+  const std::vector<GpuId>& gpus = f.ranks;
   // Runs of one node and of one domain first (candidates take GPUs host by host), then the
   // runs sorted: the same distinct lists and counts as sorting every rank, for less.
-  std::vector<std::pair<DomainId, int>> runs;
-  for (GpuId g : ranks) {
+  std::vector<std::pair<DomainId, int>>& runs = Scratch().runs;
+  runs.clear();
+  size_t node_runs = 0;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    node_runs += i == 0 || topo.gpus()[gpus[i]].node != topo.gpus()[gpus[i - 1]].node;
+  }
+  f.nodes.reserve(node_runs);
+  for (GpuId g : gpus) {
     const Gpu& gpu = topo.gpus()[g];
     if (f.nodes.empty() || f.nodes.back() != gpu.node) f.nodes.push_back(gpu.node);
     if (runs.empty() || runs.back().first != gpu.domain) runs.push_back({gpu.domain, 0});
@@ -68,6 +89,8 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
   std::sort(f.nodes.begin(), f.nodes.end());
   f.nodes.erase(std::unique(f.nodes.begin(), f.nodes.end()), f.nodes.end());
   std::sort(runs.begin(), runs.end());
+  f.domains.reserve(runs.size());
+  f.used_per_domain.reserve(runs.size());
   for (const auto& [domain, used] : runs) {
     if (!f.domains.empty() && f.domains.back() == domain) {
       f.used_per_domain.back() += used;
@@ -77,17 +100,17 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
     }
   }
   f.job_tier = topo.CommonTierSorted(f.nodes);
-  f.dp_tier = DpTier(topo, r, ranks, f.job_tier);
+  f.dp_tier = DpTier(topo, r, gpus, f.job_tier);
   for (int g = 0; g < r.num_groups(); ++g) {
-    DomainId d = topo.gpus()[ranks[size_t{1} * g * r.tp]].domain;
+    DomainId d = topo.gpus()[gpus[size_t{1} * g * r.tp]].domain;
     for (int t = 1; t < r.tp; ++t) {
-      if (topo.gpus()[ranks[size_t{1} * g * r.tp + t]].domain != d) {
+      if (topo.gpus()[gpus[size_t{1} * g * r.tp + t]].domain != d) {
         ++f.tp_groups_split;
         break;
       }
     }
   }
-  f.comm = EstimateComm(topo, ranks, r, model);
+  f.comm = EstimateComm(topo, gpus, r, model);
   return f;
 }
 
@@ -304,7 +327,8 @@ Chunking ChooseChunking(const Hierarchy& hierarchy, const ClusterState& state, c
 // taken), each candidate's GPUs are regrouped into TP groups over the fewest domains. A
 // candidate with the very ranks of an earlier one is dropped: it would score the same and
 // lose the tie to the first (on large fabrics several levels of the tree often give the
-// same best fit, and scoring is most of a decision's time).
+// same best fit, and scoring is most of a decision's time). Each candidate kept has its
+// fingerprint.
 std::vector<Candidate> GenerateCandidates(const Topology& topo, const Policy& policy,
                                           const Chunking& chunks, const Request& r,
                                           uint64_t decision) {
@@ -315,13 +339,17 @@ std::vector<Candidate> GenerateCandidates(const Topology& topo, const Policy& po
   ctx.decision = decision;
   bool regroup = r.tp > 1 && !chunks.rule.per_node && chunks.rule.size == 1;
   std::vector<Candidate> out;
-  absl::flat_hash_set<std::vector<GpuId>> seen;
   for (const std::shared_ptr<const Generator>& gen : policy.generators) {
     for (Candidate& c : gen->Generate(*chunks.search, chunks.k, ctx)) {
       if (static_cast<int>(c.ranks.size()) != r.gpus) continue;
       if (regroup) c.ranks = GroupRanks(topo, c.ranks, r.tp);
-      if (!seen.insert(c.ranks).second) continue;
-      out.push_back(std::move(c));
+      // Regrouping reorders the GPUs, not the set: a generator's fingerprint still holds. A
+      // decision has tens of candidates: the earlier ones of the same fingerprint are compared.
+      if (!c.fingerprint) c.fingerprint = SetFingerprint(c.ranks);
+      bool again = std::any_of(out.begin(), out.end(), [&](const Candidate& o) {
+        return *o.fingerprint == *c.fingerprint && o.ranks == c.ranks;
+      });
+      if (!again) out.push_back(std::move(c));
     }
   }
   return out;
@@ -342,9 +370,9 @@ Scoring ScoreCandidates(const Topology& topo, const ClusterState& state, const R
   Scoring out;
   for (Candidate& c : candidates) {
     Scored sc;
-    sc.facts = ComputeFacts(topo, r, model, c.ranks);
-    sc.gpus_fingerprint = SetFingerprint(c.ranks);
-    sc.candidate = std::move(c);
+    sc.gpus_fingerprint = *c.fingerprint;  // GenerateCandidates gave every candidate one
+    sc.origin = std::move(c.origin);
+    sc.facts = ComputeFacts(topo, r, model, std::move(c.ranks));
     if (r.nvl == NvlMode::kStrict && sc.facts.tp_groups_split > 0) {
       out.strict_split = true;
       continue;
@@ -472,9 +500,8 @@ std::string LocalityTraded(const Topology& topo, const Policy& policy,
   const Scored& win = scored[best];
   const Scored& near = scored[local];
   return absl::StrFormat("%s would be %s, the choice is %s; it scored %.1f against %.1f: %s",
-                         near.candidate.origin, LocalityText(topo, near.facts),
-                         LocalityText(topo, win.facts), near.total, win.total,
-                         WhyLost(policy, win.scores, near.scores));
+                         near.origin, LocalityText(topo, near.facts), LocalityText(topo, win.facts),
+                         near.total, win.total, WhyLost(policy, win.scores, near.scores));
 }
 
 // The best rejected alternative: the runner-up with a different GPU set, if any.
@@ -496,8 +523,8 @@ std::optional<Alternative> BestRejected(const Topology& topo, const Policy& poli
     why = absl::StrCat("spans ", TierName(topo, alt.facts.job_tier), ", above max-tier ",
                        topo.tiers()[r.max_tier], "; ", why);
   }
-  return Alternative{alt.candidate.origin,      alt.candidate.ranks, alt.total,
-                     Lines(policy, alt.scores), alt.facts.comm,      why};
+  return Alternative{
+      alt.origin, alt.facts.ranks, alt.total, Lines(policy, alt.scores), alt.facts.comm, why};
 }
 
 // Explain: the chosen candidate (`best`) into `result`: its GPUs, scores and facts, the TP
@@ -507,8 +534,8 @@ void Explain(const Topology& topo, const Policy& policy, const Request& r,
              PlacementResult* result) {
   const Scored& win = scored[best];
   result->placed = true;
-  result->ranks = win.candidate.ranks;
-  result->origin = win.candidate.origin;
+  result->ranks = win.facts.ranks;
+  result->origin = win.origin;
   result->scores = Lines(policy, win.scores);
   result->total = win.total;
   result->comm = win.facts.comm;

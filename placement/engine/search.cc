@@ -875,6 +875,9 @@ int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
       held += int64_t{bins[threshold]} * threshold;
     }
     int at_threshold = static_cast<int>((k - held + threshold - 1) / threshold);
+    int64_t listed = at_threshold;  // the hosts RoomiestUnder lists, for one allocation
+    for (int c = threshold + 1; c <= index_->max_cap; ++c) listed += bins[c];
+    hosts.reserve(static_cast<size_t>(listed));
     RoomiestUnder(hnode, threshold, &at_threshold, &hosts);
     std::sort(hosts.begin(), hosts.end(), [&](int a, int b) {
       return index_->cap[a] != index_->cap[b] ? index_->cap[a] > index_->cap[b] : a < b;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,8 @@ namespace nvlplace {
 struct Candidate {
   std::vector<GpuId> ranks;
   std::string origin;  // which generator made it and from where, e.g. "best fit under leaf3"
+  // SetFingerprint(ranks) where the generator computed it (the engine computes the rest).
+  std::optional<uint64_t> fingerprint;
 };
 
 // The unit the search takes GPUs from, and how.
