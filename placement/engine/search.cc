@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 
 namespace nvlplace {
@@ -824,9 +825,12 @@ void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
     TakeBestFit(kids[tightest], remaining, out);
     return;
   }
-  std::vector<int> order(kids.size());
+  // Most room first, ties by position (a stable order), without the buffer stable_sort
+  // allocates; on the stack for the usual tens of children.
+  absl::InlinedVector<int, 64> order(kids.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return room(a) > room(b); });
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return room(a) != room(b) ? room(a) > room(b) : a < b; });
   for (size_t p = 0; p < order.size() && remaining > 0; ++p) {
     int fullest = room(order[p]);
     if (fullest <= 0) return;  // capacity said otherwise; never happens
