@@ -27,10 +27,6 @@ struct Scored {
   bool tier_ok = true;
 };
 
-// The highest tier any DP group crosses: the group of (t, p) is ranks t + tp * (p + pp * d).
-// Every (t, p) counts: when TP groups span nodes, rank t of one group and rank t of another
-// can sit on different switches while their first ranks share a node. No group crosses more
-// than the whole job (`job_tier`): the first that does ends the search.
 // Per thread, kept between calls, so that a candidate's facts allocate only what they keep.
 struct FactsScratch {
   std::vector<std::pair<DomainId, int>> runs;  // ComputeFacts: (domain, GPUs) per run of ranks
@@ -42,6 +38,10 @@ FactsScratch& Scratch() {
   return s;
 }
 
+// The highest tier any DP group crosses: the group of (t, p) is ranks t + tp * (p + pp * d).
+// Every (t, p) counts: when TP groups span nodes, rank t of one group and rank t of another
+// can sit on different switches while their first ranks share a node. No group crosses more
+// than the whole job (`job_tier`): the first that does ends the search.
 int DpTier(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks, int job_tier) {
   int tier = Topology::kSameNode;
   if (r.dp <= 1) return tier;
@@ -344,7 +344,7 @@ std::vector<Candidate> GenerateCandidates(const Topology& topo, const Policy& po
       if (static_cast<int>(c.ranks.size()) != r.gpus) continue;
       if (regroup) c.ranks = GroupRanks(topo, c.ranks, r.tp);
       // Regrouping reorders the GPUs, not the set: a generator's fingerprint still holds. A
-      // decision has tens of candidates: the earlier ones of the same fingerprint are compared.
+      // decision has a few tens of candidates at most: each earlier one is checked.
       if (!c.fingerprint) c.fingerprint = SetFingerprint(c.ranks);
       bool again = std::any_of(out.begin(), out.end(), [&](const Candidate& o) {
         return *o.fingerprint == *c.fingerprint && o.ranks == c.ranks;
