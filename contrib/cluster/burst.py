@@ -135,11 +135,11 @@ class Cluster:
 
     def pid(self, name, pid_dir="run"):
         """The pid on the first line of a pid file in pid_dir (run-backup: the backup
-        controller's) if that process is alive. Only the first
-        line: a reconfigured slurmctld (23.11+) writes its pid over the old one without
-        truncating the file, so once pids wrap around (pid_max 32768 here) a shorter pid
-        leaves the end of the longer one behind (after pid 32764, pid 706 left the file with
-        the lines 706 and 4 on 24.11.7: the cause of two CI failures of the faults test)."""
+        controller's) if that process is alive. Only the first line: a reconfigured
+        slurmctld (23.11+) writes its pid over the old one without truncating the file, so
+        once pids wrap around (pid_max 32768 here) a shorter pid leaves the end of the
+        longer one behind (after pid 32764, pid 706 left the file with the lines 706 and 4
+        on 24.11.7: the cause of two CI failures of the faults test)."""
         try:
             with open(os.path.join(self.run, pid_dir, name)) as f:
                 pid = int(f.readline())
@@ -532,7 +532,9 @@ class Burst:
             # relinquishing control. Old state possible" and the primary reads job_state
             # while the backup writes it (once no file at all: every job lost). The admin
             # guide's take-back for these releases: stop the backup (SIGTERM: it saves its
-            # state and exits), start the primary, start the backup again.
+            # state and exits), start the primary, start the backup again. Not common.sh's
+            # nvl_stop_backup: it falls back to SIGKILL after 20 s, losing the very state
+            # this must save; a backup that does not exit is a finding here.
             pid = self.c.pid("slurmctld.pid", "run-backup")
             if pid is None:
                 raise RuntimeError("the backup slurmctld in control has no live pid in "
