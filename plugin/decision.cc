@@ -619,7 +619,7 @@ Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<L
     if (n < 0 || live->to_caller[n] >= 0) continue;  // unknown, or named twice: the first counts
     live->to_caller[n] = static_cast<int>(i);
     request->allowed_node[n] = nodes[i].usable && of_request[n];
-    const std::vector<GpuId>& gpus = topo.nodes()[n].gpus;
+    const auto& gpus = topo.nodes()[n].gpus;
     for (size_t k = 0; k < gpus.size(); ++k) {
       if (ignore_busy) is_free[gpus[k]] = true;
     }
@@ -757,7 +757,7 @@ bool Decider::Later(const RequestSpec& spec, const std::vector<LiveNode>& nodes,
   for (const LiveNode& n : nodes) {
     NodeId id = n.usable ? topo.FindNode(n.name) : -1;
     if (id < 0) continue;
-    const std::vector<GpuId>& gpus = topo.nodes()[id].gpus;
+    const auto& gpus = topo.nodes()[id].gpus;
     for (const auto& [gpu, until] : n.busy_until) {
       if (gpu >= 0 && gpu < static_cast<int>(gpus.size())) {
         releases.push_back(Release{static_cast<double>(until), {gpus[gpu]}});

@@ -29,7 +29,7 @@ class FragmentationScorer : public Scorer {
     seen_leaf.Begin(ctx.topo.switches().size());
     seen_node.Begin(ctx.topo.nodes().size());
     long free_leaves = 0;
-    ForEachLeafGroup(ctx.topo, facts.nodes, [&](int g, const std::vector<SwitchId>& leaves) {
+    ForEachLeafGroup(ctx.topo, facts.nodes, [&](int g, const NodeLeaves& leaves) {
       if (ctx.topo.LeafGroupClosed(g)) {
         free_leaves += ctx.state.free_in_leaf_group(g);
         return;

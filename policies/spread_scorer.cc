@@ -20,7 +20,7 @@ class SpreadScorer : public Scorer {
     thread_local Stamps seen;
     seen.Begin(ctx.topo.switches().size());
     size_t leaves = 0, per_node = 1;
-    ForEachLeafGroup(ctx.topo, facts.nodes, [&](int, const std::vector<SwitchId>& mine) {
+    ForEachLeafGroup(ctx.topo, facts.nodes, [&](int, const NodeLeaves& mine) {
       per_node = std::max(per_node, mine.size());
       for (SwitchId s : mine) leaves += seen.Mark(s) ? 1 : 0;
     });

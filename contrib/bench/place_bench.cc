@@ -26,7 +26,7 @@ void Occupy(double occupancy, ClusterState* state) {
   std::uniform_real_distribution<double> u(0, 1);
   std::vector<GpuId> busy;
   for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-    const std::vector<GpuId>& gpus = topo.nodes()[n].gpus;
+    const NodeGpus& gpus = topo.nodes()[n].gpus;
     double x = u(rng);
     // 90% of the occupancy as wholly busy nodes, 10% as half-busy ones (2 x 0.1 x 0.5).
     if (x < occupancy * 0.9) {

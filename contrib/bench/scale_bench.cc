@@ -35,7 +35,7 @@ void Occupy(double occupancy, ClusterState* state) {
   std::uniform_real_distribution<double> u(0, 1);
   std::vector<GpuId> busy;
   for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-    const std::vector<GpuId>& gpus = topo.nodes()[n].gpus;
+    const NodeGpus& gpus = topo.nodes()[n].gpus;
     double x = u(rng);
     if (x < occupancy * 0.9) {
       busy.insert(busy.end(), gpus.begin(), gpus.end());

@@ -182,7 +182,7 @@ void LeafGroupClusters::JoinLeafGroups() {
   absl::flat_hash_map<int, ComponentGroups> by_component;
   std::vector<int> key;
   for (int g = 0; g < static_cast<int>(rep_.size()); ++g) {
-    const std::vector<SwitchId>& leaves = topo_.nodes()[rep_[g]].leaves;
+    const NodeLeaves& leaves = topo_.nodes()[rep_[g]].leaves;
     if (leaves.empty()) continue;
     key.assign(1, static_cast<int>(leaves.size()));
     for (SwitchId l : leaves) key.push_back(switches_.Find(l));
@@ -748,7 +748,7 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
   auto left = [&](int p) { return left_v[p]; };
   auto take = [&](int p, int n) {
     if (by_node) {
-      const std::vector<GpuId>& gpus = topo.nodes()[nodes[p]].gpus;
+      const NodeGpus& gpus = topo.nodes()[nodes[p]].gpus;
       for (int taken = 0; taken < n; ++next[p]) {
         GpuId g = gpus[next[p]];
         if (!state_.busy(g)) {

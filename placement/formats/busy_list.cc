@@ -93,8 +93,9 @@ absl::Status ForEachEntry(absl::string_view text, const std::string& file, const
     names_read += *count;
     absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(hosts);
     if (!names.ok()) return error(names.status().message());
+    NodeId n = -1;
     for (const std::string& name : *names) {
-      NodeId n = topo.FindNode(name);
+      n = topo.FindNode(name, n + 1);
       if (n < 0) {
         return error(absl::StrCat("node '", name, "' is not in cluster ", topo.name()));
       }
@@ -135,7 +136,7 @@ absl::Status LoadBusyList(absl::string_view text, const std::string& file, Clust
   if (!read.ok()) return read;
   std::vector<GpuId> gpus;
   for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-    const std::vector<GpuId>& node_gpus = topo.nodes()[n].gpus;
+    const NodeGpus& node_gpus = topo.nodes()[n].gpus;
     for (size_t i = 0; i < node_gpus.size(); ++i) {
       bool busy = (mark[first_word[n] + i / 64] >> (i % 64)) & 1;
       if (busy && !state->busy(node_gpus[i])) gpus.push_back(node_gpus[i]);
@@ -149,7 +150,7 @@ absl::StatusOr<std::vector<GpuId>> ReadGpusInOrder(absl::string_view text, const
   std::vector<GpuId> order;
   std::vector<bool> seen(topo.num_gpus(), false);
   absl::Status read = ForEachEntry(text, file, topo, [&](NodeId n, const IndexSet* indexes) {
-    const std::vector<GpuId>& node_gpus = topo.nodes()[n].gpus;
+    const NodeGpus& node_gpus = topo.nodes()[n].gpus;
     for (size_t i = 0; i < node_gpus.size(); ++i) {
       if (indexes && !HasIndex(*indexes, i)) continue;
       if (seen[node_gpus[i]]) {

@@ -148,7 +148,7 @@ TEST(ImportNvidiaSmiTest, BuildsOneNodeCluster) {
   EXPECT_EQ(t.gpu_models()[0].name, "A100-PCIe");
   ASSERT_EQ(t.num_switches(), 1);
   EXPECT_EQ(t.switches()[0].name, "leaf0");
-  EXPECT_EQ(t.nodes()[0].leaves, (std::vector<SwitchId>{0}));
+  EXPECT_EQ(t.nodes()[0].leaves, (NodeLeaves{0}));
 }
 
 TEST(ImportNvidiaSmiTest, OneIslandNodeHasWholeNodeDomain) {

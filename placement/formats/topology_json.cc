@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "placement/model/hostlist.h"
 
 namespace nvlplace {
@@ -20,7 +21,7 @@ std::string NodeList(const Topology& topo, const std::vector<NodeId>& ids) {
   return CompressHostlist(names);
 }
 
-std::vector<std::string> SwitchNames(const Topology& topo, const std::vector<SwitchId>& ids) {
+std::vector<std::string> SwitchNames(const Topology& topo, absl::Span<const SwitchId> ids) {
   std::vector<std::string> names;
   for (SwitchId s : ids) names.push_back(topo.switches()[s].name);
   return names;

@@ -184,6 +184,11 @@ NodeId Topology::FindNode(absl::string_view name) const {
   return it == node_index_.end() ? -1 : it->second;
 }
 
+NodeId Topology::FindNode(absl::string_view name, NodeId guess) const {
+  if (guess >= 0 && guess < num_nodes() && nodes_[guess].name == name) return guess;
+  return FindNode(name);
+}
+
 SwitchId Topology::FindSwitch(absl::string_view name) const {
   auto it = switch_index_.find(name);
   return it == switch_index_.end() ? -1 : it->second;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "placement/model/limits.h"
 
@@ -118,15 +119,21 @@ struct Gpu {
   DomainId domain;
 };
 
+// A node's lists, kept inside the node for the usual sizes (8 GPUs, 8 rails, 4 islands):
+// no allocation per node, and a 1M-GPU model is built and freed without 3 of them a node.
+using NodeGpus = absl::InlinedVector<GpuId, 8>;
+using NodeLeaves = absl::InlinedVector<SwitchId, 8>;
+using NodeDomains = absl::InlinedVector<DomainId, 4>;
+
 struct Node {
   std::string name;
-  int model;                      // index into Topology::gpu_models(); -1: no GPUs
-  std::vector<GpuId> gpus;        // gpus[i] is the GPU with index i
-  std::vector<SwitchId> leaves;   // leaf switches the node's NICs reach; one per rail when
-                                  // rail-optimized (leaves[r] carries rail r), else one
-  std::vector<DomainId> domains;  // NVLink domains holding this node's GPUs, ascending
-  bool placed = true;             // false: never offered (NodeGroupSpec::placed)
-  int nics = 0;                   // fabric NICs (NodeGroupSpec::nics, default resolved)
+  int model;            // index into Topology::gpu_models(); -1: no GPUs
+  NodeGpus gpus;        // gpus[i] is the GPU with index i
+  NodeLeaves leaves;    // leaf switches the node's NICs reach; one per rail when
+                        // rail-optimized (leaves[r] carries rail r), else one
+  NodeDomains domains;  // NVLink domains holding this node's GPUs, ascending
+  bool placed = true;   // false: never offered (NodeGroupSpec::placed)
+  int nics = 0;         // fabric NICs (NodeGroupSpec::nics, default resolved)
 };
 
 struct NvlDomain {
@@ -197,6 +204,11 @@ class Topology {
 
   // Name lookups; -1 when unknown.
   NodeId FindNode(absl::string_view name) const;
+  // The same, trying `guess` first (one comparison; any value, in range or not). Lists of
+  // node names mostly follow declaration order (a hostlist, a rack's trays, a leaf's nodes),
+  // so a caller walking one guesses the node after the last it found, and walks the nodes in
+  // memory order instead of hashing each name into a table that at 1M GPUs outgrows the cache.
+  NodeId FindNode(absl::string_view name, NodeId guess) const;
   SwitchId FindSwitch(absl::string_view name) const;
   DomainId FindDomain(absl::string_view name) const;
   int FindTier(absl::string_view name) const;
@@ -275,6 +287,9 @@ class Topology {
   static constexpr uint8_t kGbpsExact = 2;
 
   Topology() = default;
+  // Not copied: node_index_'s keys point into nodes_' names.
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
   // Lowest common ancestor tier of two switches and the bottleneck Gb/s through it, from
   // their ancestor lists.
   std::pair<int, double> SwitchPath(SwitchId x, SwitchId y) const;
@@ -303,7 +318,9 @@ class Topology {
   std::vector<Node> nodes_;
   std::vector<NvlDomain> domains_;
   std::vector<Switch> switches_;
-  absl::flat_hash_map<std::string, NodeId> node_index_;
+  // Keyed by views of nodes_' names (nodes_ is reserved for every node before the first is
+  // added, so they never move): the names are stored once, and the table's slots stay small.
+  absl::flat_hash_map<absl::string_view, NodeId> node_index_;
   absl::flat_hash_map<std::string, SwitchId> switch_index_;
   absl::flat_hash_map<std::string, DomainId> domain_index_;
 

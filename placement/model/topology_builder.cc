@@ -425,15 +425,17 @@ absl::Status TopologyBuilder::CheckNics(const NodeGroupSpec& g) const {
 absl::Status TopologyBuilder::AddNode(const std::string& name, size_t gi, int model) {
   const SourceLoc& loc = spec_.node_groups[gi].loc;
   NVL_RETURN_IF_ERROR(CheckNameAt(loc, name, "node name"));
-  auto [it, inserted] = t_->node_index_.emplace(name, t_->num_nodes());
-  if (!inserted) {
-    return ErrorAt(
-        loc, absl::StrCat("node '", name, "' is declared twice", FirstOn(GroupOf(it->second).loc)));
-  }
   const NodeGroupSpec& g = spec_.node_groups[gi];
   // One NIC per GPU unless given; rail-optimized nodes get their rail count (AssignNodeLeaves).
   int nics = g.nics == kDefaultNics ? g.gpus : g.nics;
+  // AddNodes reserved nodes_ for every node: the name's view stays valid as its key.
   t_->nodes_.push_back(Node{name, model, {}, {}, {}, g.placed, nics});
+  auto [it, inserted] = t_->node_index_.emplace(t_->nodes_.back().name, t_->num_nodes() - 1);
+  if (!inserted) {
+    t_->nodes_.pop_back();
+    return ErrorAt(
+        loc, absl::StrCat("node '", name, "' is declared twice", FirstOn(GroupOf(it->second).loc)));
+  }
   node_group_.push_back(static_cast<int>(gi));
   if (g.placed) t_->num_placed_gpus_ += g.gpus;
   return absl::OkStatus();
@@ -489,17 +491,19 @@ absl::Status TopologyBuilder::CheckDomainName(
 // Marks domain d's nodes as its own; returns their GPU count.
 absl::StatusOr<int64_t> TopologyBuilder::ClaimDomainNodes(size_t d) {
   int64_t gpus = 0;
+  NodeId last = -1;
   for (const std::string& name : spec_.domains[d].nodes) {
-    NVL_ASSIGN_OR_RETURN(NodeId n, ClaimDomainNode(d, name));
-    gpus += GroupOf(n).gpus;
+    NVL_ASSIGN_OR_RETURN(last, ClaimDomainNode(d, name, last + 1));
+    gpus += GroupOf(last).gpus;
   }
   return gpus;
 }
 
-// A node of domain d: declared, in no other domain, with one island.
-absl::StatusOr<NodeId> TopologyBuilder::ClaimDomainNode(size_t d, const std::string& name) {
+// A node of domain d (tried first as `guess`): declared, in no other domain, with one island.
+absl::StatusOr<NodeId> TopologyBuilder::ClaimDomainNode(size_t d, const std::string& name,
+                                                        NodeId guess) {
   const DomainSpec& ds = spec_.domains[d];
-  NodeId n = t_->FindNode(name);
+  NodeId n = t_->FindNode(name, guess);
   if (n < 0) {
     return ErrorAt(ds.loc,
                    absl::StrCat("node '", Printable(name), "' is not declared under nodes"));
@@ -651,8 +655,9 @@ absl::Status TopologyBuilder::AttachNodesAndChildren() {
 absl::Status TopologyBuilder::AttachNodes(SwitchId id, std::vector<SwitchId>& listed_by) {
   const SwitchSpec& s = spec_.switches[id];
   t_->switches_[id].nodes.reserve(s.nodes.size());
+  NodeId n = -1;
   for (const std::string& name : s.nodes) {
-    NodeId n = t_->FindNode(name);
+    n = t_->FindNode(name, n + 1);
     if (n < 0) {
       return ErrorAt(Sub(s.loc, "nodes"),
                      absl::StrCat("node '", Printable(name), "' is not declared under nodes"));
@@ -897,12 +902,12 @@ absl::Status TopologyBuilder::TooDense(SwitchId id, absl::string_view listing,
 // ---- leaf groups --------------------------------------------------------------------------
 
 absl::Status TopologyBuilder::GroupLeaves() {
-  absl::flat_hash_map<std::vector<SwitchId>, int> groups;  // leaves -> group
+  absl::flat_hash_map<NodeLeaves, int> groups;  // leaves -> group
   t_->leaf_group_.resize(t_->num_nodes());
   for (NodeId n = 0; n < t_->num_nodes(); ++n) {
-    const std::vector<SwitchId>& leaves = t_->nodes_[n].leaves;
+    const NodeLeaves& leaves = t_->nodes_[n].leaves;
     auto [it, inserted] = groups.emplace(leaves, static_cast<int>(t_->group_leaves_.size()));
-    if (inserted) t_->group_leaves_.push_back(leaves);
+    if (inserted) t_->group_leaves_.emplace_back(leaves.begin(), leaves.end());
     t_->leaf_group_[n] = it->second;
   }
   t_->num_leaf_groups_ = static_cast<int>(t_->group_leaves_.size());
