@@ -287,7 +287,7 @@ class Topology {
   static constexpr uint8_t kGbpsExact = 2;
 
   Topology() = default;
-  // Not copied: node_index_'s keys point into nodes_' names.
+  // Not copied: node_index_'s and domain_index_'s keys point into nodes_' and domains_' names.
   Topology(const Topology&) = delete;
   Topology& operator=(const Topology&) = delete;
   // Lowest common ancestor tier of two switches and the bottleneck Gb/s through it, from
@@ -322,7 +322,7 @@ class Topology {
   // added, so they never move): the names are stored once, and the table's slots stay small.
   absl::flat_hash_map<absl::string_view, NodeId> node_index_;
   absl::flat_hash_map<std::string, SwitchId> switch_index_;
-  absl::flat_hash_map<std::string, DomainId> domain_index_;
+  absl::flat_hash_map<absl::string_view, DomainId> domain_index_;  // the same, domains_' names
 
   std::vector<int> leaf_group_;  // per node
   int num_leaf_groups_ = 0;

@@ -530,8 +530,13 @@ absl::StatusOr<NodeId> TopologyBuilder::ClaimDomainNode(size_t d, const std::str
 }
 
 absl::Status TopologyBuilder::AssignGpus() {
-  t_->domains_.reserve(spec_.domains.size() + t_->num_nodes());
-  t_->domain_index_.reserve(spec_.domains.size() + t_->num_nodes());
+  // Every domain is counted first: domain_index_'s keys are views of domains_' names.
+  size_t domains = spec_.domains.size();
+  for (NodeId n = 0; n < t_->num_nodes(); ++n) {
+    if (node_domain_spec_[n] < 0) domains += IslandsOf(n).size();
+  }
+  t_->domains_.reserve(domains);
+  t_->domain_index_.reserve(domains);
   AddGpus();
   NVL_RETURN_IF_ERROR(AddMultiNodeDomains());
   for (NodeId n = 0; n < t_->num_nodes(); ++n) {
@@ -579,6 +584,7 @@ absl::Status TopologyBuilder::AddIslandDomains(NodeId n) {
     NvlDomain dom{std::move(name),      {n}, {}, t_->gpu_models_[node.model].nvlink_gbps,
                   /*multi_node=*/false,
                   /*spares=*/0};
+    dom.gpus.reserve(islands[k].size());
     for (int idx : islands[k]) dom.gpus.push_back(node.gpus[idx]);
     NVL_RETURN_IF_ERROR(AddDomainToModel(std::move(dom), GroupOf(n).loc));
   }
@@ -588,12 +594,16 @@ absl::Status TopologyBuilder::AddIslandDomains(NodeId n) {
 // Adds `dom`, its nodes and GPUs filled in, and points them at it; its name must be new.
 absl::Status TopologyBuilder::AddDomainToModel(NvlDomain dom, const SourceLoc& loc) {
   DomainId id = t_->num_domains();
-  if (!t_->domain_index_.emplace(dom.name, id).second) {
-    return ErrorAt(loc, absl::StrCat("NVLink domain name '", dom.name, "' is used twice"));
-  }
-  for (GpuId g : dom.gpus) t_->gpus_[g].domain = id;
-  for (NodeId n : dom.nodes) t_->nodes_[n].domains.push_back(id);
+  // AssignGpus reserved domains_ for every domain: the name's view stays valid as its key.
   t_->domains_.push_back(std::move(dom));
+  const NvlDomain& added = t_->domains_.back();
+  if (!t_->domain_index_.emplace(added.name, id).second) {
+    std::string name = added.name;
+    t_->domains_.pop_back();
+    return ErrorAt(loc, absl::StrCat("NVLink domain name '", name, "' is used twice"));
+  }
+  for (GpuId g : added.gpus) t_->gpus_[g].domain = id;
+  for (NodeId n : added.nodes) t_->nodes_[n].domains.push_back(id);
   return absl::OkStatus();
 }
 
