@@ -72,6 +72,26 @@ TEST(TopologyTest, CountsAndDomains) {
   EXPECT_EQ(topo->FindTier("core"), 2);
 }
 
+TEST(TopologyTest, FindNodeWithAGuessAnswersAsWithout) {
+  auto topo = Build(kTree);
+  ASSERT_NE(topo, nullptr);
+  for (NodeId guess : {-5, -1, 0, 3, 4, 7, 8, 1000}) {
+    for (const char* name : {"n0", "n3", "n4", "n7", "n9", ""}) {
+      EXPECT_EQ(topo->FindNode(name, guess), topo->FindNode(name)) << name << " " << guess;
+    }
+  }
+  EXPECT_EQ(topo->FindNode("n4", 4), 4);
+  EXPECT_EQ(topo->FindNode("n4", 5), 4);
+  EXPECT_EQ(topo->FindNode("n9", 8), -1);
+  // The indexes' keys are the model's own names: a lookup with a name built elsewhere finds
+  // each node and domain.
+  for (NodeId n = 0; n < topo->num_nodes(); ++n) {
+    std::string name = absl::StrCat("n", n);
+    EXPECT_EQ(topo->FindNode(name), n);
+    EXPECT_EQ(topo->domains()[topo->FindDomain(name)].nodes, std::vector<NodeId>{n});
+  }
+}
+
 struct PairCase {
   std::string a, b;
   int tier;
