@@ -4,19 +4,15 @@
 
 #include <cstdint>
 
+#include "placement/model/mix64.h"
+
 namespace nvlplace {
 
 // A seeded stream's start for one decision: the seed mixed with the decision's key
 // (splitmix64 steps). Different decisions start different streams; the same seed and the
 // same decision, the same stream, in any thread.
 inline uint64_t DecisionSeed(uint64_t seed, uint64_t decision) {
-  auto mix = [](uint64_t z) {
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  };
-  return mix(seed ^ mix(decision));
+  return Mix64(seed ^ Mix64(decision));
 }
 
 }  // namespace nvlplace

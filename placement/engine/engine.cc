@@ -12,6 +12,7 @@
 #include "placement/engine/generator.h"
 #include "placement/engine/scorer.h"
 #include "placement/model/limits.h"
+#include "placement/model/mix64.h"
 
 namespace nvlplace {
 namespace {
@@ -403,28 +404,33 @@ void NormalizeAndWeigh(const Policy& policy, std::vector<Scored>* scored) {
 }
 
 // What a decision is, for seeded generators and scorers to draw afresh per decision (issue 11:
-// one draw per seed made random first fit over one fixed order): a hash of the request and of
-// the free GPUs of its allowed nodes. A function of the decision's inputs, so the same state
-// and request decide the same (a replay is reproducible) with no state kept between
-// decisions (an engine shared by threads needs no lock).
-uint64_t DecisionKey(const Topology& topo, const ClusterState& state, const Request& r) {
+// one draw per seed made random first fit over one fixed order): a hash of the request, of
+// which GPUs are busy (the state's fingerprint, kept as GPUs change: a pass over every free GPU
+// was a quarter of a random replay) and of its allowed nodes. A function of the decision's inputs,
+// so the same state and request decide the same (a replay is reproducible) with no state kept
+// between decisions (an engine shared by threads needs no lock).
+uint64_t DecisionKey(const ClusterState& state, const Request& r) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a over 64-bit words
   auto add = [&h](uint64_t v) {
     h ^= v;
     h *= 1099511628211ull;
   };
   for (int v : {r.gpus, r.tp, r.pp, r.dp, r.nodes, r.gpu_model}) add(static_cast<uint64_t>(v));
-  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-    if (state.free_on_node(n) == 0 || !(r.allowed_node.empty() || r.allowed_node[n])) continue;
-    for (GpuId g : topo.nodes()[n].gpus) {
-      if (!state.busy(g)) add(g);
+  add(state.busy_fingerprint());
+  // Every node or one model's nodes is said by allowed_set alone; only a listed set is read.
+  add(static_cast<uint64_t>(static_cast<int64_t>(r.allowed_set)));
+  if (r.allowed_set == Request::kListed) {
+    uint64_t listed = 0;  // XOR of the allowed nodes' mixed ids: no chain of multiplies
+    for (size_t n = 0; n < r.allowed_node.size(); ++n) {
+      if (r.allowed_node[n]) listed ^= Mix64(n);
     }
+    add(listed);
   }
   return h;
 }
 
 // Whether any generator or scorer of the policy draws per decision: only then is the
-// decision's key (a pass over every free GPU) computed.
+// decision's key computed.
 bool Seeded(const Policy& policy) {
   return std::any_of(policy.generators.begin(), policy.generators.end(),
                      [](const auto& g) { return g->Seeded(); }) ||
@@ -781,7 +787,7 @@ void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult
     }
     return;
   }
-  uint64_t decision = Seeded(*policy_) ? DecisionKey(*topo_, state, r) : 0;
+  uint64_t decision = Seeded(*policy_) ? DecisionKey(state, r) : 0;
   std::vector<Candidate> candidates = GenerateCandidates(*topo_, *policy_, chunks, r, decision);
   Scoring scoring =
       ScoreCandidates(*topo_, state, r, *policy_, model_, decision, std::move(candidates));

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "placement/model/mix64.h"
 
 namespace nvlplace {
 namespace {
@@ -43,10 +44,7 @@ std::ptrdiff_t Diff(size_t i) { return static_cast<std::ptrdiff_t>(i); }
 uint64_t SetFingerprint(const std::vector<GpuId>& gpus) {
   uint64_t sum = gpus.size();
   for (GpuId g : gpus) {
-    uint64_t x = static_cast<uint64_t>(g) + 0x9e3779b97f4a7c15ull;  // splitmix64's finalizer
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    sum += x ^ (x >> 31);
+    sum += Mix64(static_cast<uint64_t>(g));
   }
   return sum;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "placement/model/mix64.h"
 
 namespace nvlplace {
 
@@ -37,7 +38,8 @@ ClusterState::ClusterState(const ClusterState& other)
       node_free_(other.node_free_),
       domain_free_(other.domain_free_),
       leaf_group_free_(other.leaf_group_free_),
-      num_free_(other.num_free_) {}
+      num_free_(other.num_free_),
+      busy_fingerprint_(other.busy_fingerprint_) {}
 
 ClusterState& ClusterState::operator=(const ClusterState& other) {
   if (this == &other) return *this;
@@ -47,6 +49,7 @@ ClusterState& ClusterState::operator=(const ClusterState& other) {
   domain_free_ = other.domain_free_;
   leaf_group_free_ = other.leaf_group_free_;
   num_free_ = other.num_free_;
+  busy_fingerprint_ = other.busy_fingerprint_;
   // The derived index followed the old contents: it must not follow these.
   journal_begin_ += journal_.size() + 1;
   journal_.clear();
@@ -65,6 +68,7 @@ void ClusterState::Set(GpuId g, bool busy) {
   leaf_group_free_[topo_->LeafGroup(n)] += delta;
   domain_free_[topo_->gpus()[g].domain] += delta;
   num_free_ += delta;
+  busy_fingerprint_ ^= Mix64(static_cast<uint64_t>(g));
 }
 
 void ClusterState::Journal(const std::vector<GpuId>& gpus) {

@@ -27,6 +27,10 @@ class ClusterState {
   // Free GPUs on the nodes of a leaf group (Topology::LeafGroup).
   int free_in_leaf_group(int g) const { return leaf_group_free_[g]; }
   int num_free() const { return num_free_; }
+  // A fingerprint of which GPUs are busy: the XOR of a 64-bit mix of each busy GPU's id,
+  // kept as GPUs change, so that a decision's key (engine.cc, DecisionKey) costs nothing per
+  // GPU. Equal busy sets on one topology give equal fingerprints.
+  uint64_t busy_fingerprint() const { return busy_fingerprint_; }
   bool node_all_free(NodeId n) const {
     return node_free_[n] == static_cast<int>(topo_->nodes()[n].gpus.size());
   }
@@ -73,6 +77,7 @@ class ClusterState {
   std::vector<int> domain_free_;
   std::vector<int> leaf_group_free_;
   int num_free_ = 0;
+  uint64_t busy_fingerprint_ = 0;
   std::vector<NodeId> journal_;
   uint64_t journal_begin_ = 0;
   mutable std::mutex derived_mutex_;

@@ -87,6 +87,29 @@ TEST(ClusterStateTest, AllocateChangesNothingOnError) {
   ExpectUnchanged(state, busy, 7);
 }
 
+// The fingerprint is a function of which GPUs are busy: the order they were taken in, a
+// copy, a failed call and a release back to the start leave it as the set says.
+TEST(ClusterStateTest, BusyFingerprintFollowsTheBusySet) {
+  auto topo = TwoNodes();
+  ClusterState a(topo), b(topo);
+  const uint64_t empty = a.busy_fingerprint();
+  ASSERT_THAT(a.Allocate({1, 6}), IsOk());
+  EXPECT_NE(a.busy_fingerprint(), empty);
+  ASSERT_THAT(b.Allocate({6}), IsOk());
+  EXPECT_NE(b.busy_fingerprint(), a.busy_fingerprint());
+  ASSERT_THAT(b.Allocate({1}), IsOk());
+  EXPECT_EQ(b.busy_fingerprint(), a.busy_fingerprint());
+  EXPECT_EQ(ClusterState(a).busy_fingerprint(), a.busy_fingerprint());
+  const uint64_t taken = a.busy_fingerprint();
+  EXPECT_FALSE(a.Allocate({0, 1}).ok());
+  EXPECT_EQ(a.busy_fingerprint(), taken);
+  ClusterState c(topo);
+  c = a;
+  EXPECT_EQ(c.busy_fingerprint(), taken);
+  ASSERT_THAT(a.Release({6, 1}), IsOk());
+  EXPECT_EQ(a.busy_fingerprint(), empty);
+}
+
 TEST(ClusterStateTest, ReleaseChangesNothingOnError) {
   auto topo = TwoNodes();
   ClusterState state(topo);
