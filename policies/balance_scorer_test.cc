@@ -24,7 +24,7 @@ TEST_P(BalanceScorerTest, SmallestShareOverLargest) {
   const BalanceCase& c = GetParam();
   testing::ScorerWorld w({.gpus = 16});
   CandidateFacts facts;
-  facts.used_per_domain = c.used_per_domain;
+  facts.used_per_domain.assign(c.used_per_domain.begin(), c.used_per_domain.end());
   facts.domains.resize(c.used_per_domain.size());
   EXPECT_NEAR(MakeBalanceScorer()->Score(w.Context(), facts), c.want, 1e-9);
 }

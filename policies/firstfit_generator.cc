@@ -12,7 +12,7 @@ class FirstFitGenerator : public Generator {
                                   const GenerateContext&) const override {
     if (s.total_capacity() < k) return {};
     Candidate c;
-    c.origin = "first fit";
+    c.origin.what = "first fit";
     s.TakeFirstFit(k, &c.ranks);
     return {std::move(c)};
   }

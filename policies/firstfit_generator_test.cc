@@ -14,7 +14,7 @@ TEST(FirstFitGeneratorTest, HostsInIndexOrder) {
   testing::GeneratorWorld w({.gpus = 4}, "node0:0-5\n");
   std::vector<Candidate> c = MakeFirstFitGenerator()->Generate(*w.search, 4, {});
   ASSERT_EQ(c.size(), 1u);
-  EXPECT_EQ(c[0].origin, "first fit");
+  EXPECT_EQ(c[0].origin.Text(), "first fit");
   // node0's 2 free GPUs (6 and 7), then the lowest 2 of node1 (ids 8 and 9).
   EXPECT_THAT(w.PerNode(c[0].ranks), ElementsAre(Pair("node0", 2), Pair("node1", 2)));
   EXPECT_THAT(c[0].ranks, ElementsAre(6, 7, 8, 9));

@@ -42,7 +42,7 @@ class HierarchicalGenerator : public Generator {
   static void FromHNode(const SearchState& s, int hnode, int k, std::vector<Candidate>* out) {
     const Hierarchy& h = s.hierarchy();
     Candidate c;
-    c.origin = absl::StrCat("best fit under ", h.nodes()[hnode].label);
+    c.origin = {"best fit", h.nodes()[hnode].label};
     c.ranks.reserve(static_cast<size_t>(k) * s.chunk_size());
     s.TakeBestFit(hnode, k, &c.ranks);
     uint64_t fit = SetFingerprint(c.ranks);
@@ -50,7 +50,7 @@ class HierarchicalGenerator : public Generator {
     out->push_back(std::move(c));
     if (hnode < static_cast<int>(h.hosts().size())) return;  // one host: nothing to even
     Candidate even;
-    even.origin = absl::StrCat("fewest hosts under ", h.nodes()[hnode].label);
+    even.origin = {"fewest hosts", h.nodes()[hnode].label};
     even.ranks.reserve(static_cast<size_t>(k) * s.chunk_size());
     if (s.TakeBalanced(hnode, k, &even.ranks) < 2) return;
     even.fingerprint = SetFingerprint(even.ranks);

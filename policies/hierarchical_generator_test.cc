@@ -17,7 +17,7 @@ constexpr char kBusy[] =
 
 std::vector<std::string> Origins(const std::vector<Candidate>& c) {
   std::vector<std::string> out;
-  for (const Candidate& x : c) out.push_back(x.origin);
+  for (const Candidate& x : c) out.push_back(x.origin.Text());
   return out;
 }
 

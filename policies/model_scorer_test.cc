@@ -51,7 +51,7 @@ TEST_P(ModelScorerTest, SlowestAgainstFastest) {
   ASSERT_THAT(r, IsOk());
   ScoringContext ctx{**topo, state, *r, {}, 1};
   CandidateFacts facts;
-  facts.nodes = GetParam().nodes;
+  facts.nodes.assign(GetParam().nodes.begin(), GetParam().nodes.end());
   for (NodeId n : facts.nodes) facts.ranks.push_back((*topo)->nodes()[n].gpus[0]);
   EXPECT_DOUBLE_EQ(MakeModelScorer()->Score(ctx, facts), GetParam().want);
 }

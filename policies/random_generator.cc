@@ -47,7 +47,7 @@ class RandomGenerator : public Generator {
     }
     order.resize(drawn);
     Candidate c;
-    c.origin = absl::StrCat("random (seed ", ctx.seed, ")");
+    c.origin.what = absl::StrCat("random (seed ", ctx.seed, ")");
     s.TakeInOrder(order, k, &c.ranks);
     return {std::move(c)};
   }

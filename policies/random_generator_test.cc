@@ -23,7 +23,7 @@ TEST(RandomGeneratorTest, TheSeedOfTheContextDecides) {
   ASSERT_EQ(a.size(), 1u);
   ASSERT_EQ(b.size(), 1u);
   EXPECT_EQ(a[0].ranks, b[0].ranks);  // same seed, same candidate, whichever instance
-  EXPECT_EQ(a[0].origin, "random (seed 42)");
+  EXPECT_EQ(a[0].origin.Text(), "random (seed 42)");
   EXPECT_EQ(a[0].ranks.size(), 4u);
   // Seeds 1..20 shuffle 8 hosts: more than one first host among them (a generator that
   // ignored the seed would give one).

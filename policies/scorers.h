@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "placement/engine/scorer.h"
 #include "placement/engine/stamps.h"
 
@@ -25,7 +26,7 @@ std::unique_ptr<Scorer> MakeSpreadScorer();
 // leaf switches) among `nodes`, with that group's leaves, so that a job of many nodes under
 // few leaves (a rack's trays, a rail-optimized unit's nodes) is not walked node by node.
 template <typename Fn>
-void ForEachLeafGroup(const Topology& topo, const std::vector<NodeId>& nodes, Fn fn) {
+void ForEachLeafGroup(const Topology& topo, absl::Span<const NodeId> nodes, Fn fn) {
   thread_local Stamps seen;
   seen.Begin(static_cast<size_t>(topo.num_leaf_groups()));
   for (NodeId n : nodes) {

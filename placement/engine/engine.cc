@@ -6,9 +6,11 @@
 #include <exception>
 #include <numeric>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "placement/engine/generator.h"
 #include "placement/engine/scorer.h"
 #include "placement/model/limits.h"
@@ -20,10 +22,10 @@ namespace {
 // A candidate with its facts and scores (the per-candidate part of the pipeline): its GPUs
 // are facts.ranks.
 struct Scored {
-  std::string origin;  // Candidate::origin
+  CandidateOrigin origin;  // Candidate::origin
   CandidateFacts facts;
-  std::vector<double> scores;
-  uint64_t gpus_fingerprint = 0;  // SetFingerprint of its GPUs
+  absl::InlinedVector<double, 8> scores;  // one per scorer: inline, no allocation
+  uint64_t gpus_fingerprint = 0;          // SetFingerprint of its GPUs
   double total = 0;
   bool tier_ok = true;
 };
@@ -176,8 +178,8 @@ std::string NoRoomReason(const Request& r, const ChunkRule& rule, const SearchSt
 }
 
 // The scorers where `loser` lost to `winner` (scores in the policy's scorer order).
-std::string WhyLost(const Policy& policy, const std::vector<double>& winner,
-                    const std::vector<double>& loser) {
+std::string WhyLost(const Policy& policy, absl::Span<const double> winner,
+                    absl::Span<const double> loser) {
   std::vector<std::pair<double, std::string>> gaps;
   for (size_t i = 0; i < policy.scorers.size(); ++i) {
     double gap = policy.scorers[i].weight * (winner[i] - loser[i]);
@@ -208,7 +210,7 @@ std::string LocalityText(const Topology& topo, const CandidateFacts& f) {
                       f.domains.size() == 1 ? " NVLink domain " : " NVLink domains ", within);
 }
 
-std::vector<ScoreLine> Lines(const Policy& policy, const std::vector<double>& scores) {
+std::vector<ScoreLine> Lines(const Policy& policy, absl::Span<const double> scores) {
   std::vector<ScoreLine> out;
   for (size_t i = 0; i < policy.scorers.size(); ++i) {
     out.push_back(
@@ -392,8 +394,10 @@ Scoring ScoreCandidates(const Topology& topo, const ClusterState& state, const R
 void NormalizeAndWeigh(const Policy& policy, std::vector<Scored>* scored) {
   double weight_sum = 0;
   for (const Policy::Weighted& w : policy.scorers) weight_sum += w.weight;
+  std::vector<double> column;
+  column.reserve(scored->size());
   for (size_t i = 0; i < policy.scorers.size(); ++i) {
-    std::vector<double> column;
+    column.clear();
     for (const Scored& sc : *scored) column.push_back(sc.scores[i]);
     policy.scorers[i].scorer->Normalize(&column);
     for (size_t c = 0; c < scored->size(); ++c) {
@@ -506,8 +510,9 @@ std::string LocalityTraded(const Topology& topo, const Policy& policy,
   const Scored& win = scored[best];
   const Scored& near = scored[local];
   return absl::StrFormat("%s would be %s, the choice is %s; it scored %.1f against %.1f: %s",
-                         near.origin, LocalityText(topo, near.facts), LocalityText(topo, win.facts),
-                         near.total, win.total, WhyLost(policy, win.scores, near.scores));
+                         near.origin.Text(), LocalityText(topo, near.facts),
+                         LocalityText(topo, win.facts), near.total, win.total,
+                         WhyLost(policy, win.scores, near.scores));
 }
 
 // The best rejected alternative: the runner-up with a different GPU set, if any.
@@ -529,8 +534,8 @@ std::optional<Alternative> BestRejected(const Topology& topo, const Policy& poli
     why = absl::StrCat("spans ", TierName(topo, alt.facts.job_tier), ", above max-tier ",
                        topo.tiers()[r.max_tier], "; ", why);
   }
-  return Alternative{
-      alt.origin, alt.facts.ranks, alt.total, Lines(policy, alt.scores), alt.facts.comm, why};
+  return Alternative{alt.origin.Text(),         alt.facts.ranks, alt.total,
+                     Lines(policy, alt.scores), alt.facts.comm,  why};
 }
 
 // Explain: the chosen candidate (`best`) into `result`: its GPUs, scores and facts, the TP
@@ -541,7 +546,7 @@ void Explain(const Topology& topo, const Policy& policy, const Request& r,
   const Scored& win = scored[best];
   result->placed = true;
   result->ranks = win.facts.ranks;
-  result->origin = win.origin;
+  result->origin = win.origin.Text();
   result->scores = Lines(policy, win.scores);
   result->total = win.total;
   result->comm = win.facts.comm;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "placement/engine/cost_model.h"
 #include "placement/engine/decision_seed.h"
@@ -26,13 +27,15 @@ struct ScoringContext {
 
 // Facts about one candidate, computed once and shared by every scorer.
 struct CandidateFacts {
-  std::vector<GpuId> ranks;            // ranks[r]: the GPU of rank r
-  std::vector<NodeId> nodes;           // distinct, ascending
-  std::vector<DomainId> domains;       // distinct, ascending
-  std::vector<int> used_per_domain;    // parallel to `domains`
-  int job_tier = Topology::kSameNode;  // highest tier the job's nodes cross
-  int dp_tier = Topology::kSameNode;   // highest tier any DP group crosses
-  int tp_groups_split = 0;             // TP groups spanning NVLink domains
+  std::vector<GpuId> ranks;  // ranks[r]: the GPU of rank r
+  // A job spans few nodes and domains in most decisions: kept inline up to 8 (each candidate
+  // of a decision has its facts).
+  absl::InlinedVector<NodeId, 8> nodes;         // distinct, ascending
+  absl::InlinedVector<DomainId, 8> domains;     // distinct, ascending
+  absl::InlinedVector<int, 8> used_per_domain;  // parallel to `domains`
+  int job_tier = Topology::kSameNode;           // highest tier the job's nodes cross
+  int dp_tier = Topology::kSameNode;            // highest tier any DP group crosses
+  int tp_groups_split = 0;                      // TP groups spanning NVLink domains
   CommEstimate comm;
 };
 

@@ -846,8 +846,7 @@ void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
   }
 }
 
-void SearchState::RoomiestUnder(int id, int threshold, int* at_threshold,
-                                std::vector<int>* out) const {
+void SearchState::RoomiestUnder(int id, int threshold, int* at_threshold, HNodeList* out) const {
   int top = index_->max_host[id];
   if (top < threshold || (top == threshold && *at_threshold == 0)) return;
   if (id < num_hosts_) {
@@ -865,7 +864,7 @@ void SearchState::RoomiestUnder(int id, int threshold, int* at_threshold,
 int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
   if (k <= 0) return 0;
   // The fewest hosts that hold k: the roomiest first (ties by index).
-  std::vector<int> hosts;
+  HNodeList hosts;
   if (hnode >= num_hosts_ && hierarchy_.hosts_in_tree_order()) {
     // From the histogram: every host with more room than a threshold, and the first ones
     // (in index order) with just that room, as many as complete k.
@@ -886,7 +885,7 @@ int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
     });
   } else {
     // The hosts under hnode with room (children are visited by an explicit stack).
-    std::vector<int> stack = {hnode};
+    HNodeList stack = {hnode};
     while (!stack.empty()) {
       int id = stack.back();
       stack.pop_back();
@@ -906,7 +905,7 @@ int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
   }
   // Water-fill, smallest room first: a host gives all it has while that is no more than an
   // even share of what is left; the rest share evenly (the first ones one more).
-  std::vector<std::pair<int, int>> count;  // (host, chunks)
+  absl::InlinedVector<std::pair<int, int>, 16> count;  // (host, chunks)
   int left = k;
   for (size_t i = hosts.size(); i-- > 0;) {
     int hosts_left = static_cast<int>(i + 1);
@@ -950,7 +949,7 @@ std::string SearchState::label_of_best_at_level(int level) const {
   if (all.empty()) return "";
   if (level == 0 && hierarchy_.hosts_in_tree_order()) {
     // The first host with the largest capacity: down the first child that holds one.
-    std::vector<int> found;
+    HNodeList found;
     HostsWithCapacity(hierarchy_.root(), best_capacity_at_level(0), 1, &found);
     if (!found.empty()) return hierarchy_.nodes()[found[0]].label;
   }
@@ -961,7 +960,7 @@ std::string SearchState::label_of_best_at_level(int level) const {
   return hierarchy_.nodes()[best].label;
 }
 
-void SearchState::HostsWithCapacity(int id, int cap, size_t limit, std::vector<int>* out) const {
+void SearchState::HostsWithCapacity(int id, int cap, size_t limit, HNodeList* out) const {
   if (out->size() >= limit) return;
   if (id < num_hosts_) {
     if (index_->cap[id] == cap) out->push_back(id);
@@ -974,8 +973,8 @@ void SearchState::HostsWithCapacity(int id, int cap, size_t limit, std::vector<i
   }
 }
 
-std::vector<int> SearchState::TightestAtLevel(int level, int k, int limit) const {
-  std::vector<int> fits;
+HNodeList SearchState::TightestAtLevel(int level, int k, int limit) const {
+  HNodeList fits;
   if (limit <= 0) return fits;
   if (level == 0 && hierarchy_.hosts_in_tree_order()) {
     // Capacity by capacity from k up, each in index order: the histograms skip the parts

@@ -11,16 +11,30 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "placement/model/cluster_state.h"
 #include "placement/model/request.h"
 #include "placement/model/topology.h"
 
 namespace nvlplace {
 
+// Which generator made a candidate and from where: `what`, and when `under` is not empty,
+// " under " and that part of the fabric ("best fit" under "leaf3": "best fit under leaf3").
+// `under` views a label of the engine's hierarchy, which outlives the decision; the two are
+// joined (Text) only for the choice and its best rejected alternative, not for each of a
+// decision's tens of candidates.
+struct CandidateOrigin {
+  std::string what;
+  absl::string_view under;
+  std::string Text() const { return under.empty() ? what : absl::StrCat(what, " under ", under); }
+};
+
 // A possible placement: ranks[r] is the GPU of rank r.
 struct Candidate {
   std::vector<GpuId> ranks;
-  std::string origin;  // which generator made it and from where, e.g. "best fit under leaf3"
+  CandidateOrigin origin;
   // SetFingerprint(ranks) where the generator computed it (the engine computes the rest).
   std::optional<uint64_t> fingerprint;
 };
@@ -142,6 +156,10 @@ class Hierarchy {
 // whose free GPUs changed.
 struct CapacityIndex;
 
+// A short list of HNodes (hosts, parts of the fabric): a decision's lists hold a few tens, kept
+// inline so that a decision allocates only what its candidates keep.
+using HNodeList = absl::InlinedVector<int, 16>;
+
 // Per-decision view: free GPUs usable by this request (allowed nodes, exclusive nodes),
 // grouped into pools (NVLink islands, or nodes in nodes mode) under each host.
 class SearchState {
@@ -160,7 +178,7 @@ class SearchState {
 
   // The HNodes of `level` that hold k chunks, the tightest first (ties in level order), at
   // most `limit` of them.
-  std::vector<int> TightestAtLevel(int level, int k, int limit) const;
+  HNodeList TightestAtLevel(int level, int k, int limit) const;
 
   // Hierarchical best fit from `hnode`: the child that fits `k` chunks with the least to
   // spare, else the fullest children first. Appends chunks (size GPUs each) to `out`.
@@ -213,11 +231,11 @@ class SearchState {
   void TakeFromHostUncached(int host, int k, std::vector<GpuId>* out) const;
   // Appends to `out`, in index order, the hosts under `id` whose capacity is exactly `cap`,
   // until `out` holds `limit`.
-  void HostsWithCapacity(int id, int cap, size_t limit, std::vector<int>* out) const;
+  void HostsWithCapacity(int id, int cap, size_t limit, HNodeList* out) const;
   void FirstFitUnder(int id, int* k, std::vector<GpuId>* out) const;
   // Appends to `out`, in index order, the hosts under `id` with more than `threshold` chunks
   // and the first `*at_threshold` with exactly that many (counted down).
-  void RoomiestUnder(int id, int threshold, int* at_threshold, std::vector<int>* out) const;
+  void RoomiestUnder(int id, int threshold, int* at_threshold, HNodeList* out) const;
 
   const Hierarchy& hierarchy_;
   const ClusterState& state_;

@@ -159,7 +159,7 @@ int Topology::GroupTier(int a, int b) const {
   return tier;
 }
 
-int Topology::GroupsTier(const std::vector<int>& groups) const {
+int Topology::GroupsTier(absl::Span<const int> groups) const {
   constexpr int kCannotTell = -2;
   if (group_component_.empty()) return kCannotTell;
   const size_t tiers = tiers_.size();
@@ -218,13 +218,13 @@ int Topology::CommonTier(const std::vector<NodeId>& nodes) const {
   return CommonTierSorted(sorted);
 }
 
-int Topology::CommonTierSorted(const std::vector<NodeId>& nodes) const {
+int Topology::CommonTierSorted(absl::Span<const NodeId> nodes) const {
   // Distinct leaf groups first: a job spans few of them, and pairs inside a group share its
   // leaves. All pairs are needed: a multi-rooted tree is not an ultrametric. A group's nodes
   // are mostly consecutive, so the nodes are read as runs of one group: (group, whether the
-  // run has more than one node).
+  // run has more than one node). Both lists are short: kept inline, no allocation.
   if (nodes.size() < 2) return kSameNode;
-  std::vector<std::pair<int, bool>> runs;
+  absl::InlinedVector<std::pair<int, bool>, 16> runs;
   for (NodeId n : nodes) {
     int g = leaf_group_[n];
     if (!runs.empty() && runs.back().first == g) {
@@ -235,7 +235,7 @@ int Topology::CommonTierSorted(const std::vector<NodeId>& nodes) const {
   }
   std::sort(runs.begin(), runs.end());
   int tier = kSameNode;
-  std::vector<int> groups;
+  absl::InlinedVector<int, 16> groups;
   for (size_t i = 0; i < runs.size(); ++i) {
     int g = runs[i].first;
     if (!groups.empty() && groups.back() == g) continue;

@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "placement/model/limits.h"
 
 namespace nvlplace {
@@ -234,7 +235,7 @@ class Topology {
   // over every pair of leaf groups.
   int CommonTier(const std::vector<NodeId>& nodes) const;
   // CommonTier of nodes already ascending and distinct (no copy, no sort).
-  int CommonTierSorted(const std::vector<NodeId>& nodes) const;
+  int CommonTierSorted(absl::Span<const NodeId> nodes) const;
 
   // Every GPU under a switch, ascending.
   std::vector<GpuId> GpusUnder(SwitchId sw) const;
@@ -305,7 +306,7 @@ class Topology {
   int GroupTier(int a, int b) const;
   // The common tier of distinct leaf groups from their components, or -2 when they cannot
   // tell.
-  int GroupsTier(const std::vector<int>& groups) const;
+  int GroupsTier(absl::Span<const int> groups) const;
 
   std::string name_;
   std::vector<std::string> tiers_;
