@@ -32,10 +32,16 @@ mkdir -p "$WORK/corpus" "$WORK/artifacts"
 "$HERE/seeds.sh" "$TARGET" "$WORK/seeds" "$NVL"
 
 # fail LOG WHAT: the end of the log (the sanitizer's report), what failed and how to rerun.
+# The log and the artifacts are also kept beside WORK (WORK.failed-TIME), which the next run
+# of this test does not remove: a fuzzing run's path depends on timing (hash seeds, exec
+# speed), so a finding may not come back on a rerun and must not be lost with the work dir.
 fail() {
   tail -n 80 "$1"
   echo "fuzz.$TARGET: FAILED: $2"
-  ls "$WORK/artifacts" 2>/dev/null | sed "s|^|  artifact: $WORK/artifacts/|"
+  kept=$WORK.failed-$(date +%Y%m%d-%H%M%S)
+  mkdir -p "$kept" && cp -r "$1" "$WORK/artifacts" "$kept/" 2>/dev/null &&
+    echo "  kept: $kept"
+  ls "$WORK/artifacts" 2>/dev/null | sed "s|^|  artifact: $kept/artifacts/|"
   echo "  rerun one input: $BIN FILE; longer runs and saving findings: contrib/fuzz.sh $TARGET"
   exit 1
 }
