@@ -398,11 +398,11 @@ absl::Status BuildSwitches(Draft* draft, TopologySpec* spec, std::vector<Mention
       auto domain = domain_switch.find(c.name);
       if (domain != domain_switch.end()) {
         const std::vector<std::string>& nodes = domain->second->nodes;
-        if (nodes.size() > limits::kMaxNamesPerFile - draft->budget.names) {
+        if (nodes.size() > draft->budget.max - draft->budget.names) {
           return absl::InvalidArgumentError(
               FormatAt(at, absl::StrCat("the hostlists of this file, with the nodes of the NVLink "
                                         "domains they list, name more than ",
-                                        limits::kMaxNamesPerFile, " nodes and switches")));
+                                        draft->budget.max, " nodes and switches")));
         }
         draft->budget.names += nodes.size();
         s.nodes.insert(s.nodes.end(), nodes.begin(), nodes.end());
@@ -1209,6 +1209,7 @@ absl::StatusOr<SlurmImport> Import(const TopologyText& topology, absl::string_vi
   Draft draft;
   draft.file = topology.file;
   draft.limits = topology_limits;
+  draft.budget.max = topology_limits.max_names;
   slurm::TopologyFile file;
   if (topology.yaml) {
     NVL_ASSIGN_OR_RETURN(file, slurm::ReadTopologyYaml(topology.text, topology.file,
@@ -1227,6 +1228,7 @@ absl::StatusOr<SlurmImport> Import(const TopologyText& topology, absl::string_vi
   GresTable gres;
   gres.file = gres_file;
   gres.limits = topology_limits;
+  gres.budget.max = topology_limits.max_names;
   NVL_RETURN_IF_ERROR(ParseGres(gres_conf, &gres));
   NVL_RETURN_IF_ERROR(ResolveDomains(file, &draft));
   NVL_RETURN_IF_ERROR(ApplyBlocks(file, options, gres, &draft));

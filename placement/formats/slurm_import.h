@@ -95,10 +95,10 @@ struct SlurmImport {
 // kMaxNameBytes bytes; numbers are finite and in range (bandwidths up to kMaxBandwidth,
 // latencies up to kMaxLatencyUs, oversubscription from 1 to kMaxOversubscription); Count=,
 // File= and gpus= give at most kMaxGpusPerNode GPUs per node; the hostlists of each file expand
-// to at most kMaxNamesPerFile names; the GPUs of the cluster are counted before names are
-// built for them and refused past topology_limits.max_gpus; a switch chain of more than
-// kMaxTiers levels is refused (naming it). An unterminated quote is an error at its line.
-// Never throws: an exception inside (std::bad_alloc) becomes a Status.
+// to at most topology_limits.max_names names (kMaxNamesPerFile by default); the GPUs of the cluster
+// are counted before names are built for them and refused past topology_limits.max_gpus; a switch
+// chain of more than kMaxTiers levels is refused (naming it). An unterminated quote is an error at
+// its line. Never throws: an exception inside (std::bad_alloc) becomes a Status.
 absl::StatusOr<TopologySpec> ImportSlurm(absl::string_view topology_conf,
                                          const std::string& topology_file,
                                          absl::string_view gres_conf,  // may be empty

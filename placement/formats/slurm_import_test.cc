@@ -686,6 +686,22 @@ TEST(ImportLimitTest, MaxGpusIsCheckedBeforeNodesAreBuilt) {
                                  "cluster to 1073741824 GPUs, more than the limit of 4194304")));
 }
 
+TEST(ImportLimitTest, MaxNamesBoundsCpuOnlyNodes) {
+  // The nodes a gres.conf that lists GPUs leaves out have none: the GPU limit does not bound
+  // them, the names limit does (150 bytes of topology.conf could otherwise name 4,194,304).
+  const std::string gres = "NodeName=n0 Name=gpu File=/dev/nvidia0\n";
+  TopologyLimits limits;
+  limits.max_names = 10;  // per file: n[0-9] fits in topology.conf, n[0-10] does not
+  EXPECT_THAT(
+      ImportSlurm("SwitchName=s0 Nodes=n[0-9]\n", "t.conf", gres, "g.conf", Options(8), limits),
+      IsOk());
+  EXPECT_THAT(
+      ImportSlurm("SwitchName=s0 Nodes=n[0-10]\n", "t.conf", gres, "g.conf", Options(8), limits),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "t.conf:1: Nodes: the hostlists of this file expand to more than 10 names "
+               "(this one to 11)"));
+}
+
 struct BadText {
   std::string name;
   std::string topology;  // text of topology.conf

@@ -193,10 +193,9 @@ absl::StatusOr<size_t> CountNames(const Fields& f, absl::string_view key, NameBu
   if (v == nullptr) return 0;
   absl::StatusOr<size_t> count = CountHostlist(*v);
   if (!count.ok()) return f.Error(key, count.status().message());
-  if (*count > limits::kMaxNamesPerFile - budget->names) {
-    return f.Error(key,
-                   absl::StrCat("the hostlists of this file expand to more than ",
-                                limits::kMaxNamesPerFile, " names (this one to ", *count, ")"));
+  if (*count > budget->max - budget->names) {
+    return f.Error(key, absl::StrCat("the hostlists of this file expand to more than ", budget->max,
+                                     " names (this one to ", *count, ")"));
   }
   budget->names += *count;
   return *count;

@@ -102,14 +102,16 @@ absl::Status GetInt(const Fields& f, absl::string_view key, int min, int max, in
 // message); an empty string when the key is absent.
 absl::StatusOr<std::string> GetName(const Fields& f, absl::string_view key, absl::string_view what);
 
-// Names expanded from the hostlists of one file, all together (limits::kMaxNamesPerFile).
+// Names expanded from the hostlists of one file, all together, against `max`
+// (TopologyLimits::max_names, limits::kMaxNamesPerFile unless the caller lowers it).
 struct NameBudget {
   size_t names = 0;
+  size_t max = limits::kMaxNamesPerFile;
 };
 
 // The number of names the hostlist value of `key` holds (0 when absent), counted without
 // expanding it and charged to `budget`: an error when it would take the file past
-// limits::kMaxNamesPerFile, or when the hostlist is malformed (CountHostlist's message).
+// budget->max, or when the hostlist is malformed (CountHostlist's message).
 absl::StatusOr<size_t> CountNames(const Fields& f, absl::string_view key, NameBudget* budget);
 
 // Appends the names of the hostlist value of `key`, counted first (CountNames).

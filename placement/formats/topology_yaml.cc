@@ -76,9 +76,9 @@ absl::StatusOr<std::vector<std::string>> ReadHostlist(const Where& w, Reading& r
   NVL_ASSIGN_OR_RETURN(std::string expr, ReadString(w));
   absl::StatusOr<size_t> count = CountHostlist(expr);
   if (!count.ok()) return w.Error(count.status().message());
-  if (*count > limits::kMaxNamesPerFile - r.budget.names) {
+  if (*count > r.limits.max_names - r.budget.names) {
     return w.Error(absl::StrCat("the hostlists of this file expand to more than ",
-                                limits::kMaxNamesPerFile, " names (this one to ", *count,
+                                r.limits.max_names, " names (this one to ", *count,
                                 "); aliases (*name) count each time they are used"));
   }
   r.budget.names += *count;

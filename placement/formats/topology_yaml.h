@@ -19,9 +19,10 @@ namespace nvlplace {
 // key, missing key (reported at its parent), wrong type, bad hostlist, a name that is not
 // printable UTF-8, a number that is not finite or out of range, and every bound of limits.h
 // that applies to a file: more YAML nodes than kMaxYamlNodes (counted as they are read, the
-// rest left unread) or nesting past kMaxYamlDepth, more than kMaxNamesPerFile names from hostlists
-// (aliases count each time they are used), more GPUs than topology_limits.max_gpus (counted
-// from the hostlists' sizes before any name is built). Out of memory is ResourceExhausted.
+// rest left unread) or nesting past kMaxYamlDepth, more than topology_limits.max_names names
+// (kMaxNamesPerFile by default) from hostlists (aliases count each time they are used), more GPUs
+// than topology_limits.max_gpus (counted from the hostlists' sizes before any name is built). Out
+// of memory is ResourceExhausted.
 absl::StatusOr<TopologySpec> ParseTopologyYaml(absl::string_view text, const std::string& file,
                                                const TopologyLimits& topology_limits = {});
 

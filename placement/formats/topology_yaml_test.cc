@@ -391,6 +391,18 @@ switches: [{name: l, tier: leaf, nodes: n0}]
   EXPECT_LT(peak, size_t{1} << 20);
 }
 
+TEST(LimitTest, MaxNamesIsTheCallers) {
+  // kTiny's hostlists name 16 nodes: 8 in the group, 8 under the leaf.
+  TopologyLimits limits;
+  limits.max_names = 16;
+  EXPECT_THAT(ParseTopologyYaml(kTiny, "t.yaml", limits), IsOk());
+  limits.max_names = 15;
+  EXPECT_THAT(ParseTopologyYaml(kTiny, "t.yaml", limits),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the hostlists of this file expand to more than 15 names "
+                                 "(this one to 8)")));
+}
+
 TEST(LimitTest, YamlNodesAreCountedBeforeTheRestIsRead) {
   // A 10 MB flow list: 5,000,000 scalars, 2.6 GB once yaml-cpp built them; refused at the
   // 1,048,577th, with 16 MB of nodes read.

@@ -37,6 +37,9 @@ std::string FormatAt(const SourceLoc& loc, absl::string_view message);
 // max_gpus). A file past it is refused before anything is built for it.
 struct TopologyLimits {
   int64_t max_gpus = limits::kDefaultMaxClusterGpus;  // GPUs in the whole cluster
+  // Names the file's hostlists may expand to, all together. CPU-only nodes are bounded by
+  // this alone (a few hundred bytes each in the model); the fuzz targets lower it.
+  size_t max_names = limits::kMaxNamesPerFile;
 };
 
 // ---------------------------------------------------------------------------------------
