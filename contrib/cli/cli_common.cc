@@ -1,6 +1,8 @@
 // Shared plumbing for the nvlplace subcommands: exit codes, file output, error printing.
 #include "contrib/cli/cli_common.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -37,24 +39,35 @@ CLI::Option* AddMaxGpusOption(CLI::App* cmd, TopologyLimits* topology_limits) {
       ->check(CLI::Range(int64_t{1}, int64_t{std::numeric_limits<int32_t>::max()}));
 }
 
+namespace {
+
+// Writes `text` into `file` (created or truncated).
+absl::Status WriteFile(const std::string& file, absl::string_view text) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot write ", file, ": ", std::strerror(errno)));
+  }
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out.flush()) {
+    return absl::UnavailableError(absl::StrCat("cannot write ", file, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status WriteOutput(const std::string& path, absl::string_view text) {
   if (path.empty() || path == "-") {
     std::cout << text;
     std::cout.flush();
     return std::cout ? absl::OkStatus() : absl::UnavailableError("cannot write to stdout");
   }
+  struct stat st;
+  if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return WriteFile(path, text);
   std::string tmp = absl::StrCat(path, ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return absl::PermissionDeniedError(
-          absl::StrCat("cannot write ", tmp, ": ", std::strerror(errno)));
-    }
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out.flush()) {
-      return absl::UnavailableError(absl::StrCat("cannot write ", tmp, ": ", std::strerror(errno)));
-    }
-  }
+  absl::Status written = WriteFile(tmp, text);
+  if (!written.ok()) return written;
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     return absl::UnavailableError(
         absl::StrCat("cannot rename ", tmp, " to ", path, ": ", std::strerror(errno)));

@@ -26,7 +26,9 @@ int Fail(const absl::Status& status);
 // kDefaultMaxClusterGpus by default, 1 to 2^31 - 1), stored in topology_limits->max_gpus.
 CLI::Option* AddMaxGpusOption(CLI::App* cmd, TopologyLimits* topology_limits);
 
-// Writes `text` to `path` ("-" or empty: stdout), replacing the file only once complete.
+// Writes `text` to `path` ("-" or empty: stdout), replacing a regular file (or creating one)
+// only once complete. Anything else that exists there (/dev/null, a FIFO, a symbolic link) is
+// written through in place: renaming over it would replace the device or the link itself.
 absl::Status WriteOutput(const std::string& path, absl::string_view text);
 
 // The answer to one line of a batch: the text to print for it (without the newline).
