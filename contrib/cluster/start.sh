@@ -172,6 +172,20 @@ if (($(nvl_nodes | wc -l) > 64 && cpus >= 2)); then
   pin_slurmd=(taskset -c "1-$((cpus - 1))")
   nvl_log "slurmctld on CPU 0, the slurmd and their jobs on CPUs 1-$((cpus - 1))"
 fi
+# Every thread takes a pid: 1,024 slurmd, and in a burst a slurmstepd with its threads, a
+# shell and a sleep per running job, came past kernel.pid_max (32,768 on a 2-CPU machine):
+# a slurmstepd fork failed with EAGAIN ("Resource temporarily unavailable"), the job was
+# requeued and held, and bench.sh waited for it in vain (2026-11-28). Raised for large
+# clusters where root may (the kernel's own ceiling on 64-bit machines is 4,194,304).
+pid_max=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 0)
+if (($(nvl_nodes | wc -l) > 64 && pid_max < 4194304)); then
+  if echo 4194304 >/proc/sys/kernel/pid_max 2>/dev/null; then
+    nvl_log "kernel.pid_max raised from $pid_max to 4194304 for $(nvl_nodes | wc -l) slurmd"
+  else
+    nvl_log "kernel.pid_max is $pid_max and cannot be raised here: job launches may fail" \
+      "with EAGAIN in a burst (raise it as root: sysctl -w kernel.pid_max=4194304)"
+  fi
+fi
 if ((keep_state)); then nvl_start_slurmctld; else nvl_start_slurmctld -c; fi
 # One slurmd after the other (each returns once it has daemonized; starting four at a time
 # was no faster: a start is 40-80 ms of CPU, mostly exec, dynamic linking and page faults),
