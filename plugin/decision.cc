@@ -614,8 +614,12 @@ Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<L
   std::vector<bool> of_request = std::move(request->allowed_node);
   request->allowed_node.assign(topo.num_nodes(), false);
   request->allowed_set = Request::kListed;
+  // Slurm's nodes mostly come in the model's order: each is looked for first after the one
+  // before (FindNode's guess), before the name index.
+  NodeId guess = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    NodeId n = topo.FindNode(nodes[i].name);
+    NodeId n = topo.FindNode(nodes[i].name, guess);
+    if (n >= 0) guess = n + 1;
     if (n < 0 || live->to_caller[n] >= 0) continue;  // unknown, or named twice: the first counts
     live->to_caller[n] = static_cast<int>(i);
     request->allowed_node[n] = nodes[i].usable && of_request[n];
@@ -754,9 +758,11 @@ bool Decider::Later(const RequestSpec& spec, const std::vector<LiveNode>& nodes,
   // GPU listed both free and busy must not keep the others of its job busy).
   const Topology& topo = *config_->topology;
   std::vector<Release> releases;
+  NodeId guess = 0;  // as in Prepare
   for (const LiveNode& n : nodes) {
-    NodeId id = n.usable ? topo.FindNode(n.name) : -1;
+    NodeId id = n.usable ? topo.FindNode(n.name, guess) : -1;
     if (id < 0) continue;
+    guess = id + 1;
     const auto& gpus = topo.nodes()[id].gpus;
     for (const auto& [gpu, until] : n.busy_until) {
       if (gpu >= 0 && gpu < static_cast<int>(gpus.size())) {

@@ -269,6 +269,22 @@ static gres_node_state_t* _node_gpus(int node_index) {
 /* GPUs of one node the held view is checked against (more: that node is not checked). */
 #define NVL_CHECK_GPUS 1024
 
+/* A growing list of ints: one allocation per snapshot for every node's free GPUs, where
+ * there was one per node and call (1,024 on every job_test of a 1,024-node cluster). */
+typedef struct {
+  int* v;
+  int len, cap;
+} nvl_ints_t;
+
+/* Room for n more after b->len (b->v may move). */
+static int* _ints_room(nvl_ints_t* b, int n) {
+  if (b->len + n > b->cap) {
+    b->cap = MAX(2 * b->cap, MAX(b->len + n, 1024));
+    xrealloc_nz(b->v, (size_t)b->cap * sizeof(int));
+  }
+  return b->v + b->len;
+}
+
 /* Why a node with GPUs offers none to nvlplace. */
 typedef enum {
   NVL_GPUS_INDEXED,      /* free GPUs by index (possibly none free) */
@@ -281,17 +297,17 @@ typedef enum {
  * GPUs have no indexes offers none: nvlplace places by index. After a restart slurmctld
  * has the node's count and busy bitmap from its state file but no GPU indexes until the
  * node's slurmd registers again (gres_cnt_found is NO_VAL64 until then): cons_tres would
- * allocate GPUs there without indexes. RET the number of free GPUs; *state says why a node
- * with GPUs offers none. With `check` (the held view, under nvl_held_lock), a node whose
+ * allocate GPUs there without indexes. RET the number of free GPUs, appended to `buf`; *state says
+ * why a node with GPUs offers none. With `check` (the held view, under nvl_held_lock), a node whose
  * allocated GPUs are not the ones the view holds there sets *drift. */
-static int _free_gpus(int node_index, int** out, nvl_gpus_state_t* state, const nvl_held_t* check,
-                      bool* drift) {
+static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
+                      const nvl_held_t* check, bool* drift) {
   gres_node_state_t* ns = _node_gpus(node_index);
   int avail, n = 0, size;
   int alloc[NVL_CHECK_GPUS];
   int num_alloc = 0;
+  int* out;
 
-  *out = NULL;
   *state = NVL_GPUS_INDEXED;
   if (!ns || (avail = (int)ns->gres_cnt_avail) <= 0) {
     if (check && !nvl_held_matches(check, node_index, NULL, 0)) *drift = true;
@@ -305,15 +321,16 @@ static int _free_gpus(int node_index, int** out, nvl_gpus_state_t* state, const 
     *state = NVL_GPUS_INDEXLESS;
     return 0;
   }
-  *out = xcalloc(avail, sizeof(int));
+  out = _ints_room(buf, avail);
   if (ns->no_consume) {
-    for (int i = 0; i < avail; i++) (*out)[n++] = i;
+    for (int i = 0; i < avail; i++) out[n++] = i;
+    buf->len += n;
     return n;
   }
   size = bit_size(ns->gres_bit_alloc);
   for (int i = 0; i < size; i++) {
     if (!bit_test(ns->gres_bit_alloc, i)) {
-      if (i < avail) (*out)[n++] = i;
+      if (i < avail) out[n++] = i;
     } else if (num_alloc < NVL_CHECK_GPUS) {
       alloc[num_alloc++] = i;
     } else {
@@ -321,12 +338,13 @@ static int _free_gpus(int node_index, int** out, nvl_gpus_state_t* state, const 
     }
   }
   if (check && !nvl_held_matches(check, node_index, alloc, num_alloc)) *drift = true;
+  buf->len += n;
   return n;
 }
 
 typedef struct {
   nvl_node_t* nodes; /* node_record_count entries, index = node index */
-  int** free;
+  nvl_ints_t free;   /* every node's free GPUs, node after node (nodes[i].free_gpus) */
   int count;
   bitstr_t* unregistered; /* nodes whose GPUs have not registered yet, or NULL if none */
   int* busy_gpus;         /* WILL_RUN: busy GPUs by node (nodes[i].busy_gpus points here) */
@@ -382,7 +400,7 @@ static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
 
   s->count = node_record_count;
   s->nodes = xcalloc(s->count, sizeof(nvl_node_t));
-  s->free = xcalloc(s->count, sizeof(int*));
+  s->free = (nvl_ints_t){0};
   s->unregistered = NULL;
   s->busy_gpus = NULL;
   s->busy_until = NULL;
@@ -391,9 +409,8 @@ static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
     s->nodes[i].name = node_ptr->name;
     s->nodes[i].usable = bit_test(usable, i);
     bool drift = false;
-    s->nodes[i].num_free = _free_gpus(i, &s->free[i], &state, check, &drift);
+    s->nodes[i].num_free = _free_gpus(i, &s->free, &state, check, &drift);
     if (drift && drifted < 0) drifted = i;
-    s->nodes[i].free_gpus = s->free[i];
     if (state == NVL_GPUS_INDEXLESS) {
       if (!indexless) indexless = hostlist_create(NULL);
       hostlist_push_host(indexless, node_ptr->name);
@@ -404,6 +421,9 @@ static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
       hostlist_push_host(unregistered, node_ptr->name);
     }
   }
+  /* Each node's list where the buffer now is (it moved as it grew). */
+  for (int i = 0, at = 0; i < s->count; at += s->nodes[i].num_free, i++)
+    s->nodes[i].free_gpus = s->nodes[i].num_free ? s->free.v + at : NULL;
   _report_gpuless(f, _names(indexless), _names(unregistered));
   return drifted;
 }
@@ -569,8 +589,7 @@ static void _snapshot_free(nvl_snapshot_t* s) {
   xfree(s->busy_gpus);
   xfree(s->busy_until);
   FREE_NULL_BITMAP(s->unregistered);
-  for (int i = 0; i < s->count; i++) xfree(s->free[i]);
-  xfree(s->free);
+  xfree(s->free.v);
   xfree(s->nodes);
 }
 

@@ -47,39 +47,44 @@ void CopyMessage(const std::string& text, char* buf, size_t len) {
   std::snprintf(buf, len, "%s", text.c_str());
 }
 
-// The nodes as plain structs, copied. A NULL name is a node nvlplace does not know; a free
-// list that is NULL while num_free > 0, a negative count or a NULL array with a positive one
-// are the caller's bugs: *bad says which.
-std::vector<LiveNode> LiveNodes(const nvl_node_t* nodes, int num_nodes, std::string* bad) {
-  std::vector<LiveNode> out;
+// The nodes as plain structs, copied into *out, whose lists keep their room from call to call
+// (a thread's vector is reused: slurmctld asks on every job_test, and a list per node and call
+// was one allocation per node). A NULL name is a node nvlplace does not know; a free list that
+// is NULL while num_free > 0, a negative count or a NULL array with a positive one are the
+// caller's bugs: *bad says which, and *out is left empty.
+void LiveNodes(const nvl_node_t* nodes, int num_nodes, std::string* bad,
+               std::vector<LiveNode>* out) {
   if (num_nodes < 0 || (nodes == nullptr && num_nodes > 0)) {
     *bad = absl::StrCat(num_nodes, " nodes at ", nodes == nullptr ? "NULL" : "an array");
-    return out;
+    out->clear();
+    return;
   }
-  if (nodes == nullptr || num_nodes == 0) return out;
-  out.reserve(num_nodes);
+  // Resized, not cleared: the nodes kept from the last call keep their lists' room.
+  out->resize(nodes == nullptr ? 0 : num_nodes);
   for (int i = 0; i < num_nodes; ++i) {
-    LiveNode n;
-    if (nodes[i].name != nullptr) n.name = nodes[i].name;
+    LiveNode& n = (*out)[i];
+    n.name.assign(nodes[i].name != nullptr ? nodes[i].name : "");
     n.usable = nodes[i].name != nullptr && nodes[i].usable != 0;
     if (nodes[i].free_gpus == nullptr && nodes[i].num_free > 0) {
       *bad = absl::StrCat("node ", i, " lists ", nodes[i].num_free, " free GPUs but no indexes");
-      return {};
+      out->clear();
+      return;
     }
+    n.free.clear();
     if (nodes[i].num_free > 0) {
       n.free.assign(nodes[i].free_gpus, nodes[i].free_gpus + nodes[i].num_free);
     }
     if (nodes[i].num_busy > 0 &&
         (nodes[i].busy_gpus == nullptr || nodes[i].busy_until == nullptr)) {
       *bad = absl::StrCat("node ", i, " lists ", nodes[i].num_busy, " busy GPUs but no indexes");
-      return {};
+      out->clear();
+      return;
     }
+    n.busy_until.clear();
     for (int k = 0; k < nodes[i].num_busy; ++k) {
       n.busy_until.emplace_back(nodes[i].busy_gpus[k], nodes[i].busy_until[k]);
     }
-    out.push_back(std::move(n));
   }
-  return out;
 }
 
 // A layout given by the C side (NULL or empty: no nodes).
@@ -400,7 +405,8 @@ nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl
         nvlplace::plugin::SlurmJob j = SlurmJobOf(*job);
         auto out = std::make_unique<nvl_decision>();
         std::string broken;
-        std::vector<LiveNode> live = LiveNodes(nodes, num_nodes, &broken);
+        thread_local std::vector<LiveNode> live;
+        LiveNodes(nodes, num_nodes, &broken, &live);
         out->d = broken.empty() ? facade->decider->Decide(j, live)
                                 : facade->decider->Unusable(j, "internal error: " + broken);
         return out.release();
