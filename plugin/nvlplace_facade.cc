@@ -60,7 +60,7 @@ void LiveNodes(const nvl_node_t* nodes, int num_nodes, std::string* bad,
     return;
   }
   // Resized, not cleared: the nodes kept from the last call keep their lists' room.
-  out->resize(nodes == nullptr ? 0 : num_nodes);
+  out->resize(num_nodes);  // 0 when `nodes` is NULL (checked above)
   for (int i = 0; i < num_nodes; ++i) {
     LiveNode& n = (*out)[i];
     n.name.assign(nodes[i].name != nullptr ? nodes[i].name : "");

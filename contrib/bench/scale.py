@@ -185,11 +185,11 @@ def main():
     for kind, rows in growth.items():
         g0, t0, m0 = rows[0]
         for g, t, m in rows:
-            print(f"| {kind} | {g:,} | {t * 1000:.1f} ms | {m:.0f} MB | {g / g0:.1f} | {t / t0:.2f} | "
-                  f"{m / m0:.1f} |")
+            print(f"| {kind} | {g:,} | {t * 1000:.1f} ms | {m:.0f} MB | {g / g0:.1f} | "
+                  f"{t / t0:.2f} | {m / m0:.1f} |")
             # Linear at most, with 10% for the noise of a shared machine.
             if g > g0 and (t / t0 > 1.1 * g / g0 or m / m0 > 1.1 * g / g0):
-                missed.append(f"{kind} {g}: whole-process place grows x{t / t0:.1f} in time and "
+                missed.append(f"{kind} {g}: whole-process place grows x{t / t0:.2f} in time and "
                               f"x{m / m0:.1f} in memory for x{g / g0:.1f} the GPUs")
     for m in missed:
         print(f"MISSED: {m}")

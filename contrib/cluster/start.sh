@@ -165,9 +165,10 @@ EOF
 # clock, 2-5%; and a step of a select/cons_tres_nvlplace cluster loads that .so with its
 # C++ libraries (about 25 ms of CPU per step), so the plugin's rounds were slowed by work a
 # real cluster does on its compute nodes.
+mapfile -t nodes < <(nvl_nodes)
 pin_slurmd=()
 cpus=$(nproc)
-if (($(nvl_nodes | wc -l) > 64 && cpus >= 2)); then
+if ((${#nodes[@]} > 64 && cpus >= 2)); then
   NVL_CTLD_PIN=(taskset -c 0)
   pin_slurmd=(taskset -c "1-$((cpus - 1))")
   nvl_log "slurmctld on CPU 0, the slurmd and their jobs on CPUs 1-$((cpus - 1))"
@@ -178,9 +179,9 @@ fi
 # requeued and held, and bench.sh waited for it in vain (2026-11-28). Raised for large
 # clusters where root may (the kernel's own ceiling on 64-bit machines is 4,194,304).
 pid_max=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 0)
-if (($(nvl_nodes | wc -l) > 64 && pid_max < 4194304)); then
+if ((${#nodes[@]} > 64 && pid_max < 4194304)); then
   if echo 4194304 >/proc/sys/kernel/pid_max 2>/dev/null; then
-    nvl_log "kernel.pid_max raised from $pid_max to 4194304 for $(nvl_nodes | wc -l) slurmd"
+    nvl_log "kernel.pid_max raised from $pid_max to 4194304 for ${#nodes[@]} slurmd"
   else
     nvl_log "kernel.pid_max is $pid_max and cannot be raised here: job launches may fail" \
       "with EAGAIN in a burst (raise it as root: sysctl -w kernel.pid_max=4194304)"
@@ -190,15 +191,13 @@ if ((keep_state)); then nvl_start_slurmctld; else nvl_start_slurmctld -c; fi
 # One slurmd after the other (each returns once it has daemonized; starting four at a time
 # was no faster: a start is 40-80 ms of CPU, mostly exec, dynamic linking and page faults),
 # and no other process per node: a fork and exec cost 10-30 ms on this machine.
-mapfile -t nodes < <(nvl_nodes)
 mkdir -p "${nodes[@]/#/$NVL_RUN/spool/}"
 for node in "${nodes[@]}"; do
   "${pin_slurmd[@]}" "$NVL_SBIN/slurmd" -f "$SLURM_CONF" -N "$node"
 done
-n=$(nvl_nodes | wc -l)
 nvl_wait_nodes_up || { nvl_log "the cluster did not come up (logs in $NVL_RUN/log)"; exit 1; }
 if ((backup)); then
   nvl_start_backup || { nvl_log "the backup slurmctld did not come up (see $NVL_RUN/log)"; exit 1; }
 fi
 echo "$settings" >"$NVL_RUN/settings"
-nvl_log "up: $n nodes, $select, $(basename "$topology"); . $NVL_RUN/env.sh"
+nvl_log "up: ${#nodes[@]} nodes, $select, $(basename "$topology"); . $NVL_RUN/env.sh"

@@ -188,16 +188,24 @@ absl::StatusOr<std::string> GetName(const Fields& f, absl::string_view key,
   return *v;
 }
 
+absl::Status ChargeNames(size_t count, NameBudget* budget) {
+  if (count > budget->max - budget->names) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the hostlists of this file expand to more than ", budget->max,
+                     " names (this one to ", count, ")"));
+  }
+  budget->names += count;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<size_t> CountNames(const Fields& f, absl::string_view key, NameBudget* budget) {
   const std::string* v = f.Find(key);
   if (v == nullptr) return 0;
   absl::StatusOr<size_t> count = CountHostlist(*v);
   if (!count.ok()) return f.Error(key, count.status().message());
-  if (*count > budget->max - budget->names) {
-    return f.Error(key, absl::StrCat("the hostlists of this file expand to more than ", budget->max,
-                                     " names (this one to ", *count, ")"));
+  if (absl::Status charged = ChargeNames(*count, budget); !charged.ok()) {
+    return f.Error(key, charged.message());
   }
-  budget->names += *count;
   return *count;
 }
 

@@ -109,6 +109,10 @@ struct NameBudget {
   size_t max = limits::kMaxNamesPerFile;
 };
 
+// Charges `count` names to `budget`; InvalidArgument (the message without its place) when they
+// would take the file past budget->max, and then nothing is charged.
+absl::Status ChargeNames(size_t count, NameBudget* budget);
+
 // The number of names the hostlist value of `key` holds (0 when absent), counted without
 // expanding it and charged to `budget`: an error when it would take the file past
 // budget->max, or when the hostlist is malformed (CountHostlist's message).

@@ -48,11 +48,9 @@ absl::StatusOr<std::vector<std::string>> ReadHostlist(const Where& w, NameBudget
   NVL_ASSIGN_OR_RETURN(std::string expr, ReadString(w));
   absl::StatusOr<size_t> count = CountHostlist(expr);
   if (!count.ok()) return w.Error(count.status().message());
-  if (*count > budget->max - budget->names) {
-    return w.Error(absl::StrCat("the hostlists of this file expand to more than ", budget->max,
-                                " names (this one to ", *count, ")"));
+  if (absl::Status charged = ChargeNames(*count, budget); !charged.ok()) {
+    return w.Error(charged.message());
   }
-  budget->names += *count;
   absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(expr);
   if (!names.ok()) return w.Error(names.status().message());
   return names;
