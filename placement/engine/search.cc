@@ -281,11 +281,13 @@ void Hierarchy::LinkParents() {
 void Hierarchy::MeasureHosts(const Topology& topo) {
   host_of_.assign(topo.num_nodes(), -1);
   single_node_.assign(hosts_.size(), -1);
+  one_island_nodes_.assign(hosts_.size(), 1);
   host_gpus_.assign(hosts_.size(), 0);
   for (int h : hosts_) {
     for (NodeId n : nodes_[h].nodes) {
       host_of_[n] = h;
       host_gpus_[h] += static_cast<int>(topo.nodes()[n].gpus.size());
+      if (topo.nodes()[n].domains.size() != 1) one_island_nodes_[h] = 0;
     }
     max_host_gpus_ = std::max(max_host_gpus_, host_gpus_[h]);
     max_host_nodes_ = std::max(max_host_nodes_, static_cast<int>(nodes_[h].nodes.size()));
@@ -606,10 +608,6 @@ int SearchState::capacity(int hnode) const { return index_->cap[hnode]; }
 int SearchState::largest_free_domain() const { return index_->largest[hierarchy_.root()]; }
 int SearchState::usable_free() const { return index_->free[hierarchy_.root()]; }
 
-bool SearchState::Usable(NodeId n) const {
-  return request_.allowed_node[n] && (!request_.exclusive || state_.node_all_free(n));
-}
-
 void SearchState::Pools(int host, FlatPools* out) const {
   const Topology& topo = state_.topology();
   out->gpus.clear();
@@ -702,17 +700,22 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
     }
     return;
   }
-  uint64_t key = static_cast<uint64_t>(host) << 32 | static_cast<uint32_t>(k);
-  auto [it, fresh] = taken_.try_emplace(key);
-  if (!fresh) {
-    auto first = taken_gpus_.begin() + Diff(it->second.first);
-    out->insert(out->end(), first, first + Diff(it->second.second));
+  // A host's chunks are taken one after another, each from what the ones before left: the
+  // first k of a longer listing are the listing of k. So one listing per host, the longest
+  // asked for so far, serves every smaller k (a candidate of fewer chunks from the same rack).
+  auto [it, fresh] = taken_.try_emplace(host);
+  Taken& memo = it->second;
+  if (fresh || memo.chunks < k) {
+    size_t start = out->size();
+    TakeFromHostUncached(host, k, out);
+    memo = {taken_gpus_.size(), out->size() - start, k};
+    taken_gpus_.insert(taken_gpus_.end(), out->begin() + Diff(start), out->end());
     return;
   }
-  size_t start = out->size();
-  TakeFromHostUncached(host, k, out);
-  it->second = {taken_gpus_.size(), out->size() - start};
-  taken_gpus_.insert(taken_gpus_.end(), out->begin() + Diff(start), out->end());
+  size_t per_chunk = static_cast<size_t>(rule_.size) * (rule_.per_node ? rule_.nodes : 1);
+  size_t length = std::min(memo.length, per_chunk * static_cast<size_t>(k));
+  auto first = taken_gpus_.begin() + Diff(memo.start);
+  out->insert(out->end(), first, first + Diff(length));
 }
 
 void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out) const {
@@ -723,19 +726,17 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
   // from the node as they are taken (`next`: where the node's next free GPU may be).
   thread_local FlatPools pools;
   thread_local std::vector<int> left_v, next;
-  bool by_node = !rule_.per_node;
-  for (size_t i = 0; i < nodes.size() && by_node; ++i) {
-    by_node = topo.nodes()[nodes[i]].domains.size() == 1;
-  }
+  const bool by_node = !rule_.per_node && hierarchy_.one_island_nodes(host);
   if (by_node) {
-    left_v.assign(nodes.size(), 0);
-    next.assign(nodes.size(), 0);
+    left_v.resize(nodes.size());
+    next.resize(nodes.size());
     int room = rule_.keep_spares ? SpareRoom(topo, state_, nodes) : -1;
     for (size_t i = 0; i < nodes.size(); ++i) {
       // As Pools lists them: nothing on a node kept as a spare.
       bool usable = Usable(nodes[i]);
       if (usable && room >= 0 && state_.node_all_free(nodes[i])) usable = TakeRoom(&room);
-      if (usable) left_v[i] = state_.free_on_node(nodes[i]);
+      left_v[i] = usable ? state_.free_on_node(nodes[i]) : 0;
+      next[i] = 0;
     }
   } else {
     Pools(host, &pools);
@@ -774,28 +775,44 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
     }
     return;
   }
-  for (int chunk = 0; chunk < k; ++chunk) {
+  int chunk = 0;
+  for (; chunk < k; ++chunk) {
     // Best fit: the pool with the fewest free GPUs that still holds a whole chunk.
     int best = -1;
     for (int p = 0; p < n_pools; ++p) {
       if (left(p) >= rule_.size && (best < 0 || left(p) < left(best))) best = p;
     }
-    if (best >= 0) {
-      take(best, rule_.size);
-      if (rule_.per_node) left_v[best] = 0;  // one chunk per node
-      continue;
-    }
-    // Only a multi-node domain gets here: span its nodes, fullest first.
+    if (best < 0) break;
+    take(best, rule_.size);
+    if (rule_.per_node) left_v[best] = 0;  // one chunk per node
+  }
+  if (chunk == k) return;
+  // Only a multi-node domain gets here, and stays: pools only lose GPUs, so none holds a
+  // whole chunk again. Each chunk spans pools, the fullest first (the first of equals): the
+  // pools with GPUs left kept in that order, a pool moved back after it gave some.
+  thread_local std::vector<int> order;
+  order.clear();
+  for (int p = 0; p < n_pools; ++p) {
+    if (left(p) > 0) order.push_back(p);
+  }
+  auto before = [&](int a, int b) { return left(a) != left(b) ? left(a) > left(b) : a < b; };
+  std::sort(order.begin(), order.end(), before);
+  size_t head = 0;  // order[head..] have GPUs left
+  for (; chunk < k; ++chunk) {
     int need = rule_.size;
     while (need > 0) {
-      int most = 0;
-      for (int p = 1; p < n_pools; ++p) {
-        if (left(p) > left(most)) most = p;
-      }
-      if (n_pools == 0 || left(most) == 0) return;  // capacity said otherwise; never happens
+      if (head == order.size()) return;  // capacity said otherwise; never happens
+      int most = order[head];
       int n = std::min(need, left(most));
       take(most, n);
       need -= n;
+      if (left(most) == 0) {
+        ++head;
+        continue;
+      }
+      for (size_t i = head; i + 1 < order.size() && before(order[i + 1], most); ++i) {
+        std::swap(order[i], order[i + 1]);
+      }
     }
   }
 }

@@ -111,6 +111,8 @@ class Hierarchy {
   // A host that is one node with one NVLink island: that node (its capacity is its free GPUs
   // over the chunk size); -1 for other hosts.
   NodeId single_node(int host) const { return single_node_[host]; }
+  // Whether every node of a host is one NVLink island (the trays of a rack, most nodes).
+  bool one_island_nodes(int host) const { return one_island_nodes_[host] != 0; }
   // The GPUs of a host.
   int host_gpus(int host) const { return host_gpus_[host]; }
   // The most GPUs and nodes of one host.
@@ -130,7 +132,7 @@ class Hierarchy {
   // The virtual root over the top tier's clusters.
   void AddRoot();
   void LinkParents();
-  // host_of, single_node, host_gpus and the largest host.
+  // host_of, single_node, one_island_nodes, host_gpus and the largest host.
   void MeasureHosts(const Topology& topo);
   // hosts_in_tree_order.
   void CheckHostOrder();
@@ -141,6 +143,7 @@ class Hierarchy {
   std::vector<int> parent_;
   std::vector<int> host_of_;
   std::vector<NodeId> single_node_;
+  std::vector<char> one_island_nodes_;
   std::vector<int> host_gpus_;
   int max_host_gpus_ = 0;
   int max_host_nodes_ = 0;
@@ -206,7 +209,9 @@ class SearchState {
 
  private:
   // Whether the request may use node n's free GPUs (its allowed nodes; exclusive: all free).
-  bool Usable(NodeId n) const;
+  bool Usable(NodeId n) const {
+    return request_.allowed_node[n] && (!request_.exclusive || state_.node_all_free(n));
+  }
   // A host's pools, flat: pool p is gpus[begin[p], begin[p + 1]).
   struct FlatPools {
     std::vector<GpuId> gpus;
@@ -222,7 +227,8 @@ class SearchState {
   // and compact), given its free usable GPUs per island.
   std::vector<GpuId> NodePool(const std::vector<std::vector<GpuId>>& islands) const;
   // Appends k chunks of host `host`. A multi-node or multi-island host's chunks are listed
-  // once per (host, k) (TakeFromHostUncached) and copied after that: the candidates of one
+  // once per host for the most chunks asked so far (TakeFromHostUncached; fewer are a prefix
+  // of them) and copied after that: the candidates of one
   // decision take from the same hosts again (a part of the fabric's best fit and its
   // fewest-hosts take, the level above it, first fit), and the state does not change while a
   // SearchState lives.
@@ -243,8 +249,14 @@ class SearchState {
   ChunkRule rule_;
   int num_hosts_ = 0;
   std::shared_ptr<const CapacityIndex> index_;
-  // TakeFromHost's lists: key host << 32 | k, value (start, length) in taken_gpus_.
-  mutable absl::flat_hash_map<uint64_t, std::pair<size_t, size_t>> taken_;
+  // TakeFromHost's lists, per host: the GPUs of its first `chunks` chunks, taken_gpus_[start,
+  // start + length).
+  struct Taken {
+    size_t start = 0;
+    size_t length = 0;
+    int chunks = 0;
+  };
+  mutable absl::flat_hash_map<int, Taken> taken_;
   mutable std::vector<GpuId> taken_gpus_;
 };
 

@@ -295,6 +295,49 @@ TEST(SearchStateTest, RepeatedTakesFromAHostGiveWhatAFreshStateGives) {
   EXPECT_GT(compared, 1000);
 }
 
+// A chunk larger than any node of a multi-node domain spans its nodes, the fullest first and
+// the first of equals, each chunk from what the ones before left; a smaller count of chunks
+// asked after a larger one gives the first of them.
+TEST(SearchStateTest, ChunksSpanARacksTraysFullestFirst) {
+  auto topo = Topo(R"(name: rack
+tiers: [leaf]
+link_gbps: 400
+gpu_models:
+  - name: GB200
+    nvlink_gbps: 1800
+nodes:
+  - names: t[0-3]
+    gpus: 4
+    model: GB200
+nvlink_domains:
+  - name: rack
+    nodes: t[0-3]
+    gpus: 16
+switches:
+  - name: leaf
+    tier: leaf
+    nodes: t[0-3]
+)");
+  Hierarchy h(*topo);
+  ClusterState state(topo);
+  // Free: t0 2, t1 4, t2 3, t3 4.
+  auto gpu = [&](int node, int i) { return topo->nodes()[node].gpus[i]; };
+  ASSERT_THAT(state.Allocate({gpu(0, 0), gpu(0, 1), gpu(2, 0)}), IsOk());
+  Request r = Req(*topo, {.gpus = 12});
+  SearchState s(h, state, r, ChunkRule{6, false});
+  ASSERT_EQ(s.capacity(h.hosts()[0]), 2);
+  std::vector<GpuId> two, one;
+  s.TakeBestFit(h.hosts()[0], 2, &two);
+  // t1 gives 4, t3 2 (then 2 left, as t0); t2 gives 3, t0 2 (first of equals), t3 1.
+  EXPECT_THAT(PerNode(*topo, two),
+              ElementsAre(Pair("t1", 4), Pair("t3", 2), Pair("t2", 3), Pair("t0", 2),
+                          Pair("t3", 1)));
+  EXPECT_EQ(two[4], gpu(3, 0));
+  EXPECT_EQ(two[11], gpu(3, 2));
+  s.TakeBestFit(h.hosts()[0], 1, &one);
+  EXPECT_EQ(one, std::vector<GpuId>(two.begin(), two.begin() + 6));
+}
+
 // Everything a SearchState answers, as text, for comparing two of them.
 std::string Answers(const SearchState& s, int max_k) {
   const Hierarchy& h = s.hierarchy();
