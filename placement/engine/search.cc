@@ -246,19 +246,31 @@ void Hierarchy::AddFabricLevels(const Topology& topo) {
 
 std::vector<int> Hierarchy::AddTierLevel(const Topology& topo, int t, LeafGroupClusters& clusters,
                                          const std::vector<int>& below) {
-  absl::flat_hash_map<int, int> cluster_node;
+  // Per cluster (a leaf group's root) its HNode here; per HNode below, the one here it was
+  // last made a child of. Every host visits its below-HNode's parent: with those marks the
+  // level costs one step per host, where a search of the children cost one per child (a
+  // top tier of thousands of children under one HNode at 1M GPUs).
+  std::vector<int> cluster_node(static_cast<size_t>(topo.num_leaf_groups()), -1);
+  std::vector<int> child_of(nodes_.size(), -1);
   std::vector<int> here(hosts_.size());
   for (size_t i = 0; i < hosts_.size(); ++i) {
     NodeId first = nodes_[hosts_[i]].nodes[0];
-    int cluster = clusters.Find(topo.LeafGroup(first));
-    auto [it, inserted] = cluster_node.emplace(cluster, static_cast<int>(nodes_.size()));
-    if (inserted) {
+    int& id = cluster_node[clusters.Find(topo.LeafGroup(first))];
+    if (id < 0) {
+      id = static_cast<int>(nodes_.size());
       nodes_.push_back(HNode{t + 1, {}, {}, SwitchLabel(topo, first, t)});
-      by_level_[t + 1].push_back(it->second);
+      by_level_[t + 1].push_back(id);
     }
-    here[i] = it->second;
-    std::vector<int>& kids = nodes_[it->second].children;
-    if (std::find(kids.begin(), kids.end(), below[i]) == kids.end()) kids.push_back(below[i]);
+    here[i] = id;
+    int& mark = child_of[below[i]];
+    if (mark == id) continue;
+    // A below-HNode lies inside one cluster here (clusters only grow tier by tier): met
+    // again under another, it is searched for as before.
+    std::vector<int>& kids = nodes_[id].children;
+    if (mark < 0 || std::find(kids.begin(), kids.end(), below[i]) == kids.end()) {
+      kids.push_back(below[i]);
+    }
+    mark = id;
   }
   return here;
 }
