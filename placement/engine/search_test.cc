@@ -329,9 +329,8 @@ switches:
   std::vector<GpuId> two, one;
   s.TakeBestFit(h.hosts()[0], 2, &two);
   // t1 gives 4, t3 2 (then 2 left, as t0); t2 gives 3, t0 2 (first of equals), t3 1.
-  EXPECT_THAT(PerNode(*topo, two),
-              ElementsAre(Pair("t1", 4), Pair("t3", 2), Pair("t2", 3), Pair("t0", 2),
-                          Pair("t3", 1)));
+  EXPECT_THAT(PerNode(*topo, two), ElementsAre(Pair("t1", 4), Pair("t3", 2), Pair("t2", 3),
+                                               Pair("t0", 2), Pair("t3", 1)));
   EXPECT_EQ(two[4], gpu(3, 0));
   EXPECT_EQ(two[11], gpu(3, 2));
   s.TakeBestFit(h.hosts()[0], 1, &one);
