@@ -1,6 +1,8 @@
 // The communication cost model on hand-built clusters, with the arithmetic beside each number.
 #include "placement/engine/cost_model.h"
 
+#include <algorithm>
+#include <random>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "placement/formats/topology_yaml.h"
 #include "tests/status_matchers.h"
+#include "tests/test_data.h"
 
 namespace nvlplace {
 namespace {
@@ -173,6 +176,96 @@ TEST_F(CostModelTest, EstimateCommSplitsTpPpAndDp) {
   // DP: rings of 2 (one GPU on n1, one on n2, through the spine at 25 GB/s) over
   //   70e9 * 2 / 4 = 35e9 bytes: 2 * 1/2 * 35e9 / 25e9 + 2 * 2.7e-6 = 1.4 + 5.4e-6 s.
   EXPECT_NEAR(e.dp_s, 1.4 + 5.4e-6, 1e-9);
+}
+
+// EstimateComm prices only the DP rings whose hops differ from the ring before; the phase
+// still costs its slowest ring, each ring priced on its own (RingAllReduceSeconds). On every
+// bundled cluster with a NIC per GPU (no shares), for jobs of whole TP groups taken node by
+// node in a random order of nodes (rank t of each group on a rack's other tray: other nodes,
+// the same domains and leaf groups) and for the same GPUs shuffled.
+TEST(CostModelRingsTest, DpPhaseIsItsSlowestRingPricedAlone) {
+  int compared = 0;
+  for (const std::string& file : testing::ConfigFiles()) {
+    auto topo = LoadTopologyFile(file);
+    ASSERT_THAT(topo, IsOk()) << file;
+    const Topology& t = **topo;
+    if (!t.nic_per_gpu()) continue;
+    std::mt19937 rng(5);
+    for (int tp : {2, 4, 8}) {
+      for (int pp : {1, 2}) {
+        std::vector<NodeId> order(t.num_nodes());
+        for (NodeId n = 0; n < t.num_nodes(); ++n) order[n] = n;
+        std::shuffle(order.begin(), order.end(), rng);
+        std::vector<GpuId> ranks;
+        for (NodeId n : order) {
+          for (GpuId g : t.nodes()[n].gpus) ranks.push_back(g);
+        }
+        int dp = std::min<int>(16, static_cast<int>(ranks.size()) / (tp * pp));
+        if (dp < 2) continue;
+        ranks.resize(static_cast<size_t>(tp) * pp * dp);
+        RequestSpec rs;
+        rs.gpus = static_cast<int>(ranks.size());
+        rs.tp = tp;
+        rs.pp = pp;
+        auto r = ResolveRequest(rs, t);
+        ASSERT_THAT(r, IsOk()) << file;
+        ModelProfile m;
+        for (int shuffled = 0; shuffled < 2; ++shuffled) {
+          if (shuffled) std::shuffle(ranks.begin(), ranks.end(), rng);
+          double slowest = 0;
+          double dp_bytes = m.params * m.bytes_per_value / (tp * pp);
+          for (int p = 0; p < pp; ++p) {
+            for (int i = 0; i < tp; ++i) {
+              std::vector<GpuId> ring;
+              for (int d = 0; d < dp; ++d) ring.push_back(ranks[i + tp * (p + pp * d)]);
+              slowest = std::max(slowest, RingAllReduceSeconds(t, ring, dp_bytes));
+            }
+          }
+          EXPECT_DOUBLE_EQ(EstimateComm(t, ranks, *r, m).dp_s, slowest)
+              << file << " tp " << tp << " pp " << pp << " shuffled " << shuffled;
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 20);
+}
+
+// Two NVL racks of two 4-GPU trays; each rack's first tray under a 400 Gb/s leaf, its second
+// under a 200 Gb/s one. TP=8 x DP=2, a TP group per rack: the DP ring of ranks 0-3 runs over
+// the fast leaf, that of ranks 4-7 (the same racks, other trays) over the slow one and
+// decides. A skip of rings by their racks alone would price the fast one only.
+TEST(CostModelRingsTest, RingsOverTheSameRacksOnOtherLeavesArePriced) {
+  auto spec = ParseTopologyYaml(R"(name: racks
+tiers: [leaf, spine]
+gpu_models: [{name: GB200, nvlink_gbps: 1800}]
+nodes: [{names: "t[0-3]", gpus: 4, model: GB200}]
+nvlink_domains:
+  - {name: r0, nodes: "t[0-1]", gpus: 8}
+  - {name: r1, nodes: "t[2-3]", gpus: 8}
+switches:
+  - {name: fast, tier: leaf, nodes: "t[0,2]"}
+  - {name: slow, tier: leaf, nodes: "t[1,3]", link_gbps: 200}
+  - {name: spine, tier: spine, switches: "fast,slow"}
+)",
+                                "racks.yaml");
+  ASSERT_THAT(spec, IsOk());
+  auto topo = Topology::Create(*spec);
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  ASSERT_TRUE(t.nic_per_gpu());
+  std::vector<GpuId> ranks;
+  for (const char* tray : {"t0", "t1", "t2", "t3"}) {
+    for (GpuId g : t.nodes()[t.FindNode(tray)].gpus) ranks.push_back(g);
+  }
+  RequestSpec rs;
+  rs.gpus = 16;
+  rs.tp = 8;
+  auto r = ResolveRequest(rs, t);
+  ASSERT_THAT(r, IsOk());
+  ModelProfile m;
+  // 70e9 * 2 / 8 = 17.5e9 bytes over rings of 2 at 25 GB/s: 2 * 1/2 * 17.5e9 / 25e9 + 2 * 2.7e-6.
+  EXPECT_NEAR(EstimateComm(t, ranks, *r, m).dp_s, 0.7 + 5.4e-6, 1e-9);
 }
 
 // Two 8-GPU H100 nodes under one 400 Gb/s (50 GB/s) leaf with `nics` NICs each ("" leaves it
