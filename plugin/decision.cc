@@ -611,7 +611,7 @@ Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<L
   live->to_caller.assign(topo.num_nodes(), -1);
   std::vector<bool> is_free(topo.num_gpus(), false);
   // A node is allowed when the request allows it (its GPU model) and Slurm offers it.
-  std::vector<bool> of_request = std::move(request->allowed_node);
+  std::vector<uint8_t> of_request = std::move(request->allowed_node);
   request->allowed_node.assign(topo.num_nodes(), false);
   request->allowed_set = Request::kListed;
   // Slurm's nodes mostly come in the model's order: each is looked for first after the one
@@ -711,7 +711,7 @@ Decider::Placement Decider::Place(const RequestSpec& spec, const std::vector<Liv
     // its rack: its spares are open to it); the other node sets cons_tres may be offered
     // after it, and the whole cluster when they have no room.
     const Topology& topo = *config_->topology;
-    std::vector<bool> all = live.request->allowed_node;
+    std::vector<uint8_t> all = live.request->allowed_node;
     for (NodeId n = 0; n < topo.num_nodes(); ++n) {
       bool inside = false;
       for (DomainId dom : topo.nodes()[n].domains) {

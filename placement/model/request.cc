@@ -18,7 +18,7 @@ namespace {
 absl::Status Bad(absl::string_view message) { return absl::InvalidArgumentError(message); }
 
 absl::Status MarkNodes(const std::string& expr, const Topology& topo, const char* what, bool value,
-                       std::vector<bool>* allowed) {
+                       std::vector<uint8_t>* allowed) {
   absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(expr);
   if (!names.ok()) return Bad(absl::StrCat(what, ": ", names.status().message()));
   for (const std::string& name : *names) {

@@ -2,6 +2,7 @@
 #ifndef NVLPLACE_PLACEMENT_MODEL_REQUEST_H_
 #define NVLPLACE_PLACEMENT_MODEL_REQUEST_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -77,7 +78,9 @@ struct Request {
   bool may_use_spares = false;
   // Slurm's --spread-segments: no two segments in one NVLink domain.
   bool spread_segments = false;
-  std::vector<bool> allowed_node;  // per node of the topology (false for other models)
+  // Per node of the topology, 1 when the job may use it (0 for other models); bytes, not
+  // bits: the search reads it once per node of every host it counts or takes from.
+  std::vector<uint8_t> allowed_node;
   // What allowed_node holds when it is no more than a GPU model's nodes, so that the engine
   // may reuse what it derived from a cluster state for requests of the same set of nodes:
   // kEveryNode (every node), a model index m >= 0 (every node of model m), or kListed (any

@@ -130,17 +130,17 @@ TEST(RequestTest, GpuModelKeepsOnlyItsNodesInAnyCase) {
   absl::StatusOr<Request> r = ResolveRequest({.gpus = 4, .gpu_model = "a100"}, **topo);
   ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->gpu_model, 1);
-  EXPECT_EQ(r->allowed_node, (std::vector<bool>{false, false, true, true}));
+  EXPECT_EQ(r->allowed_node, (std::vector<uint8_t>{0, 0, 1, 1}));
   EXPECT_THAT(DescribeRequest(*r, **topo), HasSubstr("model=A100"));
   // An -x still applies inside the model.
   r = ResolveRequest({.gpus = 4, .exclude = "node3", .gpu_model = "A100"}, **topo);
   ASSERT_THAT(r, IsOk());
-  EXPECT_EQ(r->allowed_node, (std::vector<bool>{false, false, true, false}));
+  EXPECT_EQ(r->allowed_node, (std::vector<uint8_t>{0, 0, 1, 0}));
   // No model given: every node, and no model named.
   r = ResolveRequest({.gpus = 4}, **topo);
   ASSERT_THAT(r, IsOk());
   EXPECT_EQ(r->gpu_model, -1);
-  EXPECT_EQ(r->allowed_node, (std::vector<bool>(4, true)));
+  EXPECT_EQ(r->allowed_node, (std::vector<uint8_t>(4, 1)));
   EXPECT_THAT(ResolveRequest({.gpus = 4, .gpu_model = "V100"}, **topo),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("GPU model 'V100' is not in cluster two-models; its models are "
