@@ -759,14 +759,15 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
   auto left = [&](int p) { return left_v[p]; };
   auto take = [&](int p, int n) {
     if (by_node) {
-      const NodeGpus& gpus = topo.nodes()[nodes[p]].gpus;
-      for (int taken = 0; taken < n; ++next[p]) {
-        GpuId g = gpus[next[p]];
-        if (!state_.busy(g)) {
-          out->push_back(g);
+      const GpuId* gpus = topo.nodes()[nodes[p]].gpus.data();
+      int i = next[p];
+      for (int taken = 0; taken < n; ++i) {
+        if (!state_.busy(gpus[i])) {
+          out->push_back(gpus[i]);
           ++taken;
         }
       }
+      next[p] = i;
     } else {
       const GpuId* g = pools.gpus.data() + pools.begin[p] + (pools.count(p) - left_v[p]);
       out->insert(out->end(), g, g + n);
