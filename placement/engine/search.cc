@@ -129,12 +129,6 @@ class LeafGroupClusters {
   int Find(int g) { return groups_.Find(g); }
 
  private:
-  // The leaf groups with a leaf in one switch component, and their numbers of leaves.
-  struct ComponentGroups {
-    std::vector<size_t> leaf_counts;  // each count once
-    std::vector<int> groups;          // each group once, ascending
-  };
-
   void JoinSwitches(int t);
   void JoinLeafGroups();
 
@@ -175,10 +169,15 @@ void LeafGroupClusters::JoinSwitches(int t) {
 // Leaf groups whose leaves are in the same components: rail by rail for as many leaves, any
 // two for different numbers of leaves.
 void LeafGroupClusters::JoinLeafGroups() {
-  // Same number of leaves: the components rail by rail, as one key.
-  absl::flat_hash_map<std::vector<int>, int> by_key;
-  absl::flat_hash_map<int, ComponentGroups> by_component;
-  std::vector<int> key;
+  // Same number of leaves: the components rail by rail, as one key (inline up to 8 rails: no
+  // allocation per leaf group). Per component (its root switch): the first group with a leaf
+  // in it, that group's number of leaves, and whether a group with another number has one too.
+  absl::flat_hash_map<absl::InlinedVector<int, 9>, int> by_key;
+  absl::InlinedVector<int, 9> key;
+  std::vector<int> first_group(static_cast<size_t>(topo_.num_switches()), -1);
+  std::vector<size_t> first_count(first_group.size(), 0);
+  std::vector<char> mixed(first_group.size(), 0);
+  bool any_mixed = false;
   for (int g = 0; g < static_cast<int>(rep_.size()); ++g) {
     const NodeLeaves& leaves = topo_.nodes()[rep_[g]].leaves;
     if (leaves.empty()) continue;
@@ -187,18 +186,23 @@ void LeafGroupClusters::JoinLeafGroups() {
     auto [it, inserted] = by_key.emplace(key, g);
     if (!inserted) groups_.Union(g, it->second);
     for (size_t i = 1; i < key.size(); ++i) {
-      ComponentGroups& c = by_component[key[i]];
-      if (std::find(c.leaf_counts.begin(), c.leaf_counts.end(), leaves.size()) ==
-          c.leaf_counts.end()) {
-        c.leaf_counts.push_back(leaves.size());
+      int c = key[i];
+      if (first_group[c] < 0) {
+        first_group[c] = g;
+        first_count[c] = leaves.size();
+      } else if (first_count[c] != leaves.size()) {
+        mixed[c] = 1;
+        any_mixed = true;
       }
-      if (c.groups.empty() || c.groups.back() != g) c.groups.push_back(g);
     }
   }
+  if (!any_mixed) return;
   // Different numbers of leaves in one component: all its groups together.
-  for (const auto& [component, c] : by_component) {
-    if (c.leaf_counts.size() < 2) continue;
-    for (int g : c.groups) groups_.Union(g, c.groups.front());
+  for (int g = 0; g < static_cast<int>(rep_.size()); ++g) {
+    for (SwitchId l : topo_.nodes()[rep_[g]].leaves) {
+      int c = switches_.Find(l);
+      if (mixed[c]) groups_.Union(g, first_group[c]);
+    }
   }
 }
 
@@ -214,23 +218,32 @@ Hierarchy::Hierarchy(const Topology& topo) {
 }
 
 void Hierarchy::AddHosts(const Topology& topo) {
-  // Multi-node domains, then every other node, ordered by first node.
-  std::vector<bool> in_multi(topo.num_nodes(), false);
-  std::vector<std::pair<NodeId, HNode>> hosts;
-  for (const NvlDomain& d : topo.domains()) {
-    if (!d.multi_node) continue;
-    for (NodeId n : d.nodes) in_multi[n] = true;
-    hosts.push_back({d.nodes.front(), HNode{0, {}, d.nodes, d.name}});
+  // Multi-node domains and every other node, ordered by first node: the nodes walked in
+  // order, a domain added where its first node is met (no list of hosts to sort).
+  constexpr int kSingle = -1, kInsideDomain = -2;
+  std::vector<int> starts(topo.num_nodes(), kSingle);  // the domain a node starts, if any
+  size_t hosts = topo.num_nodes();
+  for (DomainId d = 0; d < topo.num_domains(); ++d) {
+    const NvlDomain& dom = topo.domains()[d];
+    if (!dom.multi_node) continue;
+    for (NodeId n : dom.nodes) starts[n] = kInsideDomain;
+    starts[dom.nodes.front()] = d;
+    hosts -= dom.nodes.size() - 1;
   }
+  // The levels above hold at most one HNode per leaf group each, and the root.
+  hosts_.reserve(hosts);
+  by_level_[0].reserve(hosts);
+  nodes_.reserve(hosts + static_cast<size_t>(num_levels_) * topo.num_leaf_groups() + 1);
   for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-    if (!in_multi[n]) hosts.push_back({n, HNode{0, {}, {n}, topo.nodes()[n].name}});
-  }
-  std::sort(hosts.begin(), hosts.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [first, h] : hosts) {
+    if (starts[n] == kInsideDomain) continue;
     hosts_.push_back(static_cast<int>(nodes_.size()));
     by_level_[0].push_back(hosts_.back());
-    nodes_.push_back(std::move(h));
+    if (starts[n] == kSingle) {
+      nodes_.push_back(HNode{0, {}, {n}, topo.nodes()[n].name});
+    } else {
+      const NvlDomain& dom = topo.domains()[starts[n]];
+      nodes_.push_back(HNode{0, {}, {dom.nodes.begin(), dom.nodes.end()}, dom.name});
+    }
   }
 }
 
@@ -386,7 +399,7 @@ bool TakeRoom(int* room) {
 
 }  // namespace
 
-int SpareRoom(const Topology& topo, const ClusterState& state, const std::vector<NodeId>& nodes) {
+int SpareRoom(const Topology& topo, const ClusterState& state, absl::Span<const NodeId> nodes) {
   if (nodes.size() < 2) return -1;
   const NvlDomain& domain = topo.domains()[topo.nodes()[nodes[0]].domains[0]];
   if (!domain.multi_node || domain.spares <= 0) return -1;
@@ -420,7 +433,7 @@ inline HostCount CountHost(const Hierarchy& h, const ClusterState& state, const 
     return out;
   }
   const Topology& topo = state.topology();
-  const std::vector<NodeId>& nodes = h.nodes()[host].nodes;
+  const auto& nodes = h.nodes()[host].nodes;
   HostCount out;
   int room = rule.keep_spares ? SpareRoom(topo, state, nodes) : -1;
   auto usable = [&](NodeId n) {
@@ -624,7 +637,7 @@ void SearchState::Pools(int host, FlatPools* out) const {
   const Topology& topo = state_.topology();
   out->gpus.clear();
   out->begin.assign(1, 0);
-  const std::vector<NodeId>& nodes = hierarchy_.nodes()[host].nodes;
+  const auto& nodes = hierarchy_.nodes()[host].nodes;
   int room = rule_.keep_spares ? SpareRoom(topo, state_, nodes) : -1;
   // Nodes mode: a node's islands, reused from node to node (its inner lists keep their room).
   thread_local std::vector<std::vector<GpuId>> islands;
@@ -698,7 +711,7 @@ std::vector<GpuId> SearchState::NodePool(const std::vector<std::vector<GpuId>>& 
 
 void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
   if (k <= 0) return;
-  const std::vector<NodeId>& nodes = hierarchy_.nodes()[host].nodes;
+  const auto& nodes = hierarchy_.nodes()[host].nodes;
   const Topology& topo = state_.topology();
   if (!rule_.per_node && nodes.size() == 1 && topo.nodes()[nodes[0]].domains.size() == 1) {
     // One node, one island: its one pool gives its free GPUs in index order. This is the
@@ -731,7 +744,7 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
 }
 
 void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out) const {
-  const std::vector<NodeId>& nodes = hierarchy_.nodes()[host].nodes;
+  const auto& nodes = hierarchy_.nodes()[host].nodes;
   const Topology& topo = state_.topology();
   // The pools and what each has left. When each node is one island (the trays of a rack),
   // the pools are the nodes, counted without listing their GPUs: a chunk's GPUs are read

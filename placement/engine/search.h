@@ -14,6 +14,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "placement/model/cluster_state.h"
 #include "placement/model/request.h"
 #include "placement/model/topology.h"
@@ -62,7 +63,7 @@ struct ChunkRule {
 
 // Multi-node host `nodes` (one domain): how many of its wholly free nodes a job may take
 // under keep_spares, or -1 for no limit.
-int SpareRoom(const Topology& topo, const ClusterState& state, const std::vector<NodeId>& nodes);
+int SpareRoom(const Topology& topo, const ClusterState& state, absl::Span<const NodeId> nodes);
 
 // An order-free 64-bit fingerprint of a set of GPUs (a sum of mixed ids and the count): the
 // same for the same GPUs in any order. Two candidates with equal fingerprints are taken to
@@ -89,8 +90,10 @@ class Hierarchy {
   struct HNode {
     int level;                  // 0 host, t + 1 for fabric tier t, num_tiers + 1 root
     std::vector<int> children;  // HNode ids; empty for hosts
-    std::vector<NodeId> nodes;  // hosts only: the nodes, ascending
-    std::string label;          // host: node or domain name; tier: a switch above it
+    // Hosts only: the nodes, ascending; inline for a host of up to 4 nodes (most are one:
+    // no allocation per node of the cluster).
+    absl::InlinedVector<NodeId, 4> nodes;
+    std::string label;  // host: node or domain name; tier: a switch above it
   };
 
   explicit Hierarchy(const Topology& topo);
