@@ -2,6 +2,7 @@
 #ifndef NVLPLACE_PLACEMENT_MODEL_TOPOLOGY_H_
 #define NVLPLACE_PLACEMENT_MODEL_TOPOLOGY_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -150,14 +151,40 @@ struct NvlDomain {
   int spares = 0;             // DomainSpec::spares: nodes kept free to replace a failed one
 };
 
+// The nodes below a switch, ascending, shared by the switches that have the same ones (a
+// scalable unit's rail leaves, the spines of a pod, the cores of a fabric): a list of its own
+// per switch was a fifth of a 1M-GPU model. Read as a container; empty when default-made.
+class SharedNodes {
+ public:
+  using value_type = NodeId;
+  using const_iterator = const NodeId*;
+  using iterator = const_iterator;
+  using size_type = size_t;
+
+  SharedNodes() = default;
+  explicit SharedNodes(std::shared_ptr<const std::vector<NodeId>> nodes)
+      : nodes_(std::move(nodes)) {}
+
+  const NodeId* begin() const { return nodes_ ? nodes_->data() : nullptr; }
+  const NodeId* end() const { return begin() + size(); }
+  size_t size() const { return nodes_ ? nodes_->size() : 0; }
+  bool empty() const { return size() == 0; }
+  NodeId operator[](size_t i) const { return (*nodes_)[i]; }
+  // The very same list (the builder gives switches with equal lists one list).
+  bool SameList(const SharedNodes& o) const { return nodes_ == o.nodes_; }
+
+ private:
+  std::shared_ptr<const std::vector<NodeId>> nodes_;
+};
+
 struct Switch {
   std::string name;
-  int tier;                         // index into Topology::tiers()
-  std::vector<SwitchId> parents;    // several in a multi-rooted tree
-  std::vector<SwitchId> children;   // in declaration order
-  std::vector<NodeId> nodes;        // directly attached nodes (leaf switches)
-  std::vector<NodeId> nodes_under;  // every node below, ascending
-  int rail;                         // -1 or the rail this leaf carries
+  int tier;                        // index into Topology::tiers()
+  std::vector<SwitchId> parents;   // several in a multi-rooted tree
+  std::vector<SwitchId> children;  // in declaration order
+  std::vector<NodeId> nodes;       // directly attached nodes (leaf switches)
+  SharedNodes nodes_under;         // every node below, ascending
+  int rail;                        // -1 or the rail this leaf carries
   double link_gbps;
   double oversubscription;
 };

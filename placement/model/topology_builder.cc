@@ -780,7 +780,7 @@ absl::Status TopologyBuilder::AssignLeaves() {
 }
 
 absl::Status TopologyBuilder::AssignNodeLeaves(NodeId n) {
-  std::vector<std::pair<int, SwitchId>>& a = attach_[n];
+  auto& a = attach_[n];
   Node& node = t_->nodes_[n];
   if (a.empty()) {
     return ErrorAt(GroupOf(n).loc, absl::StrCat("node '", node.name,
@@ -805,8 +805,8 @@ absl::Status TopologyBuilder::AssignNodeLeaves(NodeId n) {
 }
 
 // A node's rail leaves, sorted by rail: one for each rail 0..R-1.
-absl::Status TopologyBuilder::CheckRails(
-    NodeId n, const std::vector<std::pair<int, SwitchId>>& attach) const {
+absl::Status TopologyBuilder::CheckRails(NodeId n,
+                                         absl::Span<const std::pair<int, SwitchId>> attach) const {
   for (size_t r = 0; r < attach.size(); ++r) {
     if (attach[r].first == static_cast<int>(r)) continue;
     return ErrorAt(GroupOf(n).loc,
@@ -832,20 +832,42 @@ absl::Status TopologyBuilder::CheckRails(
 absl::Status TopologyBuilder::ComputeNodesUnder() {
   int64_t pairs = 0;                                   // merged so far, with repeats
   std::vector<SwitchId> seen_by(t_->num_nodes(), -1);  // see CollectNodesUnder
-  for (SwitchId id : by_tier_) NVL_RETURN_IF_ERROR(CollectNodesUnder(id, pairs, seen_by));
+  for (size_t at = 0; at < by_tier_.size(); ++at) {
+    NVL_RETURN_IF_ERROR(CollectNodesUnder(at, pairs, seen_by));
+  }
+  shared_lists_.clear();
+  under_ = {};
   return absl::OkStatus();
 }
 
-// The switch's nodes and its children's nodes_under (computed before: they are lower), each
-// node once (`seen_by[n]` is the last switch that took node n). The children's lists are
+// Switch by_tier_[at]: its nodes and its children's nodes_under (computed before: they are lower),
+// each node once (`seen_by[n]` is the last switch that took node n). The children's lists are
 // sorted, and in a fabric as usually declared they follow one another in ascending ranges or
-// repeat one another (a multi-rooted tree): the list is sorted only when they do not.
-absl::Status TopologyBuilder::CollectNodesUnder(SwitchId id, int64_t& pairs,
+// repeat one another (a multi-rooted tree): the list is sorted only when they do not. A switch
+// with no nodes of its own and the children of the switch before it (the cores of one rail)
+// shares that switch's list without collecting it.
+absl::Status TopologyBuilder::CollectNodesUnder(size_t at, int64_t& pairs,
                                                 std::vector<SwitchId>& seen_by) {
+  const SwitchId id = by_tier_[at];
   Switch& sw = t_->switches_[id];
-  std::vector<NodeId> under;
+  pairs += static_cast<int64_t>(sw.nodes.size());
+  for (SwitchId c : sw.children) {
+    pairs += static_cast<int64_t>(t_->switches_[c].nodes_under.size());
+    if (pairs > bounds_.max_switch_node_pairs) {
+      return TooDense(id, "nodes under", bounds_.max_switch_node_pairs);
+    }
+  }
+  if (at > 0 && sw.nodes.empty() && !sw.children.empty()) {
+    const Switch& before = t_->switches_[by_tier_[at - 1]];
+    if (before.tier == sw.tier && before.nodes.empty() && before.children == sw.children) {
+      sw.nodes_under = before.nodes_under;
+      return absl::OkStatus();
+    }
+  }
+  std::vector<NodeId>& under = under_;
+  under.clear();
   bool sorted = true;
-  auto take = [&](const std::vector<NodeId>& nodes) {
+  auto take = [&](const auto& nodes) {
     for (NodeId n : nodes) {
       if (seen_by[n] == id) continue;
       seen_by[n] = id;
@@ -853,22 +875,28 @@ absl::Status TopologyBuilder::CollectNodesUnder(SwitchId id, int64_t& pairs,
       under.push_back(n);
     }
   };
-  pairs += static_cast<int64_t>(sw.nodes.size());
   take(sw.nodes);
-  const std::vector<NodeId>* last = nullptr;  // the last child's list
+  const SharedNodes* last = nullptr;  // the last child's list
   for (SwitchId c : sw.children) {
-    const std::vector<NodeId>& below = t_->switches_[c].nodes_under;
-    pairs += static_cast<int64_t>(below.size());
-    if (pairs > bounds_.max_switch_node_pairs) {
-      return TooDense(id, "nodes under", bounds_.max_switch_node_pairs);
-    }
+    const SharedNodes& below = t_->switches_[c].nodes_under;
     // Spines of one pod, say, have the same nodes under them: taken once.
-    if (last == nullptr || below != *last) take(below);
+    if (last == nullptr || !below.SameList(*last)) take(below);
     last = &below;
   }
   if (!sorted) std::sort(under.begin(), under.end());
-  sw.nodes_under = std::move(under);
+  sw.nodes_under = Share(under);
   return absl::OkStatus();
+}
+
+SharedNodes TopologyBuilder::Share(const std::vector<NodeId>& under) {
+  uint64_t h = under.size();
+  for (NodeId n : under) h = (h ^ static_cast<uint32_t>(n)) * 1099511628211ull;  // FNV-1a
+  SharedNodes& made = shared_lists_[h];
+  if (made.size() == under.size() && std::equal(under.begin(), under.end(), made.begin())) {
+    return made;
+  }
+  made = SharedNodes(std::make_shared<const std::vector<NodeId>>(under));
+  return made;
 }
 
 absl::Status TopologyBuilder::ComputeAncestors() {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -129,8 +130,10 @@ class TopologyBuilder {
   absl::Status CycleError(const std::vector<SwitchId>& path, SwitchId child) const;
   absl::Status CheckChildTiers(SwitchId id) const;
   absl::Status AssignNodeLeaves(NodeId n);
-  absl::Status CheckRails(NodeId n, const std::vector<std::pair<int, SwitchId>>& attach) const;
-  absl::Status CollectNodesUnder(SwitchId id, int64_t& pairs, std::vector<SwitchId>& seen_by);
+  absl::Status CheckRails(NodeId n, absl::Span<const std::pair<int, SwitchId>> attach) const;
+  absl::Status CollectNodesUnder(size_t at, int64_t& pairs, std::vector<SwitchId>& seen_by);
+  // `under` as a shared list: the one already made with the same nodes, else a new one.
+  SharedNodes Share(const std::vector<NodeId>& under);
   absl::Status MergeAncestors(SwitchId id, int64_t& pairs, std::vector<int>& slot);
   absl::Status TooDense(SwitchId id, absl::string_view listing, int64_t limit) const;
   void CheckComponents(size_t t, int first, const std::vector<SwitchId>& leaves);
@@ -148,8 +151,13 @@ class TopologyBuilder {
   std::vector<Islands> group_islands_;                 // per node group: its islands, sorted
   int64_t total_gpus_ = 0;
   std::vector<int> node_domain_spec_;  // per node: its index in spec_.domains, or -1
-  std::vector<std::vector<std::pair<int, SwitchId>>> attach_;  // per node: (rail, leaf)
+  // Per node: (rail, leaf); inline for up to 8 rails (no allocation per node).
+  std::vector<absl::InlinedVector<std::pair<int, SwitchId>, 8>> attach_;
   std::vector<SwitchId> by_tier_;  // switches by ascending tier (stable): bottom-up
+  // ComputeNodesUnder's lists made so far, by a hash of their nodes (on a collision the
+  // newer); and the list being collected, its memory kept from switch to switch.
+  absl::flat_hash_map<uint64_t, SharedNodes> shared_lists_;
+  std::vector<NodeId> under_;
 };
 
 }  // namespace nvlplace

@@ -694,6 +694,34 @@ TEST(TopologyBuilderTest, ComputeNodesUnderListsEachNodeOnce) {
   EXPECT_THAT(sw[4].nodes_under, ElementsAre(0, 1));  // reached through both spines
 }
 
+// Switches with the same nodes below them hold one list (SharedNodes): rail leaves of the
+// same nodes, spines with the same children (as a rail's cores), spines with other children
+// over the same nodes; a switch with other nodes below it has a list of its own.
+TEST(TopologyBuilderTest, ComputeNodesUnderSharesEqualLists) {
+  TopologySpec spec = Base();
+  spec.switches.clear();
+  AddSwitch(spec, "rail0", "leaf", {"n0", "n1"}).rail = 0;
+  AddSwitch(spec, "rail1", "leaf", {"n1", "n0"}).rail = 1;
+  AddSwitch(spec, "spine0", "spine", {}, {"rail0"});
+  AddSwitch(spec, "spine1", "spine", {}, {"rail0"});
+  AddSwitch(spec, "spine2", "spine", {}, {"rail1", "rail0"});
+  TopologyBuilder b(spec);
+  ASSERT_THAT(RunThrough(b, &TopologyBuilder::ComputeNodesUnder), IsOk());
+  const std::vector<Switch>& sw = b.model().switches();
+  for (const Switch& s : sw) {
+    EXPECT_THAT(s.nodes_under, ElementsAre(0, 1)) << s.name;
+    EXPECT_TRUE(s.nodes_under.SameList(sw[0].nodes_under)) << s.name;
+  }
+
+  TopologySpec multi = MultiRooted();
+  TopologyBuilder m(multi);
+  ASSERT_THAT(RunThrough(m, &TopologyBuilder::ComputeNodesUnder), IsOk());
+  const std::vector<Switch>& ms = m.model().switches();
+  EXPECT_FALSE(ms[0].nodes_under.SameList(ms[1].nodes_under));  // leaf0 {0}, leaf1 {1}
+  EXPECT_TRUE(ms[2].nodes_under.SameList(ms[3].nodes_under));   // children in another order
+  EXPECT_TRUE(ms[4].nodes_under.SameList(ms[2].nodes_under));   // core0 over both spines
+}
+
 struct PairBoundCase {
   int64_t bound;
   bool ok;
