@@ -27,7 +27,10 @@ ClusterState::ClusterState(std::shared_ptr<const Topology> topo) : topo_(std::mo
   // GPUs of nodes nvlplace does not place on (placed: false) are busy for good.
   for (const Node& node : topo_->nodes()) {
     if (!node.placed) {
-      for (GpuId g : node.gpus) Set(g, true);
+      for (GpuId g : node.gpus) {
+        Set(g, true);
+        busy_[g] = kHeld;
+      }
     }
   }
 }
@@ -58,11 +61,11 @@ ClusterState& ClusterState::operator=(const ClusterState& other) {
   return *this;
 }
 
-bool ClusterState::Held(GpuId g) const { return !topo_->nodes()[topo_->gpus()[g].node].placed; }
+bool ClusterState::Held(GpuId g) const { return busy_[g] == kHeld; }
 
 void ClusterState::Set(GpuId g, bool busy) {
   int delta = busy ? -1 : 1;
-  busy_[g] = busy;
+  busy_[g] = busy ? kBusy : kFree;
   NodeId n = topo_->gpus()[g].node;
   node_free_[n] += delta;
   leaf_group_free_[topo_->LeafGroup(n)] += delta;

@@ -21,7 +21,7 @@ class ClusterState {
   ClusterState& operator=(const ClusterState& other);
 
   const Topology& topology() const { return *topo_; }
-  bool busy(GpuId g) const { return busy_[g]; }
+  bool busy(GpuId g) const { return busy_[g] != kFree; }
   int free_on_node(NodeId n) const { return node_free_[n]; }
   int free_in_domain(DomainId d) const { return domain_free_[d]; }
   // Free GPUs on the nodes of a leaf group (Topology::LeafGroup).
@@ -72,7 +72,10 @@ class ClusterState {
   void Journal(const std::vector<GpuId>& gpus);  // the nodes of a change that took effect
 
   std::shared_ptr<const Topology> topo_;
-  std::vector<uint8_t> busy_;  // per GPU (bytes: read in every decision's inner loops)
+  // Per GPU (bytes: read in every decision's inner loops): free, busy, or held busy for good
+  // (Held: the GPU's node is not placed; kept here, not read from the node for each GPU).
+  static constexpr uint8_t kFree = 0, kBusy = 1, kHeld = 3;
+  std::vector<uint8_t> busy_;
   std::vector<int> node_free_;
   std::vector<int> domain_free_;
   std::vector<int> leaf_group_free_;
