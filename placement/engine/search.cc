@@ -772,7 +772,7 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
   auto left = [&](int p) { return left_v[p]; };
   auto take = [&](int p, int n) {
     if (by_node) {
-      const GpuId* gpus = topo.nodes()[nodes[p]].gpus.data();
+      const NodeGpus& gpus = topo.nodes()[nodes[p]].gpus;
       int i = next[p];
       for (int taken = 0; taken < n; ++i) {
         if (!state_.busy(gpus[i])) {

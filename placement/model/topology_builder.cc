@@ -548,11 +548,8 @@ absl::Status TopologyBuilder::AssignGpus() {
 void TopologyBuilder::AddGpus() {
   t_->gpus_.reserve(static_cast<size_t>(total_gpus_));
   for (NodeId n = 0; n < t_->num_nodes(); ++n) {
-    t_->nodes_[n].gpus.reserve(GroupOf(n).gpus);
-    for (int i = 0; i < GroupOf(n).gpus; ++i) {
-      t_->nodes_[n].gpus.push_back(t_->num_gpus());
-      t_->gpus_.push_back(Gpu{n, i, -1});
-    }
+    t_->nodes_[n].gpus = NodeGpus(t_->num_gpus(), GroupOf(n).gpus);
+    for (int i = 0; i < GroupOf(n).gpus; ++i) t_->gpus_.push_back(Gpu{n, i, -1});
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <set>
@@ -70,6 +71,47 @@ TEST(TopologyTest, CountsAndDomains) {
   EXPECT_EQ(topo->FindNode("n9"), -1);
   EXPECT_EQ(topo->FindSwitch("spine1"), 5);
   EXPECT_EQ(topo->FindTier("core"), 2);
+}
+
+// A node's GPUs are read as the list they stand for: every GPU of the node, in index order,
+// each pointing back at the node; nodes of different sizes and CPU-only nodes between them.
+TEST(TopologyTest, NodeGpusReadAsTheNodesList) {
+  auto topo = Build(R"(name: mixed
+gpu_models: [{name: H100}, {name: GB200}]
+nodes:
+  - {names: "a[0-1]", gpus: 8, model: H100}
+  - {names: "cpu0", gpus: 0}
+  - {names: "b[0-2]", gpus: 4, model: GB200}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "a[0-1],cpu0,b[0-2]"}
+)");
+  ASSERT_NE(topo, nullptr);
+  std::vector<GpuId> seen;
+  for (NodeId n = 0; n < topo->num_nodes(); ++n) {
+    const NodeGpus& gpus = topo->nodes()[n].gpus;
+    std::vector<GpuId> listed(gpus.begin(), gpus.end());
+    ASSERT_EQ(listed.size(), gpus.size());
+    EXPECT_EQ(gpus.empty(), listed.empty());
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      EXPECT_EQ(gpus[i], listed[i]);
+      EXPECT_EQ(topo->gpus()[gpus[i]].node, n);
+      EXPECT_EQ(topo->gpus()[gpus[i]].index, static_cast<int>(i));
+    }
+    if (!gpus.empty()) {
+      EXPECT_EQ(gpus.front(), listed.front());
+      EXPECT_EQ(gpus.back(), listed.back());
+      EXPECT_EQ(std::vector<GpuId>(std::make_reverse_iterator(gpus.end()),
+                                   std::make_reverse_iterator(gpus.begin())),
+                std::vector<GpuId>(listed.rbegin(), listed.rend()));
+      EXPECT_EQ(std::find(gpus.begin(), gpus.end(), listed.back()) - gpus.begin(),
+                static_cast<std::ptrdiff_t>(listed.size() - 1));
+    }
+    seen.insert(seen.end(), listed.begin(), listed.end());
+  }
+  EXPECT_EQ(topo->nodes()[2].gpus.size(), 0u);  // cpu0
+  // Every GPU once, in node order: the ids 0..num_gpus()-1.
+  ASSERT_EQ(seen.size(), static_cast<size_t>(topo->num_gpus()));
+  for (size_t g = 0; g < seen.size(); ++g) EXPECT_EQ(seen[g], static_cast<GpuId>(g));
 }
 
 TEST(TopologyTest, FindNodeWithAGuessAnswersAsWithout) {
