@@ -179,10 +179,7 @@ int Topology::GroupsTier(absl::Span<const int> groups) const {
   return kDisconnected;
 }
 
-NodeId Topology::FindNode(absl::string_view name) const {
-  auto it = node_index_.find(name);
-  return it == node_index_.end() ? -1 : it->second;
-}
+NodeId Topology::FindNode(absl::string_view name) const { return node_index_.Find(name); }
 
 NodeId Topology::FindNode(absl::string_view name, NodeId guess) const {
   if (guess >= 0 && guess < num_nodes() && nodes_[guess].name == name) return guess;
@@ -194,10 +191,7 @@ SwitchId Topology::FindSwitch(absl::string_view name) const {
   return it == switch_index_.end() ? -1 : it->second;
 }
 
-DomainId Topology::FindDomain(absl::string_view name) const {
-  auto it = domain_index_.find(name);
-  return it == domain_index_.end() ? -1 : it->second;
-}
+DomainId Topology::FindDomain(absl::string_view name) const { return domain_index_.Find(name); }
 
 int Topology::FindTier(absl::string_view name) const {
   for (size_t i = 0; i < tiers_.size(); ++i) {

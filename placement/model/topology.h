@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "placement/model/limits.h"
+#include "placement/model/name_index.h"
 
 namespace nvlplace {
 
@@ -384,7 +385,8 @@ class Topology {
   static constexpr uint8_t kGbpsExact = 2;
 
   Topology() = default;
-  // Not copied: node_index_'s and domain_index_'s keys point into nodes_' and domains_' names.
+  // Not copied (nor moved): node_index_ and domain_index_ read the names of nodes_ and
+  // domains_ through pointers to them.
   Topology(const Topology&) = delete;
   Topology& operator=(const Topology&) = delete;
   // Lowest common ancestor tier of two switches and the bottleneck Gb/s through it, from
@@ -415,11 +417,10 @@ class Topology {
   std::vector<Node> nodes_;
   std::vector<NvlDomain> domains_;
   std::vector<Switch> switches_;
-  // Keyed by views of nodes_' names (nodes_ is reserved for every node before the first is
-  // added, so they never move): the names are stored once, and the table's slots stay small.
-  absl::flat_hash_map<absl::string_view, NodeId> node_index_;
+  // Ids found by the names in their records: the names are stored once, a slot is an id.
+  NameIndex<Node> node_index_{&nodes_};
   absl::flat_hash_map<std::string, SwitchId> switch_index_;
-  absl::flat_hash_map<absl::string_view, DomainId> domain_index_;  // the same, domains_' names
+  NameIndex<NvlDomain> domain_index_{&domains_};
 
   std::vector<int> leaf_group_;  // per node
   int num_leaf_groups_ = 0;

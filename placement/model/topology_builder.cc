@@ -428,13 +428,12 @@ absl::Status TopologyBuilder::AddNode(const std::string& name, size_t gi, int mo
   const NodeGroupSpec& g = spec_.node_groups[gi];
   // One NIC per GPU unless given; rail-optimized nodes get their rail count (AssignNodeLeaves).
   int nics = g.nics == kDefaultNics ? g.gpus : g.nics;
-  // AddNodes reserved nodes_ for every node: the name's view stays valid as its key.
   t_->nodes_.push_back(Node{name, model, {}, {}, {}, g.placed, nics});
-  auto [it, inserted] = t_->node_index_.emplace(t_->nodes_.back().name, t_->num_nodes() - 1);
-  if (!inserted) {
+  NodeId first = t_->node_index_.Insert(t_->num_nodes() - 1);
+  if (first >= 0) {
     t_->nodes_.pop_back();
     return ErrorAt(
-        loc, absl::StrCat("node '", name, "' is declared twice", FirstOn(GroupOf(it->second).loc)));
+        loc, absl::StrCat("node '", name, "' is declared twice", FirstOn(GroupOf(first).loc)));
   }
   node_group_.push_back(static_cast<int>(gi));
   if (g.placed) t_->num_placed_gpus_ += g.gpus;
@@ -530,7 +529,7 @@ absl::StatusOr<NodeId> TopologyBuilder::ClaimDomainNode(size_t d, const std::str
 }
 
 absl::Status TopologyBuilder::AssignGpus() {
-  // Every domain is counted first: domain_index_'s keys are views of domains_' names.
+  // Every domain is counted first: domains_ and its index are made once.
   size_t domains = spec_.domains.size();
   for (NodeId n = 0; n < t_->num_nodes(); ++n) {
     if (node_domain_spec_[n] < 0) domains += IslandsOf(n).size();
@@ -591,10 +590,9 @@ absl::Status TopologyBuilder::AddIslandDomains(NodeId n) {
 // Adds `dom`, its nodes and GPUs filled in, and points them at it; its name must be new.
 absl::Status TopologyBuilder::AddDomainToModel(NvlDomain dom, const SourceLoc& loc) {
   DomainId id = t_->num_domains();
-  // AssignGpus reserved domains_ for every domain: the name's view stays valid as its key.
   t_->domains_.push_back(std::move(dom));
   const NvlDomain& added = t_->domains_.back();
-  if (!t_->domain_index_.emplace(added.name, id).second) {
+  if (t_->domain_index_.Insert(id) >= 0) {
     std::string name = added.name;
     t_->domains_.pop_back();
     return ErrorAt(loc, absl::StrCat("NVLink domain name '", name, "' is used twice"));
