@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "placement/model/gpu_models.h"
@@ -854,7 +855,7 @@ absl::Status TopologyBuilder::CollectNodesUnder(size_t at, int64_t& pairs,
   }
   if (at > 0 && sw.nodes.empty() && !sw.children.empty()) {
     const Switch& before = t_->switches_[by_tier_[at - 1]];
-    if (before.tier == sw.tier && before.nodes.empty() && before.children == sw.children) {
+    if (before.nodes.empty() && before.children == sw.children) {
       sw.nodes_under = before.nodes_under;
       return absl::OkStatus();
     }
@@ -884,9 +885,7 @@ absl::Status TopologyBuilder::CollectNodesUnder(size_t at, int64_t& pairs,
 }
 
 SharedNodes TopologyBuilder::Share(const std::vector<NodeId>& under) {
-  uint64_t h = under.size();
-  for (NodeId n : under) h = (h ^ static_cast<uint32_t>(n)) * 1099511628211ull;  // FNV-1a
-  SharedNodes& made = shared_lists_[h];
+  SharedNodes& made = shared_lists_[absl::HashOf(absl::MakeConstSpan(under))];
   if (made.size() == under.size() && std::equal(under.begin(), under.end(), made.begin())) {
     return made;
   }
