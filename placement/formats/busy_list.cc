@@ -91,7 +91,7 @@ absl::Status ForEachEntry(absl::string_view text, const std::string& file, const
                                 limits::kMaxNamesPerFile, " nodes"));
     }
     names_read += *count;
-    absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(hosts);
+    absl::StatusOr<HostNames> names = ParseHostlist(hosts);  // read one at a time
     if (!names.ok()) return error(names.status().message());
     NodeId n = -1;
     for (const std::string& name : *names) {

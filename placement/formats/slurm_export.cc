@@ -83,7 +83,7 @@ void WriteClusterNotes(const Topology& topo, const TopologySpec& spec, std::stri
          out);
   }
   for (const NodeGroupSpec& g : spec.node_groups) {
-    std::vector<std::string> fields = {Field("names", CompressHostlist(g.names)),
+    std::vector<std::string> fields = {Field("names", g.names.Hostlist()),
                                        Field("gpus", absl::StrCat(g.gpus))};
     if (!g.model.empty()) fields.push_back(Field("model", g.model));  // none: CPU-only nodes
     if (!g.islands.empty()) fields.push_back(Field("islands", IslandsText(g.islands)));

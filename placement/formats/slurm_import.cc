@@ -157,7 +157,7 @@ absl::Status AddTreeSwitch(const slurm::TreeSwitch& sw, Draft* draft) {
   d.has_line = true;
   d.spec.loc = sw.loc;
   d.nodes_loc = sw.nodes_loc;
-  d.spec.nodes.insert(d.spec.nodes.end(), sw.nodes.begin(), sw.nodes.end());
+  d.spec.nodes.Append(sw.nodes);
   for (const std::string& c : sw.children) d.children.push_back({c, sw.children_loc});
   if (d.spec.link_gbps == 0) d.spec.link_gbps = sw.link_gbps;  // an annotated link_gbps is exact
   return absl::OkStatus();
@@ -362,15 +362,16 @@ absl::Status ResolveDomains(const slurm::TopologyFile& file, Draft* draft) {
                                     "' lists Switches=; a "
                                     "domain lists the nodes it joins with Nodes="));
     }
-    domain.nodes.insert(domain.nodes.end(), d.spec.nodes.begin(), d.spec.nodes.end());
+    domain.nodes.Append(d.spec.nodes);
     d.is_domain = true;
   }
   return absl::OkStatus();
 }
 
-// A node named by a switch or an NVLink domain, and where (for "has no GPUs" errors).
+// A node named by a switch or an NVLink domain, and where (for "has no GPUs" errors). The
+// name is a copy: the spec's lists hold runs, not strings to point at.
 struct Mention {
-  const std::string* node;
+  std::string node;
   const SourceLoc* loc;
 };
 
@@ -397,7 +398,7 @@ absl::Status BuildSwitches(Draft* draft, TopologySpec* spec, std::vector<Mention
       }
       auto domain = domain_switch.find(c.name);
       if (domain != domain_switch.end()) {
-        const std::vector<std::string>& nodes = domain->second->nodes;
+        const HostNames& nodes = domain->second->nodes;
         if (nodes.size() > draft->budget.max - draft->budget.names) {
           return absl::InvalidArgumentError(
               FormatAt(at, absl::StrCat("the hostlists of this file, with the nodes of the NVLink "
@@ -405,7 +406,7 @@ absl::Status BuildSwitches(Draft* draft, TopologySpec* spec, std::vector<Mention
                                         draft->budget.max, " nodes and switches")));
         }
         draft->budget.names += nodes.size();
-        s.nodes.insert(s.nodes.end(), nodes.begin(), nodes.end());
+        s.nodes.Append(nodes);
       } else if (draft->switch_index.contains(c.name)) {
         s.switches.push_back(c.name);
       } else {
@@ -423,11 +424,11 @@ absl::Status BuildSwitches(Draft* draft, TopologySpec* spec, std::vector<Mention
     mention_locs->push_back(d.nodes_loc.line > 0 ? d.nodes_loc : At(s.file, s.line, "Nodes"));
   }
   for (const DomainSpec& domain : draft->spec.domains) {
-    for (const std::string& n : domain.nodes) mentions->push_back({&n, &domain.loc});
+    for (const std::string& n : domain.nodes) mentions->push_back({n, &domain.loc});
   }
   for (size_t i = 0; i < spec->switches.size(); ++i) {
     for (const std::string& n : spec->switches[i].nodes) {
-      mentions->push_back({&n, &(*mention_locs)[i]});
+      mentions->push_back({n, &(*mention_locs)[i]});
     }
   }
   return absl::OkStatus();
@@ -857,7 +858,7 @@ absl::Status BuildNodes(const Draft& draft, const GresTable& gres,
     if (seen.insert(n).second) order.emplace_back(&n, nullptr);
   }
   for (const Mention& m : mentions) {
-    if (seen.insert(*m.node).second) order.emplace_back(m.node, m.loc);
+    if (seen.insert(m.node).second) order.emplace_back(&m.node, m.loc);
   }
   absl::flat_hash_map<GresKey, NodeShape> cache;
   int64_t gpus = 0;
@@ -1014,7 +1015,7 @@ std::string FabricSource(const slurm::TopologyFile& file, const Draft& draft) {
 // describes (when it describes one), and must have GPUs (when gres.conf lists the GPUs).
 absl::Status CheckDomainNode(const slurm::Block& block, const std::string& node,
                              const std::string& fabric,
-                             const absl::flat_hash_set<absl::string_view>& fabric_nodes,
+                             const absl::flat_hash_set<std::string>& fabric_nodes,
                              const Draft& draft, const GresTable& gres) {
   if (!fabric.empty() && !fabric_nodes.contains(node)) {
     return absl::InvalidArgumentError(
@@ -1043,7 +1044,7 @@ absl::Status CheckDomainNode(const slurm::Block& block, const std::string& node,
 absl::Status BlockDomains(const slurm::TopologyFile& file, const slurm::BlockLevels& levels,
                           const GresTable& gres, Draft* draft) {
   std::string fabric = FabricSource(file, *draft);
-  absl::flat_hash_set<absl::string_view> fabric_nodes;
+  absl::flat_hash_set<std::string> fabric_nodes;
   for (const SwitchDraft& d : draft->switches) {
     if (!d.is_domain) fabric_nodes.insert(d.spec.nodes.begin(), d.spec.nodes.end());
   }

@@ -210,14 +210,21 @@ absl::StatusOr<size_t> CountNames(const Fields& f, absl::string_view key, NameBu
 }
 
 absl::Status GetHostlist(const Fields& f, absl::string_view key, NameBudget* budget,
-                         std::vector<std::string>* out) {
+                         HostNames* out) {
   const std::string* v = f.Find(key);
   if (v == nullptr) return absl::OkStatus();
   NVL_RETURN_IF_ERROR(CountNames(f, key, budget).status());
-  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(*v);
+  absl::StatusOr<HostNames> names = ParseHostlist(*v);
   if (!names.ok()) return f.Error(key, names.status().message());
-  out->insert(out->end(), std::make_move_iterator(names->begin()),
-              std::make_move_iterator(names->end()));
+  out->Append(*names);
+  return absl::OkStatus();
+}
+
+absl::Status GetHostlist(const Fields& f, absl::string_view key, NameBudget* budget,
+                         std::vector<std::string>* out) {
+  HostNames names;
+  NVL_RETURN_IF_ERROR(GetHostlist(f, key, budget, &names));
+  out->insert(out->end(), names.begin(), names.end());
   return absl::OkStatus();
 }
 

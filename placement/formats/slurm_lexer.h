@@ -120,6 +120,8 @@ absl::StatusOr<size_t> CountNames(const Fields& f, absl::string_view key, NameBu
 
 // Appends the names of the hostlist value of `key`, counted first (CountNames).
 absl::Status GetHostlist(const Fields& f, absl::string_view key, NameBudget* budget,
+                         HostNames* out);
+absl::Status GetHostlist(const Fields& f, absl::string_view key, NameBudget* budget,
                          std::vector<std::string>* out);
 
 // Appends the islands "0,1,2,3/4,5,6,7" -> {{0,1,2,3},{4,5,6,7}}, as written (neither sorted nor

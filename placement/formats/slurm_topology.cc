@@ -228,7 +228,7 @@ absl::string_view FirstKey(const std::vector<std::string>& words) {
 
 absl::Status CheckBlocks(const std::vector<Block>& blocks) {
   absl::flat_hash_map<absl::string_view, const Block*> names;
-  absl::flat_hash_map<absl::string_view, const Block*> node_block;
+  absl::flat_hash_map<std::string, const Block*> node_block;  // names are read from runs
   for (const Block& b : blocks) {
     // Slurm lists blocks as hostlists (aggregated blocks are named "rack[1-2]", partitions say
     // "block{rack1}"), and so does nvlplace when blocks are the fabric.

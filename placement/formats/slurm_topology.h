@@ -21,7 +21,7 @@ namespace nvlplace::slurm {
 // One switch of topology/tree: a SwitchName= line, or a switch of a tree topology.
 struct TreeSwitch {
   std::string name;
-  std::vector<std::string> nodes;     // Nodes= / nodes:
+  HostNames nodes;                    // Nodes= / nodes:
   std::vector<std::string> children;  // Switches= / children:
   double link_gbps = 0;               // LinkSpeed=; 0: not given (topology.yaml has none)
   SourceLoc loc;                      // the line (key SwitchName) or the YAML entry
@@ -32,8 +32,8 @@ struct TreeSwitch {
 // One block of topology/block: a BlockName= line, or a block of a block topology.
 struct Block {
   std::string name;
-  std::vector<std::string> nodes;  // may be empty (26.05 allows a block without nodes)
-  SourceLoc loc;                   // the line (key BlockName) or the YAML entry
+  HostNames nodes;  // may be empty (26.05 allows a block without nodes)
+  SourceLoc loc;    // the line (key BlockName) or the YAML entry
   SourceLoc nodes_loc;
 };
 

@@ -44,14 +44,14 @@ absl::StatusOr<std::string> ReadName(const Where& w, absl::string_view what) {
 }
 
 // A hostlist, counted against the names budget before it is expanded.
-absl::StatusOr<std::vector<std::string>> ReadHostlist(const Where& w, NameBudget* budget) {
+absl::StatusOr<HostNames> ReadHostlist(const Where& w, NameBudget* budget) {
   NVL_ASSIGN_OR_RETURN(std::string expr, ReadString(w));
   absl::StatusOr<size_t> count = CountHostlist(expr);
   if (!count.ok()) return w.Error(count.status().message());
   if (absl::Status charged = ChargeNames(*count, budget); !charged.ok()) {
     return w.Error(charged.message());
   }
-  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(expr);
+  absl::StatusOr<HostNames> names = ParseHostlist(expr);
   if (!names.ok()) return w.Error(names.status().message());
   return names;
 }
@@ -105,7 +105,8 @@ absl::Status ReadTree(const Entry& e, NameBudget* budget, TopologyFile* out) {
     }
     if (const Where* children = s.Find("children")) {
       sw.children_loc = children->Loc();
-      NVL_ASSIGN_OR_RETURN(sw.children, ReadHostlist(*children, budget));
+      NVL_ASSIGN_OR_RETURN(HostNames children_names, ReadHostlist(*children, budget));
+      sw.children = children_names.Expand();
     }
     out->switches.push_back(std::move(sw));
     return absl::OkStatus();

@@ -71,8 +71,8 @@ absl::StatusOr<std::string> ReadName(const Where& w, absl::string_view what) {
   return name;
 }
 
-// A hostlist, counted against the file's budget of names before it is expanded.
-absl::StatusOr<std::vector<std::string>> ReadHostlist(const Where& w, Reading& r) {
+// A hostlist, counted against the file's budget of names before it is read.
+absl::StatusOr<HostNames> ReadHostlist(const Where& w, Reading& r) {
   NVL_ASSIGN_OR_RETURN(std::string expr, ReadString(w));
   absl::StatusOr<size_t> count = CountHostlist(expr);
   if (!count.ok()) return w.Error(count.status().message());
@@ -82,7 +82,7 @@ absl::StatusOr<std::vector<std::string>> ReadHostlist(const Where& w, Reading& r
                                 "); aliases (*name) count each time they are used"));
   }
   r.budget.names += *count;
-  auto hosts = ExpandHostlist(expr);
+  absl::StatusOr<HostNames> hosts = ParseHostlist(expr);
   if (!hosts.ok()) return w.Error(hosts.status().message());
   if (hosts->empty()) return w.Error("the hostlist is empty");
   return hosts;
@@ -223,7 +223,8 @@ absl::Status ReadSwitch(const Where& w, TopologySpec& spec, Reading& r) {
     NVL_ASSIGN_OR_RETURN(s.nodes, ReadHostlist(*nodes, r));
   }
   if (const Where* sw = m.Find("switches")) {
-    NVL_ASSIGN_OR_RETURN(s.switches, ReadHostlist(*sw, r));
+    NVL_ASSIGN_OR_RETURN(HostNames children, ReadHostlist(*sw, r));
+    s.switches = children.Expand();
   }
   if (const Where* rail = m.Find("rail")) {
     NVL_ASSIGN_OR_RETURN(s.rail, ReadInt(*rail));
@@ -355,7 +356,7 @@ std::string WriteTopologyYaml(const Topology& topo) {
   out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
   for (const auto& g : spec.node_groups) {
     out << YAML::BeginMap;
-    out << YAML::Key << "names" << YAML::Value << CompressHostlist(g.names);
+    out << YAML::Key << "names" << YAML::Value << g.names.Hostlist();
     out << YAML::Key << "gpus" << YAML::Value << g.gpus;
     if (!g.model.empty()) out << YAML::Key << "model" << YAML::Value << g.model;
     if (!g.placed) out << YAML::Key << "placed" << YAML::Value << false;
@@ -372,7 +373,7 @@ std::string WriteTopologyYaml(const Topology& topo) {
     out << YAML::Key << "nvlink_domains" << YAML::Value << YAML::BeginSeq;
     for (const auto& d : spec.domains) {
       out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << d.name;
-      out << YAML::Key << "nodes" << YAML::Value << CompressHostlist(d.nodes);
+      out << YAML::Key << "nodes" << YAML::Value << d.nodes.Hostlist();
       out << YAML::Key << "gpus" << YAML::Value << d.expected_gpus;
       if (d.spares > 0) out << YAML::Key << "spares" << YAML::Value << d.spares;
       out << YAML::EndMap;
@@ -384,7 +385,7 @@ std::string WriteTopologyYaml(const Topology& topo) {
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << s.name;
     out << YAML::Key << "tier" << YAML::Value << s.tier;
     if (!s.nodes.empty()) {
-      out << YAML::Key << "nodes" << YAML::Value << CompressHostlist(s.nodes);
+      out << YAML::Key << "nodes" << YAML::Value << s.nodes.Hostlist();
     }
     if (!s.switches.empty()) {
       out << YAML::Key << "switches" << YAML::Value << CompressHostlist(s.switches);

@@ -249,22 +249,66 @@ absl::StatusOr<Parsed> Parse(absl::string_view expr) {
   return out;
 }
 
-// Adds one to a decimal number in place: the zero-padded text of v becomes that of v + 1.
-void IncrementDecimal(std::string& num) {
-  for (size_t i = num.size(); i-- > 0;) {
-    if (num[i] != '9') {
-      ++num[i];
-      return;
+// A term's names as runs: its last bracket is the runs' numbers (one run per range in it),
+// the text after it their tail, and the pieces before it (text and brackets, the leftmost
+// turning slowest) make each run's head.
+void AddTermRuns(const Parsed& parsed, const Term& term, HostNames* out) {
+  const Piece* pieces = &parsed.pieces[term.first_piece];
+  size_t last = term.num_pieces;
+  for (size_t i = term.num_pieces; i-- > 0;) {
+    if (pieces[i].text.empty()) {
+      last = i;
+      break;
     }
-    num[i] = '0';
   }
-  num.insert(num.begin(), '1');
-}
-
-std::string Number(uint64_t v, size_t width) {
-  std::string num = std::to_string(v);
-  if (num.size() < width) num.insert(0, width - num.size(), '0');
-  return num;
+  std::string tail;
+  for (size_t i = last + 1; i < term.num_pieces; ++i) absl::StrAppend(&tail, pieces[i].text);
+  if (last == term.num_pieces) {  // no bracket: one name
+    HostNames::Run run;
+    for (size_t i = 0; i < term.num_pieces; ++i) absl::StrAppend(&run.head, pieces[i].text);
+    out->AddRun(std::move(run));
+    return;
+  }
+  // The odometer over the brackets before `last`: each one's range and value now.
+  std::vector<std::pair<size_t, uint64_t>> digits(last);
+  for (size_t i = 0; i < last; ++i) {
+    if (pieces[i].text.empty()) {
+      digits[i] = {pieces[i].first_range, parsed.ranges[pieces[i].first_range].lo};
+    }
+  }
+  const Piece& inner = pieces[last];
+  while (true) {
+    std::string head;
+    for (size_t i = 0; i < last; ++i) {
+      if (!pieces[i].text.empty()) {
+        absl::StrAppend(&head, pieces[i].text);
+      } else {
+        AppendPadded(&head, digits[i].second,
+                     static_cast<int>(parsed.ranges[digits[i].first].width));
+      }
+    }
+    for (size_t k = 0; k < inner.num_ranges; ++k) {
+      const Range& r = parsed.ranges[inner.first_range + k];
+      out->AddRun(HostNames::Run{head, tail, r.lo, r.hi - r.lo + 1, static_cast<int>(r.width)});
+    }
+    // Next value of the outer brackets: the rightmost turns fastest; done when all wrap.
+    bool turned = false;
+    for (size_t i = last; i-- > 0 && !turned;) {
+      if (!pieces[i].text.empty()) continue;
+      auto& [range, value] = digits[i];
+      if (value < parsed.ranges[range].hi) {
+        ++value;
+        turned = true;
+      } else if (range + 1 < pieces[i].first_range + pieces[i].num_ranges) {
+        value = parsed.ranges[++range].lo;
+        turned = true;
+      } else {
+        range = pieces[i].first_range;
+        value = parsed.ranges[range].lo;
+      }
+    }
+    if (!turned) return;
+  }
 }
 
 }  // namespace
@@ -275,62 +319,18 @@ absl::StatusOr<size_t> CountHostlist(absl::string_view expr) {
   return parsed->total;
 }
 
-absl::StatusOr<std::vector<std::string>> ExpandHostlist(absl::string_view expr) {
+absl::StatusOr<HostNames> ParseHostlist(absl::string_view expr) {
   absl::StatusOr<Parsed> parsed = Parse(expr);
   if (!parsed.ok()) return parsed.status();
-  std::vector<std::string> out;
-  out.reserve(parsed->total);
-  // Per bracket of the current term: the range and the value now, and its text.
-  struct Digit {
-    size_t range;
-    uint64_t value;
-    std::string text;
-  };
-  for (const Term& term : parsed->terms) {
-    const Piece* pieces = &parsed->pieces[term.first_piece];
-    std::vector<Digit> digits(term.num_pieces);
-    for (size_t i = 0; i < term.num_pieces; ++i) {
-      if (!pieces[i].text.empty()) continue;
-      const Range& r = parsed->ranges[pieces[i].first_range];
-      digits[i] = Digit{pieces[i].first_range, r.lo, Number(r.lo, r.width)};
-    }
-    std::string name;  // reused: one copy of it per name, no other allocation
-    for (size_t n = 0; n < term.count; ++n) {
-      name.clear();
-      for (size_t i = 0; i < term.num_pieces; ++i) {
-        if (pieces[i].text.empty()) {
-          name += digits[i].text;
-        } else {
-          name.append(pieces[i].text.data(), pieces[i].text.size());
-        }
-      }
-      out.push_back(name);
-      // The odometer: the rightmost bracket turns fastest.
-      for (size_t i = term.num_pieces; i-- > 0;) {
-        if (!pieces[i].text.empty()) continue;
-        Digit& d = digits[i];
-        const Range* r = &parsed->ranges[d.range];
-        if (d.value < r->hi) {
-          ++d.value;
-          IncrementDecimal(d.text);  // == Number(d.value, r->width)
-          break;
-        }
-        bool carry = false;
-        if (d.range + 1 < pieces[i].first_range + pieces[i].num_ranges) {
-          r = &parsed->ranges[++d.range];
-          d.value = r->lo;
-        } else {
-          d.range = pieces[i].first_range;
-          r = &parsed->ranges[d.range];
-          d.value = r->lo;
-          carry = true;
-        }
-        d.text = Number(d.value, r->width);
-        if (!carry) break;
-      }
-    }
-  }
+  HostNames out;
+  for (const Term& term : parsed->terms) AddTermRuns(*parsed, term, &out);
   return out;
+}
+
+absl::StatusOr<std::vector<std::string>> ExpandHostlist(absl::string_view expr) {
+  absl::StatusOr<HostNames> names = ParseHostlist(expr);
+  if (!names.ok()) return names.status();
+  return names->Expand();
 }
 
 absl::StatusOr<std::vector<uint64_t>> ExpandIndexList(absl::string_view list) {

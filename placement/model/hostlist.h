@@ -11,11 +11,16 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "placement/model/host_names.h"
 #include "placement/model/limits.h"
 
 namespace nvlplace {
 
 using limits::kMaxHosts;  // the most names one hostlist expression may expand to
+
+// Reads a hostlist expression into host names, in the order written, kept as runs (each
+// range of a term's last bracket one run); ExpandHostlist's syntax, limits and errors.
+absl::StatusOr<HostNames> ParseHostlist(absl::string_view expr);
 
 // Expands a hostlist expression into host names, in the order written.
 // Full Slurm syntax: comma-separated terms at top level; each term may hold several

@@ -21,10 +21,8 @@ void CutOffNvlink(const std::set<std::string>& cut, TopologySpec* spec) {
   for (NodeGroupSpec& g : spec->node_groups) {
     NodeGroupSpec down = g;
     down.names.clear();
-    std::vector<std::string> kept;
-    for (std::string& name : g.names) {
-      (cut.count(name) ? down.names : kept).push_back(std::move(name));
-    }
+    HostNames kept;
+    for (const std::string& name : g.names) (cut.count(name) ? down.names : kept).push_back(name);
     g.names = std::move(kept);
     if (!g.names.empty()) groups.push_back(std::move(g));
     if (!down.names.empty()) {
@@ -94,9 +92,11 @@ absl::StatusOr<TopologySpec> ApplyNvlinkHealth(TopologySpec spec, const NvlinkHe
   // multi-node.
   std::vector<DomainSpec> domains;
   for (DomainSpec& d : spec.domains) {
-    d.nodes.erase(std::remove_if(d.nodes.begin(), d.nodes.end(),
-                                 [&](const std::string& n) { return cut.count(n) > 0; }),
-                  d.nodes.end());
+    HostNames kept;
+    for (const std::string& n : d.nodes) {
+      if (!cut.count(n)) kept.push_back(n);
+    }
+    d.nodes = std::move(kept);
     d.expected_gpus = 0;
     // The spares the site keeps stay asked for, as far as the nodes left allow.
     d.spares = std::min(d.spares, static_cast<int>(d.nodes.size()) - 1);

@@ -19,7 +19,7 @@ absl::Status Bad(absl::string_view message) { return absl::InvalidArgumentError(
 
 absl::Status MarkNodes(const std::string& expr, const Topology& topo, const char* what, bool value,
                        std::vector<uint8_t>* allowed) {
-  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(expr);
+  absl::StatusOr<HostNames> names = ParseHostlist(expr);  // read one at a time
   if (!names.ok()) return Bad(absl::StrCat(what, ": ", names.status().message()));
   for (const std::string& name : *names) {
     NodeId n = topo.FindNode(name);

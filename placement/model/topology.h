@@ -14,6 +14,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "placement/model/host_names.h"
 #include "placement/model/limits.h"
 #include "placement/model/name_index.h"
 
@@ -46,8 +47,9 @@ struct TopologyLimits {
 };
 
 // ---------------------------------------------------------------------------------------
-// The spec: a plain description as read from YAML or imported from Slurm files. Names are
-// already expanded from hostlists. Topology::Create validates it and builds the model.
+// The spec: a plain description as read from YAML or imported from Slurm files. Node lists
+// are HostNames (runs of numbered names, as hostlists write them). Topology::Create validates
+// it and builds the model.
 
 // A bandwidth the spec leaves out: Topology::Create takes it from the table of known models.
 inline constexpr double kGbpsFromTable = -1.0;
@@ -63,10 +65,10 @@ struct GpuModelSpec {
 inline constexpr int kDefaultNics = -1;
 
 struct NodeGroupSpec {
-  std::vector<std::string> names;  // node names (expanded hostlist)
-  int gpus = 0;                    // GPUs per node; 0: CPU-only nodes
-  std::string model;               // GPU model name, one of TopologySpec::gpu_models; empty
-                                   // (and only then) for CPU-only nodes
+  HostNames names;    // node names
+  int gpus = 0;       // GPUs per node; 0: CPU-only nodes
+  std::string model;  // GPU model name, one of TopologySpec::gpu_models; empty
+                      // (and only then) for CPU-only nodes
   // NVLink islands inside each node, as lists of GPU indexes. Empty means one island with
   // all GPUs (one island per GPU for a model without NVLink). Must cover every index
   // 0..gpus-1 exactly once.
@@ -84,7 +86,7 @@ struct NodeGroupSpec {
 // An NVLink domain spanning several whole nodes (GB200 NVL72: 18 nodes x 4 GPUs).
 struct DomainSpec {
   std::string name;
-  std::vector<std::string> nodes;
+  HostNames nodes;
   int expected_gpus = 0;  // 0: not checked; else the GPU count the nodes must add up to
   SourceLoc loc;
   // Nodes (trays) the site keeps free in this domain to replace a failed one: from 0 to one
@@ -96,7 +98,7 @@ struct DomainSpec {
 struct SwitchSpec {
   std::string name;
   std::string tier;                   // one of TopologySpec::tiers
-  std::vector<std::string> nodes;     // nodes attached below (leaf switches only)
+  HostNames nodes;                    // nodes attached below (leaf switches only)
   std::vector<std::string> switches;  // child switches (non-leaf switches only)
   int rail = -1;                      // -1: all NICs of the nodes; r: only GPU r's NIC (rail r)
   double link_gbps = 0.0;             // port speed, Gb/s; 0 means TopologySpec::link_gbps

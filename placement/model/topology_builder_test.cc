@@ -217,7 +217,7 @@ INSTANTIATE_TEST_SUITE_P(
         // 2,048 nodes x 2^20 GPUs (counted before the GPU count is checked) = 2^31 GPUs.
         ErrorCase{"MoreGpusThanAGpuIdHolds", &TopologyBuilder::AddNodes,
                   [](TopologySpec& s) {
-                    s.node_groups[0].names.resize(2048, "n");
+                    s.node_groups[0].names = std::vector<std::string>(2048, "n");
                     s.node_groups[0].gpus = 1 << 20;
                   },
                   "c.yaml:4:5: #/nodes/0: the cluster has more than 2147483647 GPUs"},
@@ -275,7 +275,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "c.yaml:4:5: #/nodes/0: the islands cover 3 GPUs but the nodes have 4; list "
                   "every GPU index once"},  // 2 + 1 = 3
         ErrorCase{"ControlInNodeName", &TopologyBuilder::AddNodes,
-                  [](TopologySpec& s) { s.node_groups[0].names[1] = "n\x01"; },
+                  [](TopologySpec& s) {
+                    std::vector<std::string> names = s.node_groups[0].names.Expand();
+                    names[1] = "n\x01";
+                    s.node_groups[0].names = names;
+                  },
                   absl::StrCat("c.yaml:4:5: #/nodes/0: node name 'n\\x01': control character "
                                "\\x01 is not allowed (byte 2)",
                                kPrintable)},

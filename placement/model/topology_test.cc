@@ -787,8 +787,12 @@ TEST(CreateLimitTest, RefusesWhatNoReaderWouldPass) {
                             "switch name 'leaf\\x00x': control character \\x00 is not allowed "
                             "(byte 5); names are printable UTF-8"));
   spec = tiny();
-  spec.node_groups[0].names[1] = "n\xff";
-  spec.switches[0].nodes[1] = "n\xff";
+  std::vector<std::string> names = spec.node_groups[0].names.Expand();
+  names[1] = "n\xff";
+  spec.node_groups[0].names = names;
+  names = spec.switches[0].nodes.Expand();
+  names[1] = "n\xff";
+  spec.switches[0].nodes = names;
   EXPECT_THAT(Topology::Create(spec), StatusIs(absl::StatusCode::kInvalidArgument,
                                                HasSubstr("node name 'n\\xff': byte \\xff")));
   spec = tiny();

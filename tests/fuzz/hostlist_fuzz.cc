@@ -1,4 +1,6 @@
-// Fuzzes ExpandHostlist, and on accepted input the round trip set(Expand(Compress(x))) == set(x).
+// Fuzzes ExpandHostlist, and on accepted input the round trip set(Expand(Compress(x))) == set(x)
+// and HostNames: the names added one at a time (push_back joins them into runs) read back as
+// the names ParseHostlist gave, in no more runs than names.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -17,6 +19,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // (A 611,441-name input took 10 s of CPU here and failed -timeout=10 on a loaded machine:
   // findings/hostlist/timeout-CompressHostlist-714f4580.)
   if (hosts->size() > 100000) return 0;
+  HostNames one_by_one;
+  for (const std::string& h : *hosts) one_by_one.push_back(h);
+  FUZZ_CHECK(one_by_one.size() == hosts->size() && one_by_one.runs().size() <= hosts->size() &&
+                 one_by_one.Expand() == *hosts,
+             "HostNames of %zu names read back differently (%zu runs)", hosts->size(),
+             one_by_one.runs().size());
+  auto parsed = ParseHostlist(fuzz::AsText(data, size));
+  FUZZ_CHECK(parsed.ok() && *parsed == one_by_one, "ParseHostlist differs from its expansion");
   std::string compressed = CompressHostlist(*hosts);
   auto again = ExpandHostlist(compressed);
   FUZZ_CHECK(again.ok(), "Expand(Compress(x)) fails: '%s': %s", compressed.c_str(),
