@@ -93,18 +93,17 @@ absl::Status ForEachEntry(absl::string_view text, const std::string& file, const
     names_read += *count;
     absl::StatusOr<HostNames> names = ParseHostlist(hosts);  // read one at a time
     if (!names.ok()) return error(names.status().message());
-    NodeId n = -1;
-    for (const std::string& name : *names) {
-      n = topo.FindNode(name, n + 1);
+    for (auto name = names->begin(); name != names->end(); ++name) {
+      NodeId n = topo.FindNode(name);
       if (n < 0) {
-        return error(absl::StrCat("node '", name, "' is not in cluster ", topo.name()));
+        return error(absl::StrCat("node '", *name, "' is not in cluster ", topo.name()));
       }
       int64_t gpus = static_cast<int64_t>(topo.nodes()[n].gpus.size());
       if (colon != absl::string_view::npos && indexes.max_hi.back() >= gpus) {
         // The first item that reaches past this node's GPUs.
         size_t i = std::lower_bound(indexes.max_hi.begin(), indexes.max_hi.end(), gpus) -
                    indexes.max_hi.begin();
-        return error(absl::StrCat("GPU ", indexes.items[i], " is out of range: ", name,
+        return error(absl::StrCat("GPU ", indexes.items[i], " is out of range: ", *name,
                                   " has GPUs 0-", gpus - 1));
       }
       absl::Status s = each(n, colon == absl::string_view::npos ? nullptr : &indexes);

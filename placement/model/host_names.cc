@@ -32,17 +32,16 @@ void AppendPadded(std::string* out, uint64_t v, int width) {
   while (n > 0) out->push_back(digits[--n]);
 }
 
-HostNames::Iterator::Iterator(const std::vector<Run>* runs, size_t run) : runs_(runs), run_(run) {
-  Format();
-}
-
-void HostNames::Iterator::Format() {
-  if (run_ >= runs_->size()) return;
+const std::string& HostNames::Iterator::Name() const {
+  if (written_ || run_ >= runs_->size()) return name_;
   const Run& r = (*runs_)[run_];
   name_.assign(r.head);
-  if (r.width < 0) return;
-  AppendPadded(&name_, r.first + at_, r.width);
-  name_.append(r.tail);
+  if (r.width >= 0) {
+    AppendPadded(&name_, r.first + at_, r.width);
+    name_.append(r.tail);
+  }
+  written_ = true;
+  return name_;
 }
 
 HostNames::Iterator& HostNames::Iterator::operator++() {
@@ -50,7 +49,7 @@ HostNames::Iterator& HostNames::Iterator::operator++() {
     ++run_;
     at_ = 0;
   }
-  Format();
+  written_ = false;
   return *this;
 }
 

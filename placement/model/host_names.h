@@ -33,7 +33,8 @@ class HostNames {
     int width = -1;
   };
 
-  // Reads the names in order; `*it` is a name the iterator holds (valid until it moves).
+  // Reads the names in order; `*it` is a name the iterator holds (valid until it moves),
+  // written only when read.
   class Iterator {
    public:
     using iterator_category = std::input_iterator_tag;
@@ -43,8 +44,12 @@ class HostNames {
     using reference = const std::string&;
 
     Iterator() = default;
-    reference operator*() const { return name_; }
-    pointer operator->() const { return &name_; }
+    reference operator*() const { return Name(); }
+    pointer operator->() const { return &Name(); }
+    // The run the name is in and its number there (meaningful when run().width >= 0):
+    // callers that find names by number need not have the name written out.
+    const Run& run() const { return (*runs_)[run_]; }
+    uint64_t number() const { return run().first + at_; }
     Iterator& operator++();
     Iterator operator++(int) {
       Iterator before = *this;
@@ -58,13 +63,14 @@ class HostNames {
 
    private:
     friend class HostNames;
-    Iterator(const std::vector<Run>* runs, size_t run);
-    void Format();
+    Iterator(const std::vector<Run>* runs, size_t run) : runs_(runs), run_(run) {}
+    const std::string& Name() const;  // written on first use after each move
 
     const std::vector<Run>* runs_ = nullptr;
     size_t run_ = 0;
     uint64_t at_ = 0;  // the name's place in its run
-    std::string name_;
+    mutable std::string name_;
+    mutable bool written_ = false;
   };
 
   using value_type = std::string;

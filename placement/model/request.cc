@@ -21,11 +21,11 @@ absl::Status MarkNodes(const std::string& expr, const Topology& topo, const char
                        std::vector<uint8_t>* allowed) {
   absl::StatusOr<HostNames> names = ParseHostlist(expr);  // read one at a time
   if (!names.ok()) return Bad(absl::StrCat(what, ": ", names.status().message()));
-  for (const std::string& name : *names) {
+  for (auto name = names->begin(); name != names->end(); ++name) {
     NodeId n = topo.FindNode(name);
     if (n < 0) {
       return Bad(
-          absl::StrCat(what, ": node ", QuoteUserText(name), " is not in cluster ", topo.name()));
+          absl::StrCat(what, ": node ", QuoteUserText(*name), " is not in cluster ", topo.name()));
     }
     (*allowed)[n] = value;
   }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <new>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -184,6 +185,27 @@ NodeId Topology::FindNode(absl::string_view name) const { return node_index_.Fin
 NodeId Topology::FindNode(absl::string_view name, NodeId guess) const {
   if (guess >= 0 && guess < num_nodes() && nodes_[guess].name == name) return guess;
   return FindNode(name);
+}
+
+NodeId Topology::FindNode(const HostNames::Iterator& name) const {
+  const HostNames::Run& r = name.run();
+  if (r.width >= 0) {
+    uint64_t number = name.number();
+    // The last declared run of the name's key that starts at or before its number.
+    auto after = std::upper_bound(declared_runs_.begin(), declared_runs_.end(), r,
+                                  [number](const HostNames::Run& x, const DeclaredRun& d) {
+                                    return std::tie(x.head, x.tail, x.width, number) <
+                                           std::tie(d.head, d.tail, d.width, d.first);
+                                  });
+    if (after != declared_runs_.begin()) {
+      const DeclaredRun& d = *std::prev(after);
+      if (d.width == r.width && number - d.first < d.count && d.head == r.head &&
+          d.tail == r.tail) {
+        return d.first_id + static_cast<NodeId>(number - d.first);
+      }
+    }
+  }
+  return FindNode(*name);
 }
 
 SwitchId Topology::FindSwitch(absl::string_view name) const {

@@ -309,6 +309,11 @@ class Topology {
   // so a caller walking one guesses the node after the last it found, and walks the nodes in
   // memory order instead of hashing each name into a table that at 1M GPUs outgrows the cache.
   NodeId FindNode(absl::string_view name, NodeId guess) const;
+  // The node a name read from a HostNames names. A numbered name is found by its number in
+  // the runs the nodes were declared in (no name written or compared, no node record read:
+  // a spec's lists of a million names resolve without touching the records); a name no
+  // declared run holds (a single name, another zero padding) by its name.
+  NodeId FindNode(const HostNames::Iterator& name) const;
   SwitchId FindSwitch(absl::string_view name) const;
   DomainId FindDomain(absl::string_view name) const;
   int FindTier(absl::string_view name) const;
@@ -423,6 +428,17 @@ class Topology {
   NameIndex<Node> node_index_{&nodes_};
   absl::flat_hash_map<std::string, SwitchId> switch_index_;
   NameIndex<NvlDomain> domain_index_{&domains_};
+  // The node groups' runs of numbered names, each naming consecutive node ids from first_id;
+  // sorted by (head, tail, width, first). Filled by the builder.
+  struct DeclaredRun {
+    std::string head;
+    std::string tail;
+    int width = 0;
+    uint64_t first = 0;
+    uint64_t count = 0;
+    NodeId first_id = 0;
+  };
+  std::vector<DeclaredRun> declared_runs_;
 
   std::vector<int> leaf_group_;  // per node
   int num_leaf_groups_ = 0;

@@ -346,6 +346,11 @@ absl::Status TopologyBuilder::AddNodes() {
   node_group_.reserve(total_nodes);
   group_islands_.resize(spec_.node_groups.size());
   for (size_t gi = 0; gi < spec_.node_groups.size(); ++gi) NVL_RETURN_IF_ERROR(AddNodeGroup(gi));
+  auto key = [](const Topology::DeclaredRun& d) {
+    return std::tie(d.head, d.tail, d.width, d.first);
+  };
+  std::sort(t_->declared_runs_.begin(), t_->declared_runs_.end(),
+            [&key](const auto& a, const auto& b) { return key(a) < key(b); });
   if (total_gpus_ == 0) {
     return ErrorAt(Sub(spec_.loc, "nodes"),
                    "no node has a GPU: give at least one node group a gpus count");
@@ -376,7 +381,15 @@ absl::Status TopologyBuilder::AddNodeGroup(size_t gi) {
   NVL_RETURN_IF_ERROR(CheckNics(g));
   bool nvlink = model < 0 || t_->gpu_models_[model].nvlink_gbps > 0;
   NVL_ASSIGN_OR_RETURN(group_islands_[gi], SortedIslands(g, nvlink));
+  NodeId first = t_->num_nodes();
   for (const std::string& name : g.names) NVL_RETURN_IF_ERROR(AddNode(name, gi, model));
+  // Each run's nodes have consecutive ids: Topology::FindNode finds them by number.
+  for (const HostNames::Run& r : g.names.runs()) {
+    if (r.width >= 0) {
+      t_->declared_runs_.push_back({r.head, r.tail, r.width, r.first, r.count, first});
+    }
+    first += static_cast<NodeId>(r.count);
+  }
   return absl::OkStatus();
 }
 
@@ -491,37 +504,38 @@ absl::Status TopologyBuilder::CheckDomainName(
 // Marks domain d's nodes as its own; returns their GPU count.
 absl::StatusOr<int64_t> TopologyBuilder::ClaimDomainNodes(size_t d) {
   int64_t gpus = 0;
-  NodeId last = -1;
-  for (const std::string& name : spec_.domains[d].nodes) {
-    NVL_ASSIGN_OR_RETURN(last, ClaimDomainNode(d, name, last + 1));
-    gpus += GroupOf(last).gpus;
+  const HostNames& nodes = spec_.domains[d].nodes;
+  for (auto name = nodes.begin(); name != nodes.end(); ++name) {
+    NVL_ASSIGN_OR_RETURN(NodeId n, ClaimDomainNode(d, name));
+    gpus += GroupOf(n).gpus;
   }
   return gpus;
 }
 
-// A node of domain d (tried first as `guess`): declared, in no other domain, with one island.
-absl::StatusOr<NodeId> TopologyBuilder::ClaimDomainNode(size_t d, const std::string& name,
-                                                        NodeId guess) {
+// The node of domain d that `name_at` names: declared, in no other domain, with one island.
+absl::StatusOr<NodeId> TopologyBuilder::ClaimDomainNode(size_t d,
+                                                        const HostNames::Iterator& name_at) {
   const DomainSpec& ds = spec_.domains[d];
-  NodeId n = t_->FindNode(name, guess);
+  NodeId n = t_->FindNode(name_at);
   if (n < 0) {
     return ErrorAt(ds.loc,
-                   absl::StrCat("node '", Printable(name), "' is not declared under nodes"));
+                   absl::StrCat("node '", Printable(*name_at), "' is not declared under nodes"));
   }
   if (node_domain_spec_[n] >= 0) {
     const DomainSpec& other = spec_.domains[node_domain_spec_[n]];
-    return ErrorAt(ds.loc, absl::StrCat("node '", name, "' is in two NVLink domains: '", other.name,
-                                        "'", LineRef(other.loc), " and '", ds.name, "'"));
+    return ErrorAt(
+        ds.loc, absl::StrCat("node '", *name_at, "' is in two NVLink domains: '", other.name, "'",
+                             LineRef(other.loc), " and '", ds.name, "'"));
   }
   const GpuModelSpec* model = t_->ModelOf(n);
   if (model == nullptr || model->nvlink_gbps == 0) {
-    return ErrorAt(ds.loc, absl::StrCat("node '", name, "' has ",
+    return ErrorAt(ds.loc, absl::StrCat("node '", *name_at, "' has ",
                                         model == nullptr ? "no GPUs" : "GPUs without NVLink",
                                         "; only nodes with NVLink GPUs join a multi-node NVLink "
                                         "domain"));
   }
   if (IslandsOf(n).size() != 1) {
-    return ErrorAt(ds.loc, absl::StrCat("node '", name, "' has ", IslandsOf(n).size(),
+    return ErrorAt(ds.loc, absl::StrCat("node '", *name_at, "' has ", IslandsOf(n).size(),
                                         " NVLink islands; a node in a multi-node NVLink "
                                         "domain must have one"));
   }
@@ -661,20 +675,19 @@ absl::Status TopologyBuilder::AttachNodesAndChildren() {
 absl::Status TopologyBuilder::AttachNodes(SwitchId id, std::vector<SwitchId>& listed_by) {
   const SwitchSpec& s = spec_.switches[id];
   t_->switches_[id].nodes.reserve(s.nodes.size());
-  NodeId n = -1;
-  for (const std::string& name : s.nodes) {
-    n = t_->FindNode(name, n + 1);
+  for (auto name = s.nodes.begin(); name != s.nodes.end(); ++name) {
+    NodeId n = t_->FindNode(name);
     if (n < 0) {
       return ErrorAt(Sub(s.loc, "nodes"),
-                     absl::StrCat("node '", Printable(name), "' is not declared under nodes"));
+                     absl::StrCat("node '", Printable(*name), "' is not declared under nodes"));
     }
     if (listed_by[n] == id) {
-      return ErrorAt(Sub(s.loc, "nodes"), absl::StrCat("node '", name, "' is listed twice"));
+      return ErrorAt(Sub(s.loc, "nodes"), absl::StrCat("node '", *name, "' is listed twice"));
     }
     listed_by[n] = id;
     if (s.rail >= GroupOf(n).gpus) {
       return ErrorAt(Sub(s.loc, "rail"),
-                     absl::StrCat("rail ", s.rail, " does not exist on node '", name,
+                     absl::StrCat("rail ", s.rail, " does not exist on node '", *name,
                                   "', which has ", GroupOf(n).gpus, " GPUs"));
     }
     t_->switches_[id].nodes.push_back(n);

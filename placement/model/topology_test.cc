@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "placement/formats/slurm_import.h"
 #include "placement/formats/topology_yaml.h"
+#include "placement/model/hostlist.h"
 #include "placement/model/status_macros.h"
 #include "placement/model/topology_builder.h"
 #include "tests/status_matchers.h"
@@ -131,6 +132,43 @@ TEST(TopologyTest, FindNodeWithAGuessAnswersAsWithout) {
     std::string name = absl::StrCat("n", n);
     EXPECT_EQ(topo->FindNode(name), n);
     EXPECT_EQ(topo->domains()[topo->FindDomain(name)].nodes, std::vector<NodeId>{n});
+  }
+}
+
+// Names read from a HostNames are found by number in the runs the nodes were declared in:
+// every name of a list finds what its name finds, whatever its run (another group, another
+// zero padding, a tail, a single name, a name no node has).
+TEST(TopologyTest, FindNodeByItsRunAnswersAsByName) {
+  auto topo = Build(R"(name: runs
+gpu_models: [{name: H100}]
+nodes:
+  - {names: "gb[008-012],a[1-2]b[1-3]x,login", gpus: 8, model: H100}
+  - {names: "gb[013-014],gb[8-9],c7", gpus: 8, model: H100}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "gb[008-014],a[1-2]b[1-3]x,login,gb[8-9],c7"}
+)");
+  ASSERT_NE(topo, nullptr);
+  // Each list and how many of its names are nodes.
+  std::vector<std::pair<const char*, int>> lists = {{"gb[007-015]", 7},
+                                                    {"gb[7-15]", 2},
+                                                    {"gb[0008-0010]", 0},
+                                                    {"a[0-3]b[0-4]x", 6},
+                                                    {"a1b2,login,c7,c[6-8],gb9,gb08", 4}};
+  for (const auto& [list, nodes] : lists) {
+    absl::StatusOr<HostNames> names = ParseHostlist(list);
+    ASSERT_TRUE(names.ok()) << names.status();
+    HostNames one_by_one(names->Expand());  // the same names cut into other runs
+    for (const HostNames* h : {&*names, &one_by_one}) {
+      int found = 0;
+      for (auto name = h->begin(); name != h->end(); ++name) {
+        NodeId n = topo->FindNode(name);
+        EXPECT_EQ(n, topo->FindNode(*name)) << *name << " in " << list;
+        if (n < 0) continue;
+        EXPECT_EQ(topo->nodes()[n].name, *name);
+        ++found;
+      }
+      EXPECT_EQ(found, nodes) << list;
+    }
   }
 }
 
