@@ -93,8 +93,9 @@ absl::Status ForEachEntry(absl::string_view text, const std::string& file, const
     names_read += *count;
     absl::StatusOr<HostNames> names = ParseHostlist(hosts);  // read one at a time
     if (!names.ok()) return error(names.status().message());
+    Topology::RunHint hint;
     for (auto name = names->begin(); name != names->end(); ++name) {
-      NodeId n = topo.FindNode(name);
+      NodeId n = topo.FindNode(name, &hint);
       if (n < 0) {
         return error(absl::StrCat("node '", *name, "' is not in cluster ", topo.name()));
       }

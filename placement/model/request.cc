@@ -21,8 +21,9 @@ absl::Status MarkNodes(const std::string& expr, const Topology& topo, const char
                        std::vector<uint8_t>* allowed) {
   absl::StatusOr<HostNames> names = ParseHostlist(expr);  // read one at a time
   if (!names.ok()) return Bad(absl::StrCat(what, ": ", names.status().message()));
+  Topology::RunHint hint;
   for (auto name = names->begin(); name != names->end(); ++name) {
-    NodeId n = topo.FindNode(name);
+    NodeId n = topo.FindNode(name, &hint);
     if (n < 0) {
       return Bad(
           absl::StrCat(what, ": node ", QuoteUserText(*name), " is not in cluster ", topo.name()));

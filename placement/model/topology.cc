@@ -188,7 +188,17 @@ NodeId Topology::FindNode(absl::string_view name, NodeId guess) const {
 }
 
 NodeId Topology::FindNode(const HostNames::Iterator& name) const {
+  RunHint hint;
+  return FindNode(name, &hint);
+}
+
+NodeId Topology::FindNode(const HostNames::Iterator& name, RunHint* hint) const {
   const HostNames::Run& r = name.run();
+  if (hint->run == &r) {  // the same run: the key matched; only the number is to check
+    const DeclaredRun& d = declared_runs_[hint->declared];
+    uint64_t number = name.number();
+    if (number - d.first < d.count) return d.first_id + static_cast<NodeId>(number - d.first);
+  }
   if (r.width >= 0) {
     uint64_t number = name.number();
     // The last declared run of the name's key that starts at or before its number.
@@ -201,6 +211,7 @@ NodeId Topology::FindNode(const HostNames::Iterator& name) const {
       const DeclaredRun& d = *std::prev(after);
       if (d.width == r.width && number - d.first < d.count && d.head == r.head &&
           d.tail == r.tail) {
+        *hint = {&r, static_cast<size_t>(std::distance(declared_runs_.begin(), after) - 1)};
         return d.first_id + static_cast<NodeId>(number - d.first);
       }
     }

@@ -314,6 +314,13 @@ class Topology {
   // a spec's lists of a million names resolve without touching the records); a name no
   // declared run holds (a single name, another zero padding) by its name.
   NodeId FindNode(const HostNames::Iterator& name) const;
+  // The same for a caller walking one list, which keeps `hint` for the walk: while the names
+  // stay in the run and the declared run that the last one was found in, no search at all.
+  struct RunHint {
+    const HostNames::Run* run = nullptr;  // the listed run last found in a declared one
+    size_t declared = 0;                  // that declared run
+  };
+  NodeId FindNode(const HostNames::Iterator& name, RunHint* hint) const;
   SwitchId FindSwitch(absl::string_view name) const;
   DomainId FindDomain(absl::string_view name) const;
   int FindTier(absl::string_view name) const;

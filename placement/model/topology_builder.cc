@@ -505,8 +505,9 @@ absl::Status TopologyBuilder::CheckDomainName(
 absl::StatusOr<int64_t> TopologyBuilder::ClaimDomainNodes(size_t d) {
   int64_t gpus = 0;
   const HostNames& nodes = spec_.domains[d].nodes;
+  Topology::RunHint hint;
   for (auto name = nodes.begin(); name != nodes.end(); ++name) {
-    NVL_ASSIGN_OR_RETURN(NodeId n, ClaimDomainNode(d, name));
+    NVL_ASSIGN_OR_RETURN(NodeId n, ClaimDomainNode(d, name, &hint));
     gpus += GroupOf(n).gpus;
   }
   return gpus;
@@ -514,9 +515,10 @@ absl::StatusOr<int64_t> TopologyBuilder::ClaimDomainNodes(size_t d) {
 
 // The node of domain d that `name_at` names: declared, in no other domain, with one island.
 absl::StatusOr<NodeId> TopologyBuilder::ClaimDomainNode(size_t d,
-                                                        const HostNames::Iterator& name_at) {
+                                                        const HostNames::Iterator& name_at,
+                                                        Topology::RunHint* hint) {
   const DomainSpec& ds = spec_.domains[d];
-  NodeId n = t_->FindNode(name_at);
+  NodeId n = t_->FindNode(name_at, hint);
   if (n < 0) {
     return ErrorAt(ds.loc,
                    absl::StrCat("node '", Printable(*name_at), "' is not declared under nodes"));
@@ -675,8 +677,9 @@ absl::Status TopologyBuilder::AttachNodesAndChildren() {
 absl::Status TopologyBuilder::AttachNodes(SwitchId id, std::vector<SwitchId>& listed_by) {
   const SwitchSpec& s = spec_.switches[id];
   t_->switches_[id].nodes.reserve(s.nodes.size());
+  Topology::RunHint hint;
   for (auto name = s.nodes.begin(); name != s.nodes.end(); ++name) {
-    NodeId n = t_->FindNode(name);
+    NodeId n = t_->FindNode(name, &hint);
     if (n < 0) {
       return ErrorAt(Sub(s.loc, "nodes"),
                      absl::StrCat("node '", Printable(*name), "' is not declared under nodes"));

@@ -117,7 +117,8 @@ class TopologyBuilder {
                                absl::flat_hash_map<absl::string_view, size_t>& names) const;
   absl::Status CheckSpares(size_t d) const;
   absl::StatusOr<int64_t> ClaimDomainNodes(size_t d);
-  absl::StatusOr<NodeId> ClaimDomainNode(size_t d, const HostNames::Iterator& name_at);
+  absl::StatusOr<NodeId> ClaimDomainNode(size_t d, const HostNames::Iterator& name_at,
+                                         Topology::RunHint* hint);
   void AddGpus();
   absl::Status AddMultiNodeDomains();
   absl::Status AddIslandDomains(NodeId n);

@@ -160,9 +160,11 @@ switches:
     HostNames one_by_one(names->Expand());  // the same names cut into other runs
     for (const HostNames* h : {&*names, &one_by_one}) {
       int found = 0;
+      Topology::RunHint hint;  // kept over the list, as the builder and the readers keep it
       for (auto name = h->begin(); name != h->end(); ++name) {
         NodeId n = topo->FindNode(name);
         EXPECT_EQ(n, topo->FindNode(*name)) << *name << " in " << list;
+        EXPECT_EQ(topo->FindNode(name, &hint), n) << *name << " in " << list;
         if (n < 0) continue;
         EXPECT_EQ(topo->nodes()[n].name, *name);
         ++found;
