@@ -185,6 +185,13 @@ absl::StatusOr<std::string> GetName(const Fields& f, absl::string_view key,
   if (v == nullptr) return std::string();
   absl::Status ok = CheckName(*v, what);
   if (!ok.ok()) return f.Error(key, ok.message());
+  // Written back into a Slurm file, a backslash at the end of a name (or of a list ending in
+  // it) continues the line: the file would no longer read as the cluster.
+  if (v->find('\\') != std::string::npos) {
+    return f.Error(key, absl::StrCat(what, " '", Printable(*v),
+                                     "' has a backslash, which Slurm's files read as an escape "
+                                     "or a line continuation; rename it"));
+  }
   return *v;
 }
 

@@ -340,6 +340,9 @@ INSTANTIATE_TEST_SUITE_P(
         NameCase{"BadUtf8", "s\xff",
                  "t.conf:3: x: switch name 's\\xff': byte \\xff is not valid UTF-8 (byte 2); "
                  "names are printable UTF-8"},
+        NameCase{"Backslash", "rack2\\",
+                 "t.conf:3: x: switch name 'rack2\\' has a backslash, which Slurm's files "
+                 "read as an escape or a line continuation; rename it"},
         NameCase{"Tab", "a\tb",
                  "t.conf:3: x: switch name 'a\\x09b': control character \\x09 is not allowed "
                  "(byte 2); names are printable UTF-8"}),

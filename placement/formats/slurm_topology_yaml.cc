@@ -43,7 +43,7 @@ absl::StatusOr<std::string> ReadName(const Where& w, absl::string_view what) {
   return name;
 }
 
-// A hostlist, counted against the names budget before it is expanded.
+// A hostlist, counted against the names budget before it is read.
 absl::StatusOr<HostNames> ReadHostlist(const Where& w, NameBudget* budget) {
   NVL_ASSIGN_OR_RETURN(std::string expr, ReadString(w));
   absl::StatusOr<size_t> count = CountHostlist(expr);
