@@ -64,30 +64,22 @@ HostNames::HostNames(const std::vector<std::string>& names) {
 void HostNames::push_back(absl::string_view name) {
   size_t d = name.size();
   while (d > 0 && absl::ascii_isdigit(name[d - 1])) --d;
-  Run run;
-  run.head = std::string(name.substr(0, d));
   size_t digits = name.size() - d;
   if (digits == 0 || digits > kMaxDigits) {
-    run.head = std::string(name);
-    AddRun(std::move(run));
+    AddRun(Run{std::string(name)});
     return;
   }
+  Run run{std::string(name.substr(0, d))};
   for (char c : name.substr(d)) run.first = run.first * 10 + static_cast<uint64_t>(c - '0');
   run.width = static_cast<int>(digits);
-  // "n9" then "n10" continue one run of width 1; "n09" then "n10" one of width 2: a name
-  // continues the last run when that run would write its number as it is written here.
-  if (!runs_.empty()) {
-    Run& last = runs_.back();
-    if (last.width >= 0 && last.tail.empty() && last.first + last.count == run.first &&
-        last.head == run.head) {
-      std::string as_run_writes;
-      AppendPadded(&as_run_writes, run.first, last.width);
-      if (as_run_writes == name.substr(d)) {
-        ++last.count;
-        ++size_;
-        return;
-      }
-    }
+  // "n9" then "n10" continue one run of width 1; "n09" then "n10" one of width 2: a next
+  // number written as the last run writes it takes that run's width (the name is the same),
+  // and AddRun joins it.
+  if (!runs_.empty() && runs_.back().width >= 0 &&
+      runs_.back().first + runs_.back().count == run.first) {
+    std::string as_last_writes;
+    AppendPadded(&as_last_writes, run.first, runs_.back().width);
+    if (as_last_writes == name.substr(d)) run.width = runs_.back().width;
   }
   AddRun(std::move(run));
 }

@@ -194,13 +194,12 @@ NodeId Topology::FindNode(const HostNames::Iterator& name) const {
 
 NodeId Topology::FindNode(const HostNames::Iterator& name, RunHint* hint) const {
   const HostNames::Run& r = name.run();
+  uint64_t number = name.number();
   if (hint->run == &r) {  // the same run: the key matched; only the number is to check
     const DeclaredRun& d = declared_runs_[hint->declared];
-    uint64_t number = name.number();
     if (number - d.first < d.count) return d.first_id + static_cast<NodeId>(number - d.first);
   }
   if (r.width >= 0) {
-    uint64_t number = name.number();
     // The last declared run of the name's key that starts at or before its number.
     auto after = std::upper_bound(declared_runs_.begin(), declared_runs_.end(), r,
                                   [number](const HostNames::Run& x, const DeclaredRun& d) {
