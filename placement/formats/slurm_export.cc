@@ -56,7 +56,7 @@ void Note(absl::string_view kind, const std::vector<std::string>& fields, std::s
   absl::StrAppend(out, "# ", slurm::kAnnotation, " ", kind, " ", absl::StrJoin(fields, " "), "\n");
 }
 
-std::vector<std::string> NodeNames(const Topology& topo, const std::vector<NodeId>& nodes) {
+std::vector<std::string> NodeNames(const Topology& topo, absl::Span<const NodeId> nodes) {
   std::vector<std::string> names;
   for (NodeId n : nodes) names.push_back(topo.nodes()[n].name);
   return names;

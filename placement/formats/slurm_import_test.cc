@@ -353,7 +353,7 @@ INSTANTIATE_TEST_SUITE_P(
 // ---------------------------------------------------------------------------------------
 // topology/block: BlockName= lines and BlockSizes, topology.yaml (issue 25).
 
-std::vector<std::string> NodeNames(const Topology& t, const std::vector<NodeId>& ids) {
+std::vector<std::string> NodeNames(const Topology& t, absl::Span<const NodeId> ids) {
   std::vector<std::string> names;
   for (NodeId n : ids) names.push_back(t.nodes()[n].name);
   return names;

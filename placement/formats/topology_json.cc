@@ -14,7 +14,7 @@
 namespace nvlplace {
 namespace {
 
-std::string NodeList(const Topology& topo, const std::vector<NodeId>& ids) {
+std::string NodeList(const Topology& topo, absl::Span<const NodeId> ids) {
   std::vector<std::string> names;
   names.reserve(ids.size());
   for (NodeId n : ids) names.push_back(topo.nodes()[n].name);

@@ -218,10 +218,7 @@ NodeId Topology::FindNode(const HostNames::Iterator& name, RunHint* hint) const 
   return FindNode(*name);
 }
 
-SwitchId Topology::FindSwitch(absl::string_view name) const {
-  auto it = switch_index_.find(name);
-  return it == switch_index_.end() ? -1 : it->second;
-}
+SwitchId Topology::FindSwitch(absl::string_view name) const { return switch_index_.Find(name); }
 
 DomainId Topology::FindDomain(absl::string_view name) const { return domain_index_.Find(name); }
 
@@ -377,7 +374,7 @@ TopologySpec Topology::ToSpec() const {
 
 namespace {
 
-std::vector<std::string> SortedNames(const Topology& t, const std::vector<NodeId>& nodes) {
+std::vector<std::string> SortedNames(const Topology& t, absl::Span<const NodeId> nodes) {
   std::vector<std::string> out;
   for (NodeId n : nodes) out.push_back(t.nodes()[n].name);
   std::sort(out.begin(), out.end());

@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -211,13 +210,15 @@ struct Node {
 };
 
 struct NvlDomain {
-  std::string name;           // node name for a whole-node domain, "node:nvlK" for an
-                              // island, the spec's name for a multi-node domain
-  std::vector<NodeId> nodes;  // ascending
-  std::vector<GpuId> gpus;    // ascending
-  double nvlink_gbps;         // per GPU, GB/s
-  bool multi_node;            // declared as a DomainSpec
-  int spares = 0;             // DomainSpec::spares: nodes kept free to replace a failed one
+  std::string name;  // node name for a whole-node domain, "node:nvlK" for an
+                     // island, the spec's name for a multi-node domain
+  // Ascending; views of lists the Topology keeps for all its domains (Topology::domain_nodes_
+  // and domain_gpus_: no allocation per domain, one domain per H100 node).
+  absl::Span<const NodeId> nodes;
+  absl::Span<const GpuId> gpus;
+  double nvlink_gbps;  // per GPU, GB/s
+  bool multi_node;     // declared as a DomainSpec
+  int spares = 0;      // DomainSpec::spares: nodes kept free to replace a failed one
 };
 
 // The nodes below a switch, ascending, shared by the switches that have the same ones (a
@@ -430,10 +431,14 @@ class Topology {
   std::vector<Gpu> gpus_;
   std::vector<Node> nodes_;
   std::vector<NvlDomain> domains_;
+  // The domains' nodes and GPUs, domain after domain (NvlDomain views them): reserved once
+  // for them all, so the views stay where they are.
+  std::vector<NodeId> domain_nodes_;
+  std::vector<GpuId> domain_gpus_;
   std::vector<Switch> switches_;
   // Ids found by the names in their records: the names are stored once, a slot is an id.
   NameIndex<Node> node_index_{&nodes_};
-  absl::flat_hash_map<std::string, SwitchId> switch_index_;
+  NameIndex<Switch> switch_index_{&switches_};
   NameIndex<NvlDomain> domain_index_{&domains_};
   // The node groups' runs of numbered names, each naming consecutive node ids from first_id;
   // sorted by (head, tail, width, first). Filled by the builder.

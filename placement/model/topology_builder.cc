@@ -546,13 +546,20 @@ absl::StatusOr<NodeId> TopologyBuilder::ClaimDomainNode(size_t d,
 }
 
 absl::Status TopologyBuilder::AssignGpus() {
-  // Every domain is counted first: domains_ and its index are made once.
+  // Every domain is counted first: domains_, its index and the lists its domains view are
+  // made once (a node is in one multi-node domain or in one domain per island; a GPU is in one
+  // domain).
   size_t domains = spec_.domains.size();
+  size_t domain_nodes = 0;
   for (NodeId n = 0; n < t_->num_nodes(); ++n) {
-    if (node_domain_spec_[n] < 0) domains += IslandsOf(n).size();
+    size_t in = node_domain_spec_[n] < 0 ? IslandsOf(n).size() : 0;
+    domains += in;
+    domain_nodes += node_domain_spec_[n] < 0 ? in : 1;
   }
   t_->domains_.reserve(domains);
   t_->domain_index_.reserve(domains);
+  t_->domain_nodes_.reserve(domain_nodes);
+  t_->domain_gpus_.reserve(static_cast<size_t>(total_gpus_));
   AddGpus();
   NVL_RETURN_IF_ERROR(AddMultiNodeDomains());
   for (NodeId n = 0; n < t_->num_nodes(); ++n) {
@@ -569,6 +576,45 @@ void TopologyBuilder::AddGpus() {
   }
 }
 
+// One domain's nodes and GPUs appended to the lists the Topology keeps for all domains
+// (AssignGpus reserved them), then viewed by the domain.
+class TopologyBuilder::DomainLists {
+ public:
+  explicit DomainLists(Topology& t)
+      : t_(t), first_node_(t.domain_nodes_.size()), first_gpu_(t.domain_gpus_.size()) {}
+  // Within the room reserved (a push_back past it would move what earlier domains view):
+  // checked by ViewIn.
+  void AddNode(NodeId n) {
+    if (t_.domain_nodes_.size() < t_.domain_nodes_.capacity()) {
+      t_.domain_nodes_.push_back(n);
+    } else {
+      overflow_ = true;
+    }
+  }
+  void AddGpu(GpuId g) {
+    if (t_.domain_gpus_.size() < t_.domain_gpus_.capacity()) {
+      t_.domain_gpus_.push_back(g);
+    } else {
+      overflow_ = true;
+    }
+  }
+  absl::Status ViewIn(NvlDomain& dom) const {
+    if (overflow_) {
+      return absl::InternalError(
+          absl::StrCat("NVLink domain '", dom.name, "' has more nodes or GPUs than were counted"));
+    }
+    dom.nodes = absl::MakeConstSpan(t_.domain_nodes_).subspan(first_node_);
+    dom.gpus = absl::MakeConstSpan(t_.domain_gpus_).subspan(first_gpu_);
+    return absl::OkStatus();
+  }
+
+ private:
+  Topology& t_;
+  size_t first_node_;
+  size_t first_gpu_;
+  bool overflow_ = false;
+};
+
 absl::Status TopologyBuilder::AddMultiNodeDomains() {
   std::vector<std::vector<NodeId>> members(spec_.domains.size());  // ascending
   for (NodeId n = 0; n < t_->num_nodes(); ++n) {
@@ -577,12 +623,14 @@ absl::Status TopologyBuilder::AddMultiNodeDomains() {
   for (size_t d = 0; d < spec_.domains.size(); ++d) {
     NvlDomain dom{spec_.domains[d].name,  {}, {}, kInf, /*multi_node=*/true,
                   spec_.domains[d].spares};
+    DomainLists lists(*t_);
     for (NodeId n : members[d]) {
       const Node& node = t_->nodes_[n];
-      dom.nodes.push_back(n);
-      dom.gpus.insert(dom.gpus.end(), node.gpus.begin(), node.gpus.end());
+      lists.AddNode(n);
+      for (GpuId g : node.gpus) lists.AddGpu(g);
       dom.nvlink_gbps = std::min(dom.nvlink_gbps, t_->gpu_models_[node.model].nvlink_gbps);
     }
+    NVL_RETURN_IF_ERROR(lists.ViewIn(dom));
     NVL_RETURN_IF_ERROR(AddDomainToModel(std::move(dom), spec_.domains[d].loc));
   }
   return absl::OkStatus();
@@ -594,11 +642,13 @@ absl::Status TopologyBuilder::AddIslandDomains(NodeId n) {
   const Islands& islands = IslandsOf(n);
   for (size_t k = 0; k < islands.size(); ++k) {
     std::string name = islands.size() == 1 ? node.name : absl::StrCat(node.name, ":nvl", k);
-    NvlDomain dom{std::move(name),      {n}, {}, t_->gpu_models_[node.model].nvlink_gbps,
+    NvlDomain dom{std::move(name),      {}, {}, t_->gpu_models_[node.model].nvlink_gbps,
                   /*multi_node=*/false,
                   /*spares=*/0};
-    dom.gpus.reserve(islands[k].size());
-    for (int idx : islands[k]) dom.gpus.push_back(node.gpus[idx]);
+    DomainLists lists(*t_);
+    lists.AddNode(n);
+    for (int idx : islands[k]) lists.AddGpu(node.gpus[idx]);
+    NVL_RETURN_IF_ERROR(lists.ViewIn(dom));
     NVL_RETURN_IF_ERROR(AddDomainToModel(std::move(dom), GroupOf(n).loc));
   }
   return absl::OkStatus();
@@ -630,12 +680,14 @@ absl::Status TopologyBuilder::AddSwitches() {
   if (spec_.switches.size() > static_cast<size_t>(std::numeric_limits<SwitchId>::max())) {
     return ErrorAt(Sub(spec_.loc, "switches"), "too many switches");
   }
+  t_->switches_.reserve(spec_.switches.size());
+  t_->switch_index_.reserve(spec_.switches.size());
   for (const SwitchSpec& s : spec_.switches) NVL_RETURN_IF_ERROR(AddSwitch(s));
   return absl::OkStatus();
 }
 
 absl::Status TopologyBuilder::AddSwitch(const SwitchSpec& s) {
-  NVL_RETURN_IF_ERROR(IndexSwitch(s));
+  NVL_RETURN_IF_ERROR(CheckSwitchName(s));
   int tier = t_->FindTier(s.tier);  // linear, over at most limits::kMaxTiers tiers
   if (tier < 0) {
     return ErrorAt(Sub(s.loc, "tier"),
@@ -646,17 +698,17 @@ absl::Status TopologyBuilder::AddSwitch(const SwitchSpec& s) {
   NVL_RETURN_IF_ERROR(CheckSwitchLinks(s));
   NVL_RETURN_IF_ERROR(CheckRail(s));
   t_->switches_.push_back(SwitchOf(s, tier, spec_.link_gbps));
+  t_->switch_index_.Insert(t_->num_switches() - 1);  // CheckSwitchName found it new
   return absl::OkStatus();
 }
 
-// A new, valid name: FindSwitch finds it from now on.
-absl::Status TopologyBuilder::IndexSwitch(const SwitchSpec& s) {
+// A valid name no switch before has: FindSwitch finds it once the switch is added.
+absl::Status TopologyBuilder::CheckSwitchName(const SwitchSpec& s) {
   if (s.name.empty()) return ErrorAt(s.loc, "a switch needs a name");
   NVL_RETURN_IF_ERROR(CheckNameAt(s.loc, s.name, "switch name"));
-  auto [it, inserted] = t_->switch_index_.emplace(s.name, t_->num_switches());
-  if (!inserted) {
+  if (SwitchId first = t_->FindSwitch(s.name); first >= 0) {
     return ErrorAt(s.loc, absl::StrCat("switch '", s.name, "' is declared twice",
-                                       FirstOn(spec_.switches[it->second].loc)));
+                                       FirstOn(spec_.switches[first].loc)));
   }
   return absl::OkStatus();
 }

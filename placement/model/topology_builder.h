@@ -119,12 +119,13 @@ class TopologyBuilder {
   absl::StatusOr<int64_t> ClaimDomainNodes(size_t d);
   absl::StatusOr<NodeId> ClaimDomainNode(size_t d, const HostNames::Iterator& name_at,
                                          Topology::RunHint* hint);
+  class DomainLists;
   void AddGpus();
   absl::Status AddMultiNodeDomains();
   absl::Status AddIslandDomains(NodeId n);
   absl::Status AddDomainToModel(NvlDomain dom, const SourceLoc& loc);
   absl::Status AddSwitch(const SwitchSpec& s);
-  absl::Status IndexSwitch(const SwitchSpec& s);
+  absl::Status CheckSwitchName(const SwitchSpec& s);
   absl::Status AttachNodes(SwitchId id, std::vector<SwitchId>& listed_by);
   absl::Status AttachChildren(SwitchId id, std::vector<SwitchId>& listed_by);
   absl::Status SearchForCycle(SwitchId root, std::vector<int>& colour) const;
