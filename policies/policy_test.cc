@@ -78,10 +78,10 @@ TEST(PolicyTest, MixModelsIsOffUnlessSaid) {
   EXPECT_TRUE((*on)->mix_models);
 }
 
-TEST(PolicyTest, CandidateGpusIs4096UnlessSaid) {
+TEST(PolicyTest, CandidateGpusIs2048UnlessSaid) {
   auto p = ParsePolicyYaml("name: p\ngenerators: [hierarchical]\nweights: {tier: 1}\n", "p");
   ASSERT_THAT(p, IsOk());
-  EXPECT_EQ((*p)->candidate_gpus, 4096);
+  EXPECT_EQ((*p)->candidate_gpus, 2048);
   auto q = ParsePolicyYaml(
       "name: p\ngenerators: [hierarchical]\nweights: {tier: 1}\ncandidate_gpus: 64\n", "p");
   ASSERT_THAT(q, IsOk());

@@ -15,7 +15,7 @@ namespace nvlplace {
 struct GenerateContext {
   int candidates = 16;  // at most this many candidates from each level a generator walks
   // ... and for a job of g GPUs at most max(2, candidate_gpus / g) (Policy::candidate_gpus).
-  int candidate_gpus = 4096;
+  int candidate_gpus = 2048;
   uint64_t seed = 1;  // for seeded generators: the same seed, the same candidates
   // For seeded generators: what this decision is (DecisionKey), to draw afresh per
   // decision from the seed instead of repeating one draw.
