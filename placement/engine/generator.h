@@ -11,11 +11,17 @@
 
 namespace nvlplace {
 
+// The defaults of Policy::candidates and Policy::candidate_gpus (policy.h says why), which
+// the engine hands to generators in GenerateContext.
+inline constexpr int kDefaultCandidates = 16;
+inline constexpr int kDefaultCandidateGpus = 2048;
+
 // The per-decision inputs of every generator, set by the engine from the policy.
 struct GenerateContext {
-  int candidates = 16;  // at most this many candidates from each level a generator walks
+  // At most this many candidates from each level a generator walks ...
+  int candidates = kDefaultCandidates;
   // ... and for a job of g GPUs at most max(2, candidate_gpus / g) (Policy::candidate_gpus).
-  int candidate_gpus = 2048;
+  int candidate_gpus = kDefaultCandidateGpus;
   uint64_t seed = 1;  // for seeded generators: the same seed, the same candidates
   // For seeded generators: what this decision is (DecisionKey), to draw afresh per
   // decision from the seed instead of repeating one draw.

@@ -24,14 +24,14 @@ struct Policy {
   std::string description;
   std::vector<std::shared_ptr<const Generator>> generators;  // run in this order
   std::vector<Weighted> scorers;                             // in the order of the registry
-  uint64_t seed = 1;    // of seeded scorers and generators (ScoringContext, GenerateContext)
-  int candidates = 16;  // hierarchical candidates per level per decision
+  uint64_t seed = 1;  // of seeded scorers and generators (ScoringContext, GenerateContext)
+  int candidates = kDefaultCandidates;  // hierarchical candidates per level per decision
   // For large jobs, fewer: a job of g GPUs gets max(2, candidate_gpus / g) per level (when
   // fewer than `candidates`), so that a decision scores a bounded number of GPUs. 2,048
   // since 2026-11-29 (4,096 before): in 19 of 20 replays (3,000 jobs of up to 1,024 GPUs,
   // GB200 and H100 fabrics of 16k and 131k GPUs) every placement stayed the same, and a
   // 1,024-GPU decision prices about half as many candidates (README "Frontier scale").
-  int candidate_gpus = 2048;
+  int candidate_gpus = kDefaultCandidateGpus;
   // Whether one placement may span GPU models. Off: a request without a model is placed on
   // one model at a time and the best kept; on: when no single model can hold the job, it
   // may take GPUs of several, and the relaxation names them.
