@@ -552,9 +552,13 @@ absl::Status TopologyBuilder::AssignGpus() {
   size_t domains = spec_.domains.size();
   size_t domain_nodes = 0;
   for (NodeId n = 0; n < t_->num_nodes(); ++n) {
-    size_t in = node_domain_spec_[n] < 0 ? IslandsOf(n).size() : 0;
-    domains += in;
-    domain_nodes += node_domain_spec_[n] < 0 ? in : 1;
+    if (node_domain_spec_[n] >= 0) {
+      ++domain_nodes;  // in its multi-node domain, counted above
+      continue;
+    }
+    size_t islands = IslandsOf(n).size();  // a domain each, the node in every one
+    domains += islands;
+    domain_nodes += islands;
   }
   t_->domains_.reserve(domains);
   t_->domain_index_.reserve(domains);
