@@ -78,11 +78,8 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
   // runs sorted: the same distinct lists and counts as sorting every rank, for less.
   std::vector<std::pair<DomainId, int>>& runs = Scratch().runs;
   runs.clear();
-  size_t node_runs = 0;
-  for (size_t i = 0; i < gpus.size(); ++i) {
-    node_runs += i == 0 || topo.gpus()[gpus[i]].node != topo.gpus()[gpus[i - 1]].node;
-  }
-  f.nodes.reserve(node_runs);
+  // At most one run per GPU: one allocation, with no pass to count the runs first.
+  f.nodes.reserve(gpus.size());
   for (GpuId g : gpus) {
     const Gpu& gpu = topo.gpus()[g];
     if (f.nodes.empty() || f.nodes.back() != gpu.node) f.nodes.push_back(gpu.node);

@@ -752,6 +752,7 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
   thread_local FlatPools pools;
   thread_local std::vector<int> left_v, next;
   const bool by_node = !rule_.per_node && hierarchy_.one_island_nodes(host);
+  int most = 0;  // the most any pool has: no best fit is looked for when no pool holds a chunk
   if (by_node) {
     left_v.resize(nodes.size());
     next.resize(nodes.size());
@@ -761,24 +762,29 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
       bool usable = Usable(nodes[i]);
       if (usable && room >= 0 && state_.node_all_free(nodes[i])) usable = TakeRoom(&room);
       left_v[i] = usable ? state_.free_on_node(nodes[i]) : 0;
+      most = std::max(most, left_v[i]);
       next[i] = 0;
     }
   } else {
     Pools(host, &pools);
     left_v.resize(pools.size());
-    for (int p = 0; p < pools.size(); ++p) left_v[p] = pools.count(p);
+    for (int p = 0; p < pools.size(); ++p) {
+      left_v[p] = pools.count(p);
+      most = std::max(most, left_v[p]);
+    }
   }
   const int n_pools = static_cast<int>(left_v.size());
   auto left = [&](int p) { return left_v[p]; };
   auto take = [&](int p, int n) {
     if (by_node) {
+      // The node's next n free GPUs, written in place (a push_back per GPU was a call each).
       const NodeGpus& gpus = topo.nodes()[nodes[p]].gpus;
+      size_t at = out->size();
+      out->resize(at + static_cast<size_t>(n));
+      GpuId* to = out->data() + at;
       int i = next[p];
       for (int taken = 0; taken < n; ++i) {
-        if (!state_.busy(gpus[i])) {
-          out->push_back(gpus[i]);
-          ++taken;
-        }
+        if (!state_.busy(gpus[i])) to[taken++] = gpus[i];
       }
       next[p] = i;
     } else {
@@ -802,7 +808,7 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
     return;
   }
   int chunk = 0;
-  for (; chunk < k; ++chunk) {
+  for (; chunk < k && most >= rule_.size; ++chunk) {
     // Best fit: the pool with the fewest free GPUs that still holds a whole chunk.
     int best = -1;
     for (int p = 0; p < n_pools; ++p) {
