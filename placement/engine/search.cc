@@ -728,8 +728,14 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
   // A host's chunks are taken one after another, each from what the ones before left: the
   // first k of a longer listing are the listing of k. So one listing per host, the longest
   // asked for so far, serves every smaller k (a candidate of fewer chunks from the same rack).
-  auto [it, fresh] = taken_.try_emplace(host);
-  Taken& memo = it->second;
+  if (taken_slot_.empty()) taken_slot_.assign(static_cast<size_t>(num_hosts_), -1);
+  int& slot = taken_slot_[static_cast<size_t>(host)];
+  bool fresh = slot < 0;
+  if (fresh) {
+    slot = static_cast<int>(taken_.size());
+    taken_.emplace_back();
+  }
+  Taken& memo = taken_[static_cast<size_t>(slot)];
   if (fresh || memo.chunks < k) {
     size_t start = out->size();
     TakeFromHostUncached(host, k, out);
