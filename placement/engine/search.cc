@@ -2,6 +2,7 @@
 #include "placement/engine/search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
@@ -618,6 +619,12 @@ std::shared_ptr<const CapacityIndex> AcquireIndex(const Hierarchy& h, const Clus
   return index;
 }
 
+// A number per SearchState, never reused: whose a slot of TakeFromHost's table is.
+uint64_t NextStateId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 SearchState::SearchState(const Hierarchy& h, const ClusterState& state, const Request& request,
@@ -627,6 +634,7 @@ SearchState::SearchState(const Hierarchy& h, const ClusterState& state, const Re
       request_(request),
       rule_(rule),
       num_hosts_(static_cast<int>(h.hosts().size())),
+      id_(NextStateId()),
       index_(AcquireIndex(h, state, request, rule)) {}
 
 int SearchState::capacity(int hnode) const { return index_->cap[hnode]; }
@@ -728,14 +736,23 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
   // A host's chunks are taken one after another, each from what the ones before left: the
   // first k of a longer listing are the listing of k. So one listing per host, the longest
   // asked for so far, serves every smaller k (a candidate of fewer chunks from the same rack).
-  if (taken_slot_.empty()) taken_slot_.assign(static_cast<size_t>(num_hosts_), -1);
-  int& slot = taken_slot_[static_cast<size_t>(host)];
-  bool fresh = slot < 0;
+  // Its entry in taken_ is found through a table per thread, one slot per host stamped with
+  // the state that wrote it: hashing the host was 2% of a GB200 1,024-GPU decision, and a
+  // table per state would be cleared per decision (58 KB at 1M GPUs). A slot another state
+  // wrote since (two states alive in one thread) only makes the listing be taken again.
+  struct Slot {
+    uint64_t owner = 0;
+    int entry = -1;
+  };
+  thread_local std::vector<Slot> slots;
+  if (slots.size() < static_cast<size_t>(num_hosts_)) slots.resize(static_cast<size_t>(num_hosts_));
+  Slot& slot = slots[static_cast<size_t>(host)];
+  bool fresh = slot.owner != id_;
   if (fresh) {
-    slot = static_cast<int>(taken_.size());
+    slot = {id_, static_cast<int>(taken_.size())};
     taken_.emplace_back();
   }
-  Taken& memo = taken_[static_cast<size_t>(slot)];
+  Taken& memo = taken_[static_cast<size_t>(slot.entry)];
   if (fresh || memo.chunks < k) {
     size_t start = out->size();
     TakeFromHostUncached(host, k, out);

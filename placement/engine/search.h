@@ -171,6 +171,11 @@ class SearchState {
  public:
   SearchState(const Hierarchy& h, const ClusterState& state, const Request& request,
               ChunkRule rule);
+  // Moved, never copied: a copy would share its number, and so TakeFromHost's slots, with the
+  // original (a moved-from state has no index and is not asked again).
+  SearchState(SearchState&&) = default;
+  SearchState(const SearchState&) = delete;
+  SearchState& operator=(const SearchState&) = delete;
 
   // Chunks each HNode can still give.
   int capacity(int hnode) const;
@@ -250,6 +255,7 @@ class SearchState {
   const Request& request_;
   ChunkRule rule_;
   int num_hosts_ = 0;
+  uint64_t id_ = 0;  // this state's own number: TakeFromHost's slots stamped with it are its own
   std::shared_ptr<const CapacityIndex> index_;
   // TakeFromHost's lists, per host: the GPUs of its first `chunks` chunks, taken_gpus_[start,
   // start + length).
@@ -258,9 +264,6 @@ class SearchState {
     size_t length = 0;
     int chunks = 0;
   };
-  // taken_slot_[host]: its entry in taken_, -1 for none yet; sized on the first listing (4
-  // bytes a host: hashing each host's number was 2% of a GB200 1,024-GPU decision).
-  mutable std::vector<int> taken_slot_;
   mutable std::vector<Taken> taken_;
   mutable std::vector<GpuId> taken_gpus_;
 };

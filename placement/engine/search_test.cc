@@ -253,7 +253,9 @@ TEST(HierarchyTest, KnowsWhetherTheTreeMeetsHostsInIndexOrder) {
 // A host's chunks are listed once per (host, chunk count) and copied after that
 // (SearchState::TakeFromHost): on every bundled cluster of up to 2,048 GPUs, a third of its
 // GPUs busy, takes of every count from every host, each asked again after all the others,
-// give what a state of their own gives on its first take, for chunk rules of every kind.
+// give what a state of their own gives on its first take, for chunk rules of every kind; also
+// when another state alive beside it takes from the same host in between (they share a table
+// per thread of who listed which host).
 TEST(SearchStateTest, RepeatedTakesFromAHostGiveWhatAFreshStateGives) {
   const std::vector<ChunkRule> rules = {{1, false},
                                         {4, false},
@@ -276,16 +278,32 @@ TEST(SearchStateTest, RepeatedTakesFromAHostGiveWhatAFreshStateGives) {
     ASSERT_THAT(state.Allocate(busy), IsOk());
     Request r = Req(**topo, {.gpus = 1});
     for (const ChunkRule& rule : rules) {
+      // first[i][k - 1]: what a state of its own gives on its first take of k from host i.
+      std::vector<std::vector<std::vector<GpuId>>> first(h.hosts().size());
+      for (size_t i = 0; i < h.hosts().size(); ++i) {
+        int host = h.hosts()[i];
+        for (int k = 1; k <= SearchState(h, state, r, rule).capacity(host); ++k) {
+          SearchState fresh(h, state, r, rule);
+          fresh.TakeBestFit(host, k, &first[i].emplace_back());
+        }
+      }
       SearchState shared(h, state, r, rule);
-      for (int pass = 0; pass < 2; ++pass) {
-        for (int host : h.hosts()) {
+      for (int pass = 0; pass < 3; ++pass) {
+        for (size_t i = 0; i < h.hosts().size(); ++i) {
+          int host = h.hosts()[i];
+          ASSERT_EQ(static_cast<size_t>(shared.capacity(host)), first[i].size());
           for (int k = 1; k <= shared.capacity(host); ++k) {
-            std::vector<GpuId> again, first;
+            const std::vector<GpuId>& want = first[i][static_cast<size_t>(k - 1)];
+            std::vector<GpuId> again;
             shared.TakeBestFit(host, k, &again);
-            SearchState fresh(h, state, r, rule);
-            fresh.TakeBestFit(host, k, &first);
-            ASSERT_EQ(again, first) << file << " host " << h.nodes()[host].label << " k " << k
-                                    << " rule size " << rule.size << " pass " << pass;
+            ASSERT_EQ(again, want) << file << " host " << h.nodes()[host].label << " k " << k
+                                   << " rule size " << rule.size << " pass " << pass;
+            if (pass == 2) {
+              SearchState beside(h, state, r, rule);
+              std::vector<GpuId> other;
+              beside.TakeBestFit(host, k, &other);
+              ASSERT_EQ(other, want) << file << " host " << h.nodes()[host].label;
+            }
             ++compared;
           }
         }
