@@ -6,8 +6,8 @@ each: reading and building the model (scale_bench; cold: once on memory new to t
 as a CLI run or slurmctld's start or reconfigure does, and warm: repeated on memory the
 allocator holds), `nvlplace validate` (wall time, minor page faults and peak memory), the peak memory of one `nvlplace place` (the model, the engine and its index), and
 the whole `nvlplace place` process with a busy list in Slurm hostlist form (time and peak
-memory, growth from the smallest fabric: at most linear; the fabrics run in turn, best of 5),
-and
+memory, growth from the smallest fabric: at most linear; the fabrics run in turn, best of 5;
+also with glibc's heap on transparent huge pages, for comparison), and
 the decision time of the topo policy beside firstfit measured in the same run, at 50% and 85%
 occupancy, for TP=8 jobs of 64 and 1,024 GPUs, with the index kept with the state (a replay)
 and built per decision (the plugin). Prints Markdown tables; exits 1 when a target is missed:
@@ -32,14 +32,14 @@ BUILD = os.environ.get("NVLPLACE_BUILD_DIR", os.path.join(ROOT, "build"))
 WHOLE_ROUNDS = 5  # whole-process `nvlplace place` runs per fabric, the fabrics in turn
 
 
-def run_timed(cmd):
+def run_timed(cmd, env=None):
     """(wall seconds, peak RSS in MiB, minor page faults) of a command, which must succeed.
     The wall time is the clock around /usr/bin/time and the command (its %e has 10 ms steps:
     a 30 ms run read as 0.03 s put 15% of noise into each growth ratio on a fast machine)."""
     with tempfile.NamedTemporaryFile(mode="r") as t:
         started = time.perf_counter()
         subprocess.run(["/usr/bin/time", "-f", "%M %R", "-o", t.name] + cmd, check=True,
-                       stdout=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, env=env)
         secs = time.perf_counter() - started
         kb, faults = t.read().split()[-2:]
     return secs, int(kb) / 1024, int(faults)
@@ -115,7 +115,7 @@ def main():
     nvl = os.path.join(BUILD, "contrib", "nvlplace")
     missed = []
     load_rows, place_rows = [], []
-    growth = {}  # kind: {GPUs: (whole-process place seconds, peak MB), best of the rounds}
+    growth = {}  # kind: {GPUs: (whole-process place seconds, peak MB, page faults)}, best
     page_us = fault_us()
     for kind in a.kinds.split(","):
         for gpus in [int(g) for g in a.gpus.split(",")]:
@@ -164,14 +164,22 @@ def main():
     # decision; best of WHOLE_ROUNDS, the fabrics taken in turn within each round, so that a
     # machine whose speed drifts over minutes (a shared VM: 1.7x within an hour here) moves
     # every size alike and leaves the growth ratios alone.
+    # Each also with glibc's heap on transparent huge pages (GLIBC_TUNABLES, read when a
+    # process starts; the kernel's THP mode `madvise`, Debian's default): at 1M GPUs most of
+    # a load is first touches of fresh 4 KiB pages, which this shows apart from the work.
+    huge_env = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=1")
+    huge = {}  # kind: {GPUs: (seconds, peak MB, page faults)} with huge pages, best of the rounds
     for _ in range(WHOLE_ROUNDS):
         for kind in a.kinds.split(","):
             for gpus in [int(g) for g in a.gpus.split(",")]:
                 base = os.path.join(work, f"{kind}-{gpus}")
-                secs, mb, _ = run_timed([nvl, "place", "--topology", base + ".yaml", "--busy",
-                                         base + ".busy", "--gpus", "64", "--tp", "8"])
-                best = growth.setdefault(kind, {}).get(gpus, (secs, mb))
-                growth[kind][gpus] = (min(best[0], secs), min(best[1], mb))
+                cmd = [nvl, "place", "--topology", base + ".yaml", "--busy", base + ".busy",
+                       "--gpus", "64", "--tp", "8"]
+                for table, env in ((growth, None), (huge, huge_env)):
+                    secs, mb, faults = run_timed(cmd, env)
+                    best = table.setdefault(kind, {}).get(gpus, (secs, mb, faults))
+                    table[kind][gpus] = (min(best[0], secs), min(best[1], mb),
+                                         min(best[2], faults))
     print(f"A fresh page of memory costs {page_us:.2f} us on this machine (minor page fault).")
     print()
     print("| fabric | GPUs | YAML | parse | build | parse + build, warm | engine set-up | "
@@ -188,14 +196,17 @@ def main():
           f"hostlist form; best of {WHOLE_ROUNDS}, the sizes in turn), growth against the "
           "smallest fabric:")
     print()
-    print("| fabric | GPUs | wall | peak | GPUs x | wall x | peak x |")
-    print("|---|---|---|---|---|---|---|")
+    print("| fabric | GPUs | wall | peak | page faults | GPUs x | wall x | peak x | "
+          "huge pages: wall | page faults | wall x |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for kind, by_gpus in growth.items():
-        rows = [(g, t, m) for g, (t, m) in sorted(by_gpus.items())]
-        g0, t0, m0 = rows[0]
-        for g, t, m in rows:
-            print(f"| {kind} | {g:,} | {t * 1000:.1f} ms | {m:.0f} MB | {g / g0:.1f} | "
-                  f"{t / t0:.2f} | {m / m0:.1f} |")
+        rows = [(g, t, m, f) for g, (t, m, f) in sorted(by_gpus.items())]
+        g0, t0, m0, _ = rows[0]
+        h0 = huge[kind][g0][0]
+        for g, t, m, f in rows:
+            h, _, hf = huge[kind][g]
+            print(f"| {kind} | {g:,} | {t * 1000:.1f} ms | {m:.0f} MB | {f:,} | {g / g0:.1f} | "
+                  f"{t / t0:.2f} | {m / m0:.1f} | {h * 1000:.1f} ms | {hf:,} | {h / h0:.2f} |")
             # Linear at most, with 10% for the noise of a shared machine.
             if g > g0 and (t / t0 > 1.1 * g / g0 or m / m0 > 1.1 * g / g0):
                 missed.append(f"{kind} {g}: whole-process place grows x{t / t0:.2f} in time and "
