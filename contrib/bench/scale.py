@@ -117,8 +117,9 @@ def main():
     load_rows, place_rows = [], []
     growth = {}  # kind: {GPUs: (whole-process place seconds, peak MB, page faults)}, best
     page_us = fault_us()
-    for kind in a.kinds.split(","):
-        for gpus in [int(g) for g in a.gpus.split(",")]:
+    kinds, sizes = a.kinds.split(","), [int(g) for g in a.gpus.split(",")]
+    for kind in kinds:
+        for gpus in sizes:
             config = os.path.join(work, f"{kind}-{gpus}.yaml")
             subprocess.run([sys.executable, os.path.join(ROOT, "contrib", "tools", "gen_fabric.py"),
                             kind, str(gpus), "--out", config], check=True)
@@ -170,8 +171,8 @@ def main():
     huge_env = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=1")
     huge = {}  # kind: {GPUs: (seconds, peak MB, page faults)} with huge pages, best of the rounds
     for _ in range(WHOLE_ROUNDS):
-        for kind in a.kinds.split(","):
-            for gpus in [int(g) for g in a.gpus.split(",")]:
+        for kind in kinds:
+            for gpus in sizes:
                 base = os.path.join(work, f"{kind}-{gpus}")
                 cmd = [nvl, "place", "--topology", base + ".yaml", "--busy", base + ".busy",
                        "--gpus", "64", "--tp", "8"]
