@@ -108,6 +108,9 @@ def main():
     p.add_argument("--gpus", default="131072,262144,1048576")
     p.add_argument("--repetitions", type=int, default=5)
     a = p.parse_args()
+    if a.repetitions < 2:
+        # Google Benchmark reports medians only over repetitions: with one there is none.
+        p.error("--repetitions must be 2 or more: the figures are medians of the repetitions")
     subprocess.run([os.path.join(ROOT, "contrib", "build.sh"), "--target", "nvlplace",
                     "scale_bench"], check=True, stdout=subprocess.DEVNULL)
     work = os.path.join(BUILD, "scale-bench")
