@@ -36,8 +36,8 @@ std::string VmFlagsAt(const void* addr) {
 
 bool HasHugePageFlag(const void* addr) { return VmFlagsAt(addr).find(" hg") != std::string::npos; }
 
-// A fresh private mapping of `bytes`, starting on a huge page boundary (over-allocated and
-// trimmed), so that the test knows which whole huge pages a block holds.
+// A fresh private mapping of 16 huge pages, and in it `aligned_`, its first huge page
+// boundary, so that the test knows which whole huge pages a block holds.
 class FreshMapping : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -27,9 +27,16 @@
 
 namespace {
 
+// As the default operator new: malloc, calling the new-handler while there is one and
+// malloc fails, else std::bad_alloc.
 void* Allocate(std::size_t size) {
-  void* p = std::malloc(size == 0 ? 1 : size);
-  if (p == nullptr) throw std::bad_alloc();
+  void* p;
+  while ((p = std::malloc(size == 0 ? 1 : size)) == nullptr) {
+    std::new_handler handler = std::get_new_handler();
+    if (handler == nullptr) throw std::bad_alloc();
+    handler();
+  }
+  // The size test here, not only in AdviseHugePages: every small allocation passes this way.
   if (size >= nvlplace::cli::kHugePageBytes) nvlplace::cli::AdviseHugePages(p, size);
   return p;
 }
