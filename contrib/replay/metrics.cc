@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "placement/engine/stamps.h"
+
 namespace nvlplace::replay {
 namespace {
 
@@ -61,31 +63,40 @@ std::vector<double> GroupSpread(const Topology& topo, const std::vector<GpuId>& 
   const size_t levels = 1 + topo.tiers().size();  // SpreadLevels
   std::vector<double> mean(levels, 0.0);
   if (widest != nullptr) widest->assign(levels, 0.0);
-  std::vector<std::pair<DomainId, size_t>> by_domain;  // (domain, k), sorted
-  std::vector<std::vector<int>> units(levels);
+  // The units met so far per level (switch ids of one level: a switch may be reached at two
+  // levels when the tree ends below them), kept per thread: a replay calls this twice for
+  // every job it starts, and sorting each group's ranks by domain was most of the call.
+  thread_local Stamps domains_seen;
+  thread_local std::vector<Stamps> switches_seen;  // [level], level >= 1
+  thread_local std::vector<int> distinct;          // [level]: units of the group
+  thread_local std::vector<char> unattached;       // [level]: the group met a node under no switch
+  if (switches_seen.size() < levels) switches_seen.resize(levels);
   for (size_t group = 0; group < groups; ++group) {
-    by_domain.clear();
-    for (size_t k = 0; k < count; ++k) {
-      by_domain.emplace_back(topo.DomainOf(ranks[first(group) + k * stride]), k);
+    domains_seen.Begin(static_cast<size_t>(topo.num_domains()));
+    for (size_t level = 1; level < levels; ++level) {
+      switches_seen[level].Begin(topo.switches().size());
     }
-    std::sort(by_domain.begin(), by_domain.end());
-    for (auto& u : units) u.clear();
-    for (size_t i = 0; i < by_domain.size(); ++i) {
-      if (i > 0 && by_domain[i].first == by_domain[i - 1].first) continue;
-      units[0].push_back(by_domain[i].first);
-      // The first GPU of this domain in rank order: its switch of each tier.
-      SwitchId sw = LeafOf(topo, topo.gpus()[ranks[first(group) + by_domain[i].second * stride]]);
+    distinct.assign(levels, 0);
+    unattached.assign(levels, 0);
+    for (size_t k = 0; k < count; ++k) {
+      const GpuId g = ranks[first(group) + k * stride];
+      // The first GPU of each domain in rank order: its switch of each tier.
+      if (!domains_seen.Mark(topo.DomainOf(g))) continue;
+      ++distinct[0];
+      SwitchId sw = LeafOf(topo, topo.gpus()[g]);
       for (size_t level = 1; level < levels; ++level) {
         sw = UpTo(topo, sw, static_cast<int>(level) - 1);
-        units[level].push_back(sw);
+        if (sw < 0) {
+          if (!unattached[level]) ++distinct[level];
+          unattached[level] = 1;
+        } else if (switches_seen[level].Mark(sw)) {
+          ++distinct[level];
+        }
       }
     }
     for (size_t level = 0; level < levels; ++level) {
-      std::vector<int>& u = units[level];
-      std::sort(u.begin(), u.end());
-      const int distinct = static_cast<int>(std::unique(u.begin(), u.end()) - u.begin());
-      mean[level] += distinct;
-      if (widest != nullptr) (*widest)[level] = std::max<double>((*widest)[level], distinct);
+      mean[level] += distinct[level];
+      if (widest != nullptr) (*widest)[level] = std::max<double>((*widest)[level], distinct[level]);
     }
   }
   for (double& v : mean) v /= static_cast<double>(groups);

@@ -83,6 +83,32 @@ TEST(SpreadTest, SplitTpGroupsAndPipelines) {
   EXPECT_THAT(widest, IsEmpty());
 }
 
+// Two fabrics: leaf0 under spine0 under core0, leaf1 under nothing, so leaf1 is the unit of
+// its GPUs at every level above the domains (a switch met at three levels counts at each).
+TEST(SpreadTest, ATreeThatEndsBelowATierCountsItsTopSwitchAtEveryLevelAbove) {
+  auto spec = ParseTopologyYaml(R"(name: split
+tiers: [leaf, spine, core]
+gpu_models: [{name: H100}]
+nodes: [{names: "n[0-3]", gpus: 4, model: H100}]
+switches:
+  - {name: leaf0, tier: leaf, nodes: "n[0-1]"}
+  - {name: leaf1, tier: leaf, nodes: "n[2-3]"}
+  - {name: spine0, tier: spine, switches: "leaf0"}
+  - {name: core0, tier: core, switches: "spine0"}
+)",
+                                "split.yaml");
+  ASSERT_THAT(spec, IsOk());
+  auto topo = Topology::Create(*spec);
+  ASSERT_THAT(topo, IsOk());
+  // TP groups {n2, n3} (both under leaf1 alone) and {n0, n2} (one GPU in each fabric).
+  std::vector<double> widest;
+  EXPECT_THAT(TpGroupSpread(**topo, {8, 12, 0, 9}, 2, 1, 2, &widest),
+              ElementsAre(2, 1.5, 1.5, 1.5));
+  EXPECT_THAT(widest, ElementsAre(2, 2, 2, 2));
+  // One DP group over the four nodes: 4 domains, 2 leaves, spine0 + leaf1, core0 + leaf1.
+  EXPECT_THAT(DpGroupSpread(**topo, {0, 4, 8, 12}, 1, 1, 4), ElementsAre(4, 2, 2, 2));
+}
+
 TEST(SpreadTest, NoGroupOrSizesThatDoNotMatchGiveNothing) {
   auto topo = FourNodes();
   EXPECT_THAT(TpGroupSpread(*topo, {0, 1, 2, 3}, 1, 1, 4), IsEmpty());  // TP 1: no TP group

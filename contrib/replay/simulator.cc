@@ -44,6 +44,8 @@ class Sim {
         shape_of_(jobs.size(), nullptr),
         job_model_(jobs.size(), -1),
         free_by_model_(topo_.gpu_models().size(), 0) {
+    model_of_gpu_.reserve(static_cast<size_t>(topo_.num_gpus()));
+    for (const Gpu& gpu : topo_.gpus()) model_of_gpu_.push_back(topo_.nodes()[gpu.node].model);
     result_.policy = engine.policy().name;
     result_.jobs.resize(jobs.size());
     for (size_t i = 0; i < jobs.size(); ++i) result_.jobs[i].job = &jobs[i];
@@ -140,7 +142,7 @@ class Sim {
   // The GPUs a job needs inside one NVLink domain: its TP group unless it may split.
   static int ChunkOf(const TraceJob& j) { return (j.tp > 1 && j.nvl != NvlMode::kOff) ? j.tp : 1; }
 
-  int ModelOfGpu(GpuId g) const { return topo_.nodes()[topo_.gpus()[g].node].model; }
+  int ModelOfGpu(GpuId g) const { return model_of_gpu_[static_cast<size_t>(g)]; }
   // Free GPUs pending job `idx` may use: those of its GPU model, or all when it names none.
   int FreeFor(int idx) const {
     int model = job_model_[idx];
@@ -379,6 +381,9 @@ class Sim {
   std::vector<int> job_model_;              // per job: its request's GPU model, -1 for any
   std::vector<int> free_by_model_;          // free GPUs of each GPU model
   std::vector<double> larger_chunk_share_;  // [f]: share of the trace's jobs whose chunk > f
+  // Per GPU: its node's GPU model (-1: a CPU-only node), read for every GPU a job takes or
+  // frees: one load instead of the topology's two dependent ones.
+  std::vector<int> model_of_gpu_;
 };
 
 }  // namespace

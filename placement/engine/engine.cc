@@ -368,6 +368,7 @@ Scoring ScoreCandidates(const Topology& topo, const ClusterState& state, const R
                         std::vector<Candidate> candidates) {
   ScoringContext ctx{topo, state, r, IdealComm(topo, r, model), policy.seed, decision};
   Scoring out;
+  out.candidates.reserve(candidates.size());  // a move per candidate, not one per growth
   for (Candidate& c : candidates) {
     Scored sc;
     sc.gpus_fingerprint = *c.fingerprint;  // GenerateCandidates gave every candidate one

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -385,48 +386,52 @@ std::string Printable(absl::string_view text, size_t max_bytes) {
 }
 
 std::string CompressHostlist(const std::vector<std::string>& hosts) {
+  // One name prints as itself (a group of one number keeps its digits and padding): a replay
+  // writes a one-node job's list a million times over.
+  if (hosts.size() == 1) return hosts[0];
   // Group key: prefix and digit width; names without trailing digits are their own group.
+  // Keys and prefixes are views of `hosts` (no copy per name: a replay writes a million lists).
   struct Group {
-    std::string prefix;
+    absl::string_view prefix;
     size_t width = 0;
     bool numeric = false;
     std::vector<uint64_t> numbers;
   };
+  constexpr size_t kLiteral = std::numeric_limits<size_t>::max();  // a name kept as it is
   std::vector<Group> groups;
-  absl::flat_hash_map<std::string, size_t> index;  // prefix + '\0' + width -> group
-  absl::flat_hash_set<std::string> seen;
-  for (const std::string& h : hosts) {
+  absl::flat_hash_map<std::pair<absl::string_view, size_t>, size_t> index;  // (prefix, width)
+  absl::flat_hash_set<absl::string_view> seen;
+  seen.reserve(hosts.size());
+  for (const std::string& name : hosts) {
+    const absl::string_view h = name;
     if (!seen.insert(h).second) continue;
     size_t d = h.size();
     while (d > 0 && absl::ascii_isdigit(h[d - 1])) --d;
     size_t width = h.size() - d;
     // Keep numbers small enough to parse; treat very long digit runs as literal names.
     if (width == 0 || width > 18 || d == 0) {
-      std::string key = absl::StrCat(h, std::string(1, '\0'), "literal");
-      if (index.emplace(key, groups.size()).second) {
+      if (index.emplace(std::make_pair(h, kLiteral), groups.size()).second) {
         groups.push_back(Group{h, 0, false, {}});
       }
       continue;
     }
-    uint64_t v = std::stoull(h.substr(d));
+    uint64_t v = 0;  // at most 18 digits: below 10^18, no overflow
+    for (char c : h.substr(d)) v = v * 10 + static_cast<uint64_t>(c - '0');
     // A number without leading zero written at its natural width can share a group with
     // numbers of other natural widths only if none is padded; use width 0 for "unpadded".
     // Unpadded numbers ("100") join a padded group of their width ("098") when one exists.
+    const absl::string_view prefix = h.substr(0, d);
     size_t key_width = (h[d] == '0' && width > 1) ? width : 0;
-    std::string key = absl::StrCat(h.substr(0, d), std::string(1, '\0'), key_width);
-    if (key_width == 0) {
-      std::string padded = absl::StrCat(h.substr(0, d), std::string(1, '\0'), width);
-      if (index.contains(padded)) key = padded, key_width = width;
-    }
-    auto [it, inserted] = index.emplace(key, groups.size());
-    if (inserted) groups.push_back(Group{h.substr(0, d), key_width, true, {}});
+    if (key_width == 0 && index.contains(std::make_pair(prefix, width))) key_width = width;
+    auto [it, inserted] = index.emplace(std::make_pair(prefix, key_width), groups.size());
+    if (inserted) groups.push_back(Group{prefix, key_width, true, {}});
     groups[it->second].numbers.push_back(v);
   }
   std::string out;
   for (Group& g : groups) {
     if (!out.empty()) out += ',';
     if (!g.numeric) {
-      out += g.prefix;
+      absl::StrAppend(&out, g.prefix);
       continue;
     }
     std::sort(g.numbers.begin(), g.numbers.end());
@@ -437,10 +442,10 @@ std::string CompressHostlist(const std::vector<std::string>& hosts) {
       return s;
     };
     if (g.numbers.size() == 1) {
-      out += g.prefix + fmt(g.numbers[0]);
+      absl::StrAppend(&out, g.prefix, fmt(g.numbers[0]));
       continue;
     }
-    out += g.prefix + "[";
+    absl::StrAppend(&out, g.prefix, "[");
     for (size_t i = 0; i < g.numbers.size();) {
       size_t j = i;
       while (j + 1 < g.numbers.size() && g.numbers[j + 1] == g.numbers[j] + 1) ++j;

@@ -221,6 +221,12 @@ TEST(CompressTest, MergesRuns) {
   EXPECT_EQ(CompressHostlist({"gpu1", "login", "gpu2"}), "gpu[1-2],login");
   EXPECT_EQ(CompressHostlist({"n3", "n1", "n2", "n1"}), "n[1-3]");
   EXPECT_EQ(CompressHostlist({}), "");
+  // One name is printed as itself; the same name twice takes the general path and must agree.
+  for (const char* h : {"node0", "n00001", "n0", "gpu100", "login", "123", "a-01",
+                        "x1234567890123456789", "x000000000000000001"}) {
+    EXPECT_EQ(CompressHostlist({h}), h);
+    EXPECT_EQ(CompressHostlist({h, h}), h);
+  }
 }
 
 TEST(CompressTest, RoundTripsRandomSets) {
