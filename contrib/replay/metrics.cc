@@ -69,15 +69,13 @@ std::vector<double> GroupSpread(const Topology& topo, const std::vector<GpuId>& 
   thread_local Stamps domains_seen;
   thread_local std::vector<Stamps> switches_seen;  // [level], level >= 1
   thread_local std::vector<int> distinct;          // [level]: units of the group
-  thread_local std::vector<char> unattached;       // [level]: the group met a node under no switch
   if (switches_seen.size() < levels) switches_seen.resize(levels);
+  // A node under no switch (UpTo gives -1) is one more unit, stamped past the switches.
+  const size_t no_switch = topo.switches().size();
   for (size_t group = 0; group < groups; ++group) {
     domains_seen.Begin(static_cast<size_t>(topo.num_domains()));
-    for (size_t level = 1; level < levels; ++level) {
-      switches_seen[level].Begin(topo.switches().size());
-    }
+    for (size_t level = 1; level < levels; ++level) switches_seen[level].Begin(no_switch + 1);
     distinct.assign(levels, 0);
-    unattached.assign(levels, 0);
     for (size_t k = 0; k < count; ++k) {
       const GpuId g = ranks[first(group) + k * stride];
       // The first GPU of each domain in rank order: its switch of each tier.
@@ -86,12 +84,7 @@ std::vector<double> GroupSpread(const Topology& topo, const std::vector<GpuId>& 
       SwitchId sw = LeafOf(topo, topo.gpus()[g]);
       for (size_t level = 1; level < levels; ++level) {
         sw = UpTo(topo, sw, static_cast<int>(level) - 1);
-        if (sw < 0) {
-          if (!unattached[level]) ++distinct[level];
-          unattached[level] = 1;
-        } else if (switches_seen[level].Mark(sw)) {
-          ++distinct[level];
-        }
+        distinct[level] += switches_seen[level].Mark(sw < 0 ? static_cast<int>(no_switch) : sw);
       }
     }
     for (size_t level = 0; level < levels; ++level) {

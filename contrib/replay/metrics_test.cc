@@ -24,10 +24,19 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
+// The topology of `yaml` (a test fixture: it must parse and build).
+std::shared_ptr<const Topology> TopologyOf(const char* yaml, const char* file) {
+  auto spec = ParseTopologyYaml(yaml, file);
+  EXPECT_THAT(spec, IsOk());
+  auto topo = Topology::Create(*spec);
+  EXPECT_THAT(topo, IsOk());
+  return *topo;
+}
+
 // 4 nodes of 4 GPUs (one NVLink domain each), two per leaf, one spine: GPU ids are
 // node x 4 + index.
 std::shared_ptr<const Topology> FourNodes() {
-  auto spec = ParseTopologyYaml(R"(name: four
+  return TopologyOf(R"(name: four
 tiers: [leaf, spine]
 gpu_models: [{name: H100}]
 nodes: [{names: "n[0-3]", gpus: 4, model: H100}]
@@ -36,11 +45,7 @@ switches:
   - {name: leaf1, tier: leaf, nodes: "n[2-3]"}
   - {name: spine0, tier: spine, switches: "leaf[0-1]"}
 )",
-                                "four.yaml");
-  EXPECT_THAT(spec, IsOk());
-  auto topo = Topology::Create(*spec);
-  EXPECT_THAT(topo, IsOk());
-  return *topo;
+                    "four.yaml");
 }
 
 TEST(SpreadTest, LevelsAreDomainsThenTiers) {
@@ -86,7 +91,7 @@ TEST(SpreadTest, SplitTpGroupsAndPipelines) {
 // Two fabrics: leaf0 under spine0 under core0, leaf1 under nothing, so leaf1 is the unit of
 // its GPUs at every level above the domains (a switch met at three levels counts at each).
 TEST(SpreadTest, ATreeThatEndsBelowATierCountsItsTopSwitchAtEveryLevelAbove) {
-  auto spec = ParseTopologyYaml(R"(name: split
+  auto topo = TopologyOf(R"(name: split
 tiers: [leaf, spine, core]
 gpu_models: [{name: H100}]
 nodes: [{names: "n[0-3]", gpus: 4, model: H100}]
@@ -96,17 +101,13 @@ switches:
   - {name: spine0, tier: spine, switches: "leaf0"}
   - {name: core0, tier: core, switches: "spine0"}
 )",
-                                "split.yaml");
-  ASSERT_THAT(spec, IsOk());
-  auto topo = Topology::Create(*spec);
-  ASSERT_THAT(topo, IsOk());
+                         "split.yaml");
   // TP groups {n2, n3} (both under leaf1 alone) and {n0, n2} (one GPU in each fabric).
   std::vector<double> widest;
-  EXPECT_THAT(TpGroupSpread(**topo, {8, 12, 0, 9}, 2, 1, 2, &widest),
-              ElementsAre(2, 1.5, 1.5, 1.5));
+  EXPECT_THAT(TpGroupSpread(*topo, {8, 12, 0, 9}, 2, 1, 2, &widest), ElementsAre(2, 1.5, 1.5, 1.5));
   EXPECT_THAT(widest, ElementsAre(2, 2, 2, 2));
   // One DP group over the four nodes: 4 domains, 2 leaves, spine0 + leaf1, core0 + leaf1.
-  EXPECT_THAT(DpGroupSpread(**topo, {0, 4, 8, 12}, 1, 1, 4), ElementsAre(4, 2, 2, 2));
+  EXPECT_THAT(DpGroupSpread(*topo, {0, 4, 8, 12}, 1, 1, 4), ElementsAre(4, 2, 2, 2));
 }
 
 TEST(SpreadTest, NoGroupOrSizesThatDoNotMatchGiveNothing) {

@@ -33,40 +33,6 @@ void AppendFixed(std::string* out, double v, int decimals) {
   out->append(buf, end);
 }
 
-// A job's nodes in the order its ranks first meet them and each node's GPU indices in rank
-// order (GpusByNode's grouping), in vectors kept from row to row: GpusByNode's map and its
-// list per node, allocated for each of a million rows, were most of writing jobs.csv.
-struct NodeGroups {
-  std::vector<NodeId> nodes;
-  std::vector<std::vector<int>> gpus;  // [i]: the GPU indices of nodes[i]; more may be kept
-
-  void Fill(const std::vector<GpuId>& ranks, const Topology& topo) {
-    for (NodeId n : nodes) slot_[static_cast<size_t>(n)] = -1;
-    nodes.clear();
-    if (slot_.size() < topo.nodes().size()) slot_.resize(topo.nodes().size(), -1);
-    NodeId last = -1;
-    size_t at = 0;
-    for (GpuId g : ranks) {
-      const Gpu& gpu = topo.gpus()[g];
-      if (gpu.node != last) {
-        int& slot = slot_[static_cast<size_t>(gpu.node)];
-        if (slot < 0) {
-          slot = static_cast<int>(nodes.size());
-          nodes.push_back(gpu.node);
-          if (gpus.size() < nodes.size()) gpus.emplace_back();
-          gpus[nodes.size() - 1].clear();
-        }
-        last = gpu.node;
-        at = static_cast<size_t>(slot);
-      }
-      gpus[at].push_back(gpu.index);
-    }
-  }
-
- private:
-  std::vector<int> slot_;  // per node of the topology: its place in `nodes`, -1 when not there
-};
-
 template <typename T>
 double TimeWeightedMean(const std::vector<Sample>& s, T Sample::*field) {
   if (s.size() < 2) return s.empty() ? 0 : s[0].*field;
@@ -494,12 +460,12 @@ std::string JobsCsv(const ReplayRun& run) {
                       j.rejected ? "rejected" : (j.start < 0 ? "pending" : "started"), ",\"");
       by_node.Fill(j.ranks, *run.topo);
       names.clear();
-      for (NodeId n : by_node.nodes) names.push_back(run.topo->nodes()[n].name);
+      for (NodeId n : by_node.nodes()) names.push_back(run.topo->nodes()[n].name);
       absl::StrAppend(&out, CompressHostlist(names), "\",");
-      for (size_t i = 0; i < by_node.nodes.size(); ++i) {
+      for (size_t i = 0; i < by_node.nodes().size(); ++i) {
         absl::StrAppend(&out, i == 0 ? "" : ";", names[i], ":");
-        for (size_t k = 0; k < by_node.gpus[i].size(); ++k) {
-          absl::StrAppend(&out, k == 0 ? "" : " ", by_node.gpus[i][k]);
+        for (size_t k = 0; k < by_node.gpus(i).size(); ++k) {
+          absl::StrAppend(&out, k == 0 ? "" : " ", by_node.gpus(i)[k]);
         }
       }
       absl::StrAppend(&out, ",", j.job_tier, ",", j.tp_in_domain ? 1 : 0, ",");

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -46,23 +45,37 @@ std::string IndexList(const std::vector<int>& idx) {
 
 std::vector<std::pair<std::string, std::vector<int>>> GpusByNode(const std::vector<GpuId>& ranks,
                                                                  const Topology& topo) {
+  thread_local NodeGroups groups;  // its per-node slots are the cluster's size: kept per thread
+  groups.Fill(ranks, topo);
   std::vector<std::pair<std::string, std::vector<int>>> out;
-  // The slot of each node met so far (a map the size of the job, not of the cluster: a
-  // replay calls this for every job).
-  absl::flat_hash_map<NodeId, int> slot;
-  NodeId last = -1;
-  int last_slot = -1;
-  for (GpuId g : ranks) {
-    NodeId n = topo.gpus()[g].node;
-    if (n != last) {
-      auto [it, inserted] = slot.emplace(n, static_cast<int>(out.size()));
-      if (inserted) out.push_back({topo.nodes()[n].name, {}});
-      last = n;
-      last_slot = it->second;
-    }
-    out[last_slot].second.push_back(topo.gpus()[g].index);
+  out.reserve(groups.nodes().size());
+  for (size_t i = 0; i < groups.nodes().size(); ++i) {
+    out.push_back({topo.nodes()[groups.nodes()[i]].name, groups.gpus(i)});
   }
   return out;
+}
+
+void NodeGroups::Fill(const std::vector<GpuId>& ranks, const Topology& topo) {
+  for (NodeId n : nodes_) slot_[static_cast<size_t>(n)] = -1;
+  nodes_.clear();
+  if (slot_.size() < topo.nodes().size()) slot_.resize(topo.nodes().size(), -1);
+  NodeId last = -1;
+  size_t at = 0;
+  for (GpuId g : ranks) {
+    const Gpu& gpu = topo.gpus()[g];
+    if (gpu.node != last) {
+      int& slot = slot_[static_cast<size_t>(gpu.node)];
+      if (slot < 0) {
+        slot = static_cast<int>(nodes_.size());
+        nodes_.push_back(gpu.node);
+        if (gpus_.size() < nodes_.size()) gpus_.emplace_back();
+        gpus_[nodes_.size() - 1].clear();
+      }
+      last = gpu.node;
+      at = static_cast<size_t>(slot);
+    }
+    gpus_[at].push_back(gpu.index);
+  }
 }
 
 nlohmann::json PlacementToJson(const PlacementResult& r, const Topology& topo) {

@@ -3,6 +3,8 @@
 #define NVLPLACE_PLACEMENT_ENGINE_EXPLAIN_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "nlohmann/json.hpp"
 #include "placement/engine/engine.h"
@@ -24,6 +26,21 @@ std::string IndexList(const std::vector<int>& idx);
 
 std::vector<std::pair<std::string, std::vector<int>>> GpusByNode(const std::vector<GpuId>& ranks,
                                                                  const Topology& topo);
+
+// GpusByNode's grouping (a job's nodes in the order its ranks first meet them, each node's
+// GPU indices in rank order) into vectors kept between calls: a replay fills one for each of
+// a million jobs.csv rows, where a map and a list per node each time were most of the file.
+class NodeGroups {
+ public:
+  void Fill(const std::vector<GpuId>& ranks, const Topology& topo);
+  const std::vector<NodeId>& nodes() const { return nodes_; }
+  const std::vector<int>& gpus(size_t i) const { return gpus_[i]; }  // of nodes()[i]
+
+ private:
+  std::vector<NodeId> nodes_;
+  std::vector<std::vector<int>> gpus_;  // [i]: of nodes_[i]; more may be kept, unused
+  std::vector<int> slot_;  // per node of the topology: its place in nodes_, -1 when not there
+};
 
 }  // namespace nvlplace
 
