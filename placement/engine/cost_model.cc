@@ -41,10 +41,11 @@ struct NicScratch {
   std::vector<int> flows;
   // The NVLink domains of the TP group being priced.
   Stamps seen;
-  // The ranks of the ring being priced, their nodes, and the nodes of the ring priced before;
-  // per rank its NVLink domain and leaf group, of this ring and the one priced before.
+  // The ranks of the ring being priced; per rank its node, its NVLink domain, and its NVLink
+  // domain and leaf group packed in one word; each of this ring and of the ring priced before.
   std::vector<GpuId> group;
   std::vector<NodeId> nodes, last_nodes;
+  std::vector<DomainId> domains, last_domains;
   std::vector<uint64_t> places, last_places;
 };
 
@@ -239,12 +240,14 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
       }
     }
   }
-  // DP groups: one ring per (t, p), all at once; the slowest decides. A ring whose every hop
-  // crosses nodes costs what its sequence of nodes costs (LinkBetween between nodes depends on
-  // the nodes alone): the same sequence as the ring before is not priced again. Without NIC
-  // shares such a hop depends on less: inside one NVLink domain on the domain, else on the
-  // two nodes' leaf groups (Topology::PathGbps). So the same sequence of (domain, leaf group)
-  // is not priced again either: rank t of every TP group on a rack's other tray, say.
+  // DP groups: one ring per (t, p), all at once; the slowest decides. A ring costs what its
+  // sequence of (node, NVLink domain) costs: each hop is NVLink inside its domain, else the
+  // node's PCIe inside a node, else the path between the two nodes at their NIC shares. So a
+  // ring with the same sequence as the ring priced before is not priced again. Without NIC
+  // shares a ring whose every hop crosses nodes depends on less: inside one NVLink domain on
+  // the domain, else on the two nodes' leaf groups (Topology::PathGbps). So the same sequence
+  // of (domain, leaf group) is not priced again either: rank t of every TP group on a rack's
+  // other tray, say.
   if (r.dp > 1) {
     bool over = false;
     for (int p = 0; p < r.pp && shares; ++p) {
@@ -257,9 +260,12 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
     const std::vector<int>* dp_flows = over ? &scratch.flows : nullptr;
     std::vector<NodeId>& nodes = scratch.nodes;
     std::vector<NodeId>& last_nodes = scratch.last_nodes;
+    std::vector<DomainId>& domains = scratch.domains;
+    std::vector<DomainId>& last_domains = scratch.last_domains;
     std::vector<uint64_t>& places = scratch.places;
     std::vector<uint64_t>& last_places = scratch.last_places;
     last_nodes.clear();
+    last_domains.clear();
     last_places.clear();
     bool last_crosses = false;
     for (int p = 0; p < r.pp; ++p) {
@@ -267,11 +273,13 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
         const size_t n = static_cast<size_t>(r.dp);
         group.resize(n);
         nodes.resize(n);
+        domains.resize(n);
         places.resize(dp_flows == nullptr ? n : 0);
         for (size_t d = 0; d < n; ++d) {
           group[d] = rank(t, p, static_cast<int>(d));
           const Gpu& gpu = topo.gpus()[group[d]];
           nodes[d] = gpu.node;
+          domains[d] = gpu.domain;
           if (dp_flows == nullptr) {
             places[d] = static_cast<uint64_t>(static_cast<uint32_t>(gpu.domain)) << 32 |
                         static_cast<uint32_t>(topo.LeafGroup(gpu.node));
@@ -279,12 +287,12 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
         }
         bool crosses = nodes[n - 1] != nodes[0];
         for (size_t i = 0; i + 1 < n && crosses; ++i) crosses = nodes[i] != nodes[i + 1];
-        if (crosses && last_crosses &&
-            (nodes == last_nodes || (dp_flows == nullptr && places == last_places))) {
-          continue;
-        }
+        // last_nodes is empty until a ring is priced (the first ring has two ranks or more).
+        if (nodes == last_nodes && domains == last_domains) continue;
+        if (crosses && last_crosses && dp_flows == nullptr && places == last_places) continue;
         e.dp_s = std::max(e.dp_s, SharedRingSeconds(topo, group, v.dp_bytes, dp_flows));
         std::swap(nodes, last_nodes);
+        std::swap(domains, last_domains);
         std::swap(places, last_places);
         last_crosses = crosses;
       }

@@ -268,6 +268,21 @@ switches:
   EXPECT_NEAR(EstimateComm(t, ranks, *r, m).dp_s, 0.7 + 5.4e-6, 1e-9);
 }
 
+// TP=2 x DP=2 on n0 alone: TP groups n0:0,2 and n0:1,4. The DP ring of rank 0 (n0:0, n0:1)
+// stays inside island {0-3}, that of rank 1 (n0:2, n0:4) crosses to island {4-7} over PCIe
+// and decides. Both rings run over the same nodes (n0, n0): a skip of rings by their nodes
+// alone would price the NVLink one only.
+TEST_F(CostModelTest, DpRingsOverTheSameNodesInOtherIslandsArePriced) {
+  RequestSpec rs;
+  rs.gpus = 4;
+  rs.tp = 2;
+  auto r = ResolveRequest(rs, *topo_);
+  ASSERT_THAT(r, IsOk());
+  ModelProfile m;
+  // 70e9 * 2 / 2 = 70e9 bytes over a ring of 2 at 128 GB/s: 2 * 1/2 * 70e9 / 128e9 + 2 * 2.7e-6.
+  EXPECT_NEAR(EstimateComm(*topo_, On("n0", {0, 2, 1, 4}), *r, m).dp_s, 0.546875 + 5.4e-6, 1e-9);
+}
+
 // Two 8-GPU H100 nodes under one 400 Gb/s (50 GB/s) leaf with `nics` NICs each ("" leaves it
 // out: one per GPU).
 std::shared_ptr<const Topology> TwoNodes(const std::string& nics) {
