@@ -10,7 +10,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
-#include "placement/model/mix64.h"
 
 namespace nvlplace {
 namespace {
@@ -42,11 +41,9 @@ std::ptrdiff_t Diff(size_t i) { return static_cast<std::ptrdiff_t>(i); }
 
 }  // namespace
 
-uint64_t SetFingerprint(const std::vector<GpuId>& gpus) {
+uint64_t SetFingerprint(const Topology& topo, const std::vector<GpuId>& gpus) {
   uint64_t sum = gpus.size();
-  for (GpuId g : gpus) {
-    sum += Mix64(static_cast<uint64_t>(g));
-  }
+  for (GpuId g : gpus) sum += topo.GpuMix(g);
   return sum;
 }
 
@@ -896,11 +893,16 @@ void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
     return;
   }
   // Most room first, ties by position (a stable order), without the buffer stable_sort
-  // allocates; on the stack for the usual tens of children.
+  // allocates; on the stack for the usual tens of children. Each child is one key, less room
+  // above its position, so that the sort compares plain integers (room is never negative).
+  absl::InlinedVector<uint64_t, 64> keys(kids.size());
+  for (size_t i = 0; i < kids.size(); ++i) {
+    uint32_t less_room = static_cast<uint32_t>(INT32_MAX - std::max(room(static_cast<int>(i)), 0));
+    keys[i] = uint64_t{less_room} << 32 | static_cast<uint32_t>(i);
+  }
+  std::sort(keys.begin(), keys.end());
   absl::InlinedVector<int, 64> order(kids.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](int a, int b) { return room(a) != room(b) ? room(a) > room(b) : a < b; });
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = static_cast<int>(keys[i] & 0xffffffffu);
   for (size_t p = 0; p < order.size() && remaining > 0; ++p) {
     int fullest = room(order[p]);
     if (fullest <= 0) return;  // capacity said otherwise; never happens
