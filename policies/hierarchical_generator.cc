@@ -45,7 +45,7 @@ class HierarchicalGenerator : public Generator {
     c.origin = {"best fit", h.nodes()[hnode].label};
     c.ranks.reserve(static_cast<size_t>(k) * s.chunk_size());
     s.TakeBestFit(hnode, k, &c.ranks);
-    uint64_t fit = SetFingerprint(c.ranks);
+    uint64_t fit = SetFingerprint(s.topology(), c.ranks);
     c.fingerprint = fit;
     out->push_back(std::move(c));
     if (hnode < static_cast<int>(h.hosts().size())) return;  // one host: nothing to even
@@ -53,7 +53,7 @@ class HierarchicalGenerator : public Generator {
     even.origin = {"fewest hosts", h.nodes()[hnode].label};
     even.ranks.reserve(static_cast<size_t>(k) * s.chunk_size());
     if (s.TakeBalanced(hnode, k, &even.ranks) < 2) return;
-    even.fingerprint = SetFingerprint(even.ranks);
+    even.fingerprint = SetFingerprint(s.topology(), even.ranks);
     if (*even.fingerprint != fit) out->push_back(std::move(even));
   }
 };

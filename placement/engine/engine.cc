@@ -345,7 +345,7 @@ std::vector<Candidate> GenerateCandidates(const Topology& topo, const Policy& po
       if (regroup) c.ranks = GroupRanks(topo, c.ranks, r.tp);
       // Regrouping reorders the GPUs, not the set: a generator's fingerprint still holds. A
       // decision has a few tens of candidates at most: each earlier one is checked.
-      if (!c.fingerprint) c.fingerprint = SetFingerprint(c.ranks);
+      if (!c.fingerprint) c.fingerprint = SetFingerprint(topo, c.ranks);
       bool again = std::any_of(out.begin(), out.end(), [&](const Candidate& o) {
         return *o.fingerprint == *c.fingerprint && o.ranks == c.ranks;
       });

@@ -35,7 +35,7 @@ struct CandidateOrigin {
 struct Candidate {
   std::vector<GpuId> ranks;
   CandidateOrigin origin;
-  // SetFingerprint(ranks) where the generator computed it (the engine computes the rest).
+  // SetFingerprint(topology, ranks) where the generator computed it (the engine computes the rest).
   std::optional<uint64_t> fingerprint;
 };
 
@@ -68,7 +68,7 @@ int SpareRoom(const Topology& topo, const ClusterState& state, absl::Span<const 
 // same for the same GPUs in any order. Two candidates with equal fingerprints are taken to
 // hold the same GPUs; two different sets collide with odds of about 2^-64, and then one
 // candidate fewer is scored (deterministically), nothing worse.
-uint64_t SetFingerprint(const std::vector<GpuId>& gpus);
+uint64_t SetFingerprint(const Topology& topo, const std::vector<GpuId>& gpus);
 
 // Rank order for TP groups of `tp` that may split (GPUs taken one by one): the same GPUs
 // regrouped so that as many groups as possible sit inside one NVLink domain, and a group that
@@ -211,6 +211,7 @@ class SearchState {
   void TakeFirstFit(int k, std::vector<GpuId>* out) const;
 
   const Hierarchy& hierarchy() const { return hierarchy_; }
+  const Topology& topology() const { return state_.topology(); }
   // GPUs per chunk.
   int chunk_size() const { return rule_.size; }
 

@@ -5,7 +5,6 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
-#include "placement/model/mix64.h"
 
 namespace nvlplace {
 
@@ -71,7 +70,7 @@ void ClusterState::Set(GpuId g, bool busy) {
   leaf_group_free_[topo_->LeafGroup(n)] += delta;
   domain_free_[topo_->gpus()[g].domain] += delta;
   num_free_ += delta;
-  busy_fingerprint_ ^= Mix64(static_cast<uint64_t>(g));
+  busy_fingerprint_ ^= topo_->GpuMix(g);
 }
 
 void ClusterState::Journal(const std::vector<GpuId>& gpus) {

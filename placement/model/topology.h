@@ -289,6 +289,10 @@ class Topology {
   const std::vector<NvlDomain>& domains() const { return domains_; }
   const std::vector<Switch>& switches() const { return switches_; }
   int num_gpus() const { return static_cast<int>(gpus_.size()); }
+  // Mix64 of GPU g's id, from a table made with the GPUs: the order-free fingerprints of GPU
+  // sets (SetFingerprint, ClusterState::busy_fingerprint) sum or XOR one per GPU, and a read
+  // is a third of the instructions of a mix.
+  uint64_t GpuMix(GpuId g) const { return gpu_mix_[g]; }
   // GPUs of nodes that nvlplace places on (placed: true): the most a request can get.
   int num_placed_gpus() const { return num_placed_gpus_; }
   // The GPU model of a node, nullptr for a node without GPUs.
@@ -429,6 +433,7 @@ class Topology {
   int num_placed_gpus_ = 0;
   std::vector<GpuModelSpec> gpu_models_;
   std::vector<Gpu> gpus_;
+  std::vector<uint64_t> gpu_mix_;  // per GPU: Mix64 of its id
   std::vector<Node> nodes_;
   std::vector<NvlDomain> domains_;
   // The domains' nodes and GPUs, domain after domain (NvlDomain views them): reserved once

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "placement/model/gpu_models.h"
 #include "placement/model/hostlist.h"
+#include "placement/model/mix64.h"
 #include "placement/model/status_macros.h"
 
 namespace nvlplace {
@@ -578,6 +579,8 @@ void TopologyBuilder::AddGpus() {
     t_->nodes_[n].gpus = NodeGpus(t_->num_gpus(), GroupOf(n).gpus);
     for (int i = 0; i < GroupOf(n).gpus; ++i) t_->gpus_.push_back(Gpu{n, i, -1});
   }
+  t_->gpu_mix_.resize(t_->gpus_.size());
+  for (size_t g = 0; g < t_->gpu_mix_.size(); ++g) t_->gpu_mix_[g] = Mix64(g);
 }
 
 // One domain's nodes and GPUs appended to the lists the Topology keeps for all domains
