@@ -609,7 +609,7 @@ Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<L
 
   // The live state: every GPU busy except those the caller lists as free.
   live->to_caller.assign(topo.num_nodes(), -1);
-  std::vector<bool> is_free(topo.num_gpus(), false);
+  std::vector<uint8_t> is_free(topo.num_gpus(), 0);
   // A node is allowed when the request allows it (its GPU model) and Slurm offers it.
   std::vector<uint8_t> of_request = std::move(request->allowed_node);
   request->allowed_node.assign(topo.num_nodes(), false);
@@ -624,25 +624,16 @@ Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<L
     live->to_caller[n] = static_cast<int>(i);
     request->allowed_node[n] = nodes[i].usable && of_request[n];
     const auto& gpus = topo.nodes()[n].gpus;
-    for (size_t k = 0; k < gpus.size(); ++k) {
-      if (ignore_busy) is_free[gpus[k]] = true;
+    if (ignore_busy) {
+      for (GpuId g : gpus) is_free[g] = 1;
+      continue;
     }
-    if (ignore_busy) continue;
     for (int idx : nodes[i].free) {
-      if (idx >= 0 && idx < static_cast<int>(gpus.size())) is_free[gpus[idx]] = true;
+      if (idx >= 0 && idx < static_cast<int>(gpus.size())) is_free[gpus[idx]] = 1;
     }
-  }
-  std::vector<GpuId> busy;
-  for (GpuId g = 0; g < topo.num_gpus(); ++g) {
-    if (!is_free[g]) busy.push_back(g);
   }
   live->state = std::make_unique<ClusterState>(config_->topology);
-  absl::Status s = live->state->Allocate(busy);
-  if (!s.ok()) {
-    p.status = Placement::kInternal;
-    p.reason = absl::StrCat("internal error: ", s.message());
-    return p;
-  }
+  live->state->ResetToFree(is_free);
   live->request = std::move(*request);
   p.status = Placement::kPlaced;
   return p;

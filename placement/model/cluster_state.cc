@@ -116,6 +116,33 @@ absl::Status ClusterState::Allocate(const std::vector<GpuId>& gpus) {
   return absl::OkStatus();
 }
 
+void ClusterState::ResetToFree(const std::vector<uint8_t>& free) {
+  std::fill(node_free_.begin(), node_free_.end(), 0);
+  std::fill(domain_free_.begin(), domain_free_.end(), 0);
+  std::fill(leaf_group_free_.begin(), leaf_group_free_.end(), 0);
+  num_free_ = 0;
+  busy_fingerprint_ = 0;
+  const std::vector<Gpu>& gpus = topo_->gpus();
+  for (GpuId g = 0; g < topo_->num_gpus(); ++g) {
+    if (busy_[g] != kHeld) busy_[g] = free[g] ? kFree : kBusy;
+    if (busy_[g] != kFree) {
+      busy_fingerprint_ ^= topo_->GpuMix(g);
+      continue;
+    }
+    ++node_free_[gpus[g].node];
+    ++domain_free_[gpus[g].domain];
+    ++num_free_;
+  }
+  for (NodeId n = 0; n < topo_->num_nodes(); ++n) {
+    leaf_group_free_[topo_->LeafGroup(n)] += node_free_[n];
+  }
+  // As after operator=: the derived index followed the old contents.
+  journal_begin_ += journal_.size() + 1;
+  journal_.clear();
+  std::lock_guard<std::mutex> lock(derived_mutex_);
+  derived_.reset();
+}
+
 absl::Status ClusterState::Release(const std::vector<GpuId>& gpus) {
   if (absl::Status s = CheckIds(gpus); !s.ok()) return s;
   for (size_t i = 0; i < gpus.size(); ++i) {

@@ -1,6 +1,8 @@
 // The free/busy view of a cluster: counts per node, domain and cluster, and no change on error.
 #include "placement/model/cluster_state.h"
 
+#include <random>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/status_matchers.h"
@@ -166,6 +168,45 @@ TEST(ClusterStateTest, GpusOfUnplacedNodesAreNeverFree) {
   EXPECT_EQ(state.num_free(), 3);
   // The CPU-only node has nothing free, and nothing to be busy.
   EXPECT_EQ(state.free_on_node(2), 0);
+}
+
+// ResetToFree gives what Allocate of every other GPU gives a fresh state: the same busy GPUs,
+// counts and fingerprint, on a state that had other GPUs busy (held GPUs stay held, whichever
+// way the mask says), and the derived index is dropped.
+TEST(ClusterStateTest, ResetToFreeIsAllocateOfTheOthersOnAFreshState) {
+  struct Derived : ClusterState::Derived {};
+  std::mt19937 rng(3);
+  for (const auto& topo : {TwoNodes(), WithUnplacedAndCpuNodes()}) {
+    for (int round = 0; round < 20; ++round) {
+      std::vector<uint8_t> free(static_cast<size_t>(topo->num_gpus()));
+      std::vector<GpuId> others;
+      for (GpuId g = 0; g < topo->num_gpus(); ++g) {
+        free[g] = static_cast<uint8_t>(rng() % 2);
+        if (!free[g]) others.push_back(g);
+      }
+      ClusterState want(topo);
+      ASSERT_THAT(want.Allocate(others), IsOk());
+      ClusterState got(topo);
+      ASSERT_THAT(got.Allocate({0, 2}), IsOk());
+      got.set_derived(std::make_unique<Derived>());
+      const uint64_t end = got.journal_end();
+      got.ResetToFree(free);
+      EXPECT_EQ(got.derived(), nullptr);
+      EXPECT_GT(got.journal_begin(), end);  // an index that read the journal rebuilds
+      EXPECT_EQ(got.num_free(), want.num_free());
+      EXPECT_EQ(got.busy_fingerprint(), want.busy_fingerprint());
+      for (GpuId g = 0; g < topo->num_gpus(); ++g) EXPECT_EQ(got.busy(g), want.busy(g)) << g;
+      for (NodeId n = 0; n < topo->num_nodes(); ++n) {
+        EXPECT_EQ(got.free_on_node(n), want.free_on_node(n)) << n;
+      }
+      for (DomainId d = 0; d < topo->num_domains(); ++d) {
+        EXPECT_EQ(got.free_in_domain(d), want.free_in_domain(d)) << d;
+      }
+      for (int l = 0; l < topo->num_leaf_groups(); ++l) {
+        EXPECT_EQ(got.free_in_leaf_group(l), want.free_in_leaf_group(l)) << l;
+      }
+    }
+  }
 }
 
 }  // namespace
