@@ -47,6 +47,9 @@ struct NicScratch {
   std::vector<NodeId> nodes, last_nodes;
   std::vector<DomainId> domains, last_domains;
   std::vector<uint64_t> places, last_places;
+  // EstimateComm without the caller's RankPlaces: each rank's node and domain.
+  std::vector<NodeId> rank_node;
+  std::vector<DomainId> rank_domain;
 };
 
 NicScratch& ScratchFor(const Topology& topo) {
@@ -183,50 +186,82 @@ double TpAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus, 
 
 CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks, const Request& r,
                           const ModelProfile& m) {
+  NicScratch& scratch = ScratchFor(topo);
+  scratch.rank_node.resize(ranks.size());
+  scratch.rank_domain.resize(ranks.size());
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const Gpu& gpu = topo.gpus()[ranks[i]];
+    scratch.rank_node[i] = gpu.node;
+    scratch.rank_domain[i] = gpu.domain;
+  }
+  return EstimateComm(topo, ranks, {scratch.rank_node, scratch.rank_domain}, r, m);
+}
+
+CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
+                          const RankPlaces& places, const Request& r, const ModelProfile& m) {
   CommEstimate e;
-  if (static_cast<int>(ranks.size()) != r.gpus) return e;
+  if (static_cast<int>(ranks.size()) != r.gpus || places.node.size() != ranks.size() ||
+      places.domain.size() != ranks.size()) {
+    return e;
+  }
   Volumes v = VolumesFor(r, m);
-  auto rank = [&](int t, int p, int d) { return ranks[t + r.tp * (p + r.pp * d)]; };
+  auto at = [&](int t, int p, int d) {
+    return static_cast<size_t>(t) + static_cast<size_t>(r.tp) * (p + static_cast<size_t>(r.pp) * d);
+  };
+  auto rank = [&](int t, int p, int d) { return ranks[at(t, p, d)]; };
   NicScratch& scratch = ScratchFor(topo);
   // Rings between nodes share their nodes' NICs (Node::nics) in each phase. Only where some
   // node sends more hops than it has NICs are the hops priced at their share (nullptr: at the
   // whole link, as with one NIC per GPU, where a node never sends more than one hop per GPU:
   // then nothing is counted).
   const bool shares = !topo.nic_per_gpu();
-  const std::vector<int>* tp_flows = nullptr;
-  if (r.tp > 1 && shares) {
-    bool over = false;
-    for (int g = 0; g < r.num_groups(); ++g) {
-      over |= CountTpLeaderHops(topo, ranks, r.tp, g, scratch);
-    }
-    if (over) tp_flows = &scratch.flows;
-  }
   std::vector<GpuId>& group = scratch.group;
-  // TP groups: one ring per (p, d); tp_count all-reduces run one after another. A group
-  // inside one NVLink domain is a ring at that domain's bandwidth (priced once per bandwidth).
-  double priced_gbps = -1;
-  for (int d = 0; d < r.dp; ++d) {
-    for (int p = 0; p < r.pp; ++p) {
-      DomainId first = topo.gpus()[rank(0, p, d)].domain;
-      bool one_domain = true;
-      for (int t = 1; t < r.tp && one_domain; ++t) {
-        one_domain = topo.gpus()[rank(t, p, d)].domain == first;
-      }
-      if (one_domain && r.tp > 1) {
-        double gbps = topo.domains()[first].nvlink_gbps;
-        if (gbps == priced_gbps) continue;
-        priced_gbps = gbps;
-        Link l = LinkBetween(topo, rank(0, p, d), rank(1, p, d));
-        e.tp_s =
-            std::max(e.tp_s, v.tp_count * RingSeconds(r.tp, v.tp_bytes, l.bytes_per_s, l.alpha_s));
-        continue;
-      }
-      group.clear();
-      for (int t = 0; t < r.tp; ++t) group.push_back(rank(t, p, d));
-      e.tp_s = std::max(e.tp_s, v.tp_count * SharedTpSeconds(topo, group, v.tp_bytes, tp_flows));
+  if (r.tp > 1 && places.tp_groups_whole) {
+    // Every group a ring inside one domain, every domain with a group: no hop between nodes,
+    // and the domains' bandwidths give the time (priced once per bandwidth).
+    double priced_gbps = -1;
+    for (DomainId d : places.domains) {
+      double gbps = topo.domains()[d].nvlink_gbps;
+      if (gbps == priced_gbps) continue;
+      priced_gbps = gbps;
+      e.tp_s = std::max(e.tp_s, v.tp_count * RingSeconds(r.tp, v.tp_bytes, gbps * 1e9,
+                                                         topo.nvlink_alpha_us() * 1e-6));
     }
+  } else if (r.tp > 1) {
+    const std::vector<int>* tp_flows = nullptr;
+    if (shares) {
+      bool over = false;
+      for (int g = 0; g < r.num_groups(); ++g) {
+        over |= CountTpLeaderHops(topo, ranks, r.tp, g, scratch);
+      }
+      if (over) tp_flows = &scratch.flows;
+    }
+    // TP groups: one ring per (p, d); tp_count all-reduces run one after another. A group
+    // inside one NVLink domain is a ring at that domain's bandwidth (priced once per
+    // bandwidth). With TP 1 there is no ring: nothing to price.
+    double priced_gbps = -1;
+    for (int d = 0; d < r.dp; ++d) {
+      for (int p = 0; p < r.pp; ++p) {
+        const DomainId* domain = places.domain.data() + at(0, p, d);  // the group's r.tp ranks
+        DomainId first = domain[0];
+        bool one_domain = true;
+        for (int t = 1; t < r.tp && one_domain; ++t) one_domain = domain[t] == first;
+        if (one_domain) {
+          double gbps = topo.domains()[first].nvlink_gbps;
+          if (gbps == priced_gbps) continue;
+          priced_gbps = gbps;
+          Link l = LinkBetween(topo, rank(0, p, d), rank(1, p, d));
+          e.tp_s = std::max(e.tp_s,
+                            v.tp_count * RingSeconds(r.tp, v.tp_bytes, l.bytes_per_s, l.alpha_s));
+          continue;
+        }
+        group.clear();
+        for (int t = 0; t < r.tp; ++t) group.push_back(rank(t, p, d));
+        e.tp_s = std::max(e.tp_s, v.tp_count * SharedTpSeconds(topo, group, v.tp_bytes, tp_flows));
+      }
+    }
+    if (shares) ClearFlows(topo, ranks, scratch.flows);
   }
-  if (r.tp > 1 && shares) ClearFlows(topo, ranks, scratch.flows);
   // PP: each pipeline (t, d) sends across its pp-1 boundaries, one after another.
   if (r.pp > 1) {
     for (int d = 0; d < r.dp; ++d) {
@@ -262,7 +297,7 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
     std::vector<NodeId>& last_nodes = scratch.last_nodes;
     std::vector<DomainId>& domains = scratch.domains;
     std::vector<DomainId>& last_domains = scratch.last_domains;
-    std::vector<uint64_t>& places = scratch.places;
+    std::vector<uint64_t>& ring_places = scratch.places;
     std::vector<uint64_t>& last_places = scratch.last_places;
     last_nodes.clear();
     last_domains.clear();
@@ -274,26 +309,34 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
         group.resize(n);
         nodes.resize(n);
         domains.resize(n);
-        places.resize(dp_flows == nullptr ? n : 0);
+        // Rank t of stage p in each DP replica: r.tp * r.pp ranks apart.
+        const size_t stride = static_cast<size_t>(r.tp) * r.pp;
+        const NodeId* node = places.node.data() + at(t, p, 0);
+        const DomainId* domain = places.domain.data() + at(t, p, 0);
         for (size_t d = 0; d < n; ++d) {
-          group[d] = rank(t, p, static_cast<int>(d));
-          const Gpu& gpu = topo.gpus()[group[d]];
-          nodes[d] = gpu.node;
-          domains[d] = gpu.domain;
-          if (dp_flows == nullptr) {
-            places[d] = static_cast<uint64_t>(static_cast<uint32_t>(gpu.domain)) << 32 |
-                        static_cast<uint32_t>(topo.LeafGroup(gpu.node));
-          }
+          nodes[d] = node[d * stride];
+          domains[d] = domain[d * stride];
         }
-        bool crosses = nodes[n - 1] != nodes[0];
-        for (size_t i = 0; i + 1 < n && crosses; ++i) crosses = nodes[i] != nodes[i + 1];
         // last_nodes is empty until a ring is priced (the first ring has two ranks or more).
         if (nodes == last_nodes && domains == last_domains) continue;
-        if (crosses && last_crosses && dp_flows == nullptr && places == last_places) continue;
+        // Without NIC shares: (domain, leaf group) per rank, and whether every hop crosses
+        // nodes, in one pass (with shares neither is read).
+        bool crosses = false;
+        if (dp_flows == nullptr) {
+          crosses = nodes[n - 1] != nodes[0];
+          ring_places.resize(n);
+          for (size_t d = 0; d < n; ++d) {
+            ring_places[d] = static_cast<uint64_t>(static_cast<uint32_t>(domains[d])) << 32 |
+                             static_cast<uint32_t>(topo.LeafGroup(nodes[d]));
+            if (d > 0) crosses &= nodes[d] != nodes[d - 1];
+          }
+          if (crosses && last_crosses && ring_places == last_places) continue;
+        }
+        for (size_t d = 0; d < n; ++d) group[d] = rank(t, p, static_cast<int>(d));
         e.dp_s = std::max(e.dp_s, SharedRingSeconds(topo, group, v.dp_bytes, dp_flows));
         std::swap(nodes, last_nodes);
         std::swap(domains, last_domains);
-        std::swap(places, last_places);
+        std::swap(ring_places, last_places);
         last_crosses = crosses;
       }
     }

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "absl/types/span.h"
 #include "placement/model/request.h"
 #include "placement/model/topology.h"
 
@@ -59,6 +60,22 @@ double TpAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus, 
 // scratch sized to the cluster).
 CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
                           const Request& request, const ModelProfile& model);
+
+// Each rank's node and NVLink domain: rank r's GPU ranks[r] is on node[r], in domain[r].
+struct RankPlaces {
+  absl::Span<const NodeId> node;
+  absl::Span<const DomainId> domain;
+  // Where the caller counted them: every TP group inside one domain, and the ranks' distinct
+  // domains. Then each group is a ring at its domain's bandwidth and every domain holds a
+  // group: the TP time is priced per domain, not per group.
+  bool tp_groups_whole = false;
+  absl::Span<const DomainId> domains;
+};
+// The same estimate from the places the caller read already (the engine reads them once per
+// candidate for all its facts); `places` must be those of `ranks`.
+CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
+                          const RankPlaces& places, const Request& request,
+                          const ModelProfile& model);
 
 // The same job with every GPU in one NVLink domain of the fastest model: a lower bound.
 CommEstimate IdealComm(const Topology& topo, const Request& request, const ModelProfile& model);

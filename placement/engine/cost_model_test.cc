@@ -231,6 +231,65 @@ TEST(CostModelRingsTest, DpPhaseIsItsSlowestRingPricedAlone) {
   EXPECT_GT(compared, 20);
 }
 
+// The engine hands EstimateComm each rank's node and domain, and for jobs whose TP groups
+// are whole their distinct domains, so that the TP rings are priced per domain: the same
+// estimate as from the ranks alone. On every bundled cluster (some of several GPU models,
+// some with NICs shared), for jobs of whole TP groups taken node by node in a random order of
+// nodes, and for the same GPUs shuffled (groups split).
+TEST(CostModelRingsTest, CountedPlacesPriceAsTheRanksAlone) {
+  int whole = 0, split = 0;
+  for (const std::string& file : testing::ConfigFiles()) {
+    auto topo = LoadTopologyFile(file);
+    ASSERT_THAT(topo, IsOk()) << file;
+    const Topology& t = **topo;
+    std::mt19937 rng(11);
+    for (int tp : {1, 2, 4, 8}) {
+      std::vector<NodeId> order(t.num_nodes());
+      for (NodeId n = 0; n < t.num_nodes(); ++n) order[n] = n;
+      std::shuffle(order.begin(), order.end(), rng);
+      std::vector<GpuId> ranks;
+      for (NodeId n : order) {
+        const NodeGpus& gpus = t.nodes()[n].gpus;
+        // Whole groups of the node's GPUs, in its first island when it has several.
+        int take = static_cast<int>(gpus.size()) / tp * tp;
+        for (int i = 0; i < take; ++i) ranks.push_back(gpus[i]);
+      }
+      int groups = std::min<int>(32, static_cast<int>(ranks.size()) / tp);
+      if (groups < 2) continue;
+      ranks.resize(static_cast<size_t>(tp) * groups);
+      RequestSpec rs;
+      rs.gpus = static_cast<int>(ranks.size());
+      rs.tp = tp;
+      auto r = ResolveRequest(rs, t);
+      ASSERT_THAT(r, IsOk()) << file;
+      for (int shuffled = 0; shuffled < 2; ++shuffled) {
+        if (shuffled) std::shuffle(ranks.begin(), ranks.end(), rng);
+        std::vector<NodeId> node;
+        std::vector<DomainId> domain;
+        for (GpuId g : ranks) {
+          node.push_back(t.gpus()[g].node);
+          domain.push_back(t.gpus()[g].domain);
+        }
+        bool groups_whole = true;
+        for (size_t i = 0; i < ranks.size(); ++i) groups_whole &= domain[i] == domain[i / tp * tp];
+        std::vector<DomainId> domains = domain;
+        std::sort(domains.begin(), domains.end());
+        domains.erase(std::unique(domains.begin(), domains.end()), domains.end());
+        CommEstimate alone = EstimateComm(t, ranks, *r, ModelProfile{});
+        CommEstimate counted =
+            EstimateComm(t, ranks, {node, domain, groups_whole, domains}, *r, ModelProfile{});
+        std::string what = absl::StrCat(file, " tp ", tp, " shuffled ", shuffled);
+        EXPECT_DOUBLE_EQ(counted.tp_s, alone.tp_s) << what;
+        EXPECT_DOUBLE_EQ(counted.pp_s, alone.pp_s) << what;
+        EXPECT_DOUBLE_EQ(counted.dp_s, alone.dp_s) << what;
+        ++(groups_whole && tp > 1 ? whole : split);
+      }
+    }
+  }
+  EXPECT_GT(whole, 10);
+  EXPECT_GT(split, 10);
+}
+
 // Two NVL racks of two 4-GPU trays; each rack's first tray under a 400 Gb/s leaf, its second
 // under a 200 Gb/s one. TP=8 x DP=2, a TP group per rack: the DP ring of ranks 0-3 runs over
 // the fast leaf, that of ranks 4-7 (the same racks, other trays) over the slow one and
