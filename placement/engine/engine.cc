@@ -13,6 +13,8 @@
 #include "absl/types/span.h"
 #include "placement/engine/generator.h"
 #include "placement/engine/scorer.h"
+#include "placement/engine/sorted_ids.h"
+#include "placement/engine/stamps.h"
 #include "placement/model/limits.h"
 #include "placement/model/mix64.h"
 
@@ -32,8 +34,14 @@ struct Scored {
 
 // Per thread, kept between calls, so that a candidate's facts allocate only what they keep.
 struct FactsScratch {
+  std::vector<NodeId> node;                    // ComputeFacts: each rank's node ...
+  std::vector<DomainId> domain;                // ... and NVLink domain
+  std::vector<NodeId> nodes;                   // ComputeFacts: one per run of ranks on a node
+  IdBits node_bits;                            // ComputeFacts: to sort them
   std::vector<std::pair<DomainId, int>> runs;  // ComputeFacts: (domain, GPUs) per run of ranks
   std::vector<NodeId> group, last;             // DpTier: the nodes of a DP group, of the last
+  std::vector<NodeId> distinct;                // DpTier: the group's distinct nodes
+  Stamps seen;                                 // DpTier: the nodes listed in `distinct`
 };
 
 FactsScratch& Scratch() {
@@ -41,76 +49,98 @@ FactsScratch& Scratch() {
   return s;
 }
 
-// The highest tier any DP group crosses: the group of (t, p) is ranks t + tp * (p + pp * d).
-// Every (t, p) counts: when TP groups span nodes, rank t of one group and rank t of another
-// can sit on different switches while their first ranks share a node. No group crosses more
-// than the whole job (`job_tier`): the first that does ends the search.
-int DpTier(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks, int job_tier) {
+// The highest tier any DP group crosses: the group of (t, p) is ranks t + tp * (p + pp * d),
+// on `node` (each rank's node). Every (t, p) counts: when TP groups span nodes, rank t of one
+// group and rank t of another can sit on different switches while their first ranks share a
+// node. No group crosses more than the whole job (`job_tier`): the first that does ends the
+// search.
+int DpTier(const Topology& topo, const Request& r, absl::Span<const NodeId> node, int job_tier) {
   int tier = Topology::kSameNode;
   if (r.dp <= 1) return tier;
-  std::vector<NodeId>& group = Scratch().group;
-  std::vector<NodeId>& last = Scratch().last;
+  FactsScratch& scratch = Scratch();
+  std::vector<NodeId>& group = scratch.group;
+  std::vector<NodeId>& last = scratch.last;
+  std::vector<NodeId>& distinct = scratch.distinct;
   last.clear();
+  const size_t stride = static_cast<size_t>(r.tp) * r.pp;
+  group.resize(static_cast<size_t>(r.dp));
+  distinct.resize(group.size());
   for (int p = 0; p < r.pp; ++p) {
     for (int t = 0; t < r.tp && tier < job_tier; ++t) {
-      group.clear();
-      for (int d = 0; d < r.dp; ++d) {
-        group.push_back(topo.gpus()[ranks[t + size_t{1} * r.tp * (p + r.pp * d)]].node);
-      }
+      const NodeId* first = node.data() + t + static_cast<size_t>(r.tp) * p;
+      for (size_t d = 0; d < group.size(); ++d) group[d] = first[d * stride];
       // Ranks t and t - 1 of every group on the same nodes (GPUs of one node): same tier.
       if (group == last) continue;
       last = group;
-      std::sort(group.begin(), group.end());
-      group.erase(std::unique(group.begin(), group.end()), group.end());
-      tier = std::max(tier, topo.CommonTierSorted(group));
+      // Its distinct nodes in rank order (CommonTierDistinct takes any order): no sort.
+      scratch.seen.Begin(static_cast<size_t>(topo.num_nodes()));
+      size_t n = 0;
+      for (NodeId m : group) {
+        if (scratch.seen.Mark(m)) distinct[n++] = m;
+      }
+      tier = std::max(tier, topo.CommonTierDistinct(absl::MakeConstSpan(distinct.data(), n)));
     }
   }
   return tier;
 }
 
-// The candidate's GPUs (`ranks`) become the facts' own.
+// The candidate's GPUs (`ranks`) become the facts' own. Each rank's node and domain are read
+// from the topology once, into the scratch, and every fact is taken from there.
 CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelProfile& model,
                             std::vector<GpuId> ranks) {
   CandidateFacts f;
   f.ranks = std::move(ranks);
   const std::vector<GpuId>& gpus = f.ranks;
-  // Runs of one node and of one domain first (candidates take GPUs host by host), then the
-  // runs sorted: the same distinct lists and counts as sorting every rank, for less.
-  std::vector<std::pair<DomainId, int>>& runs = Scratch().runs;
-  runs.clear();
-  // At most one run per GPU: one allocation, with no pass to count the runs first.
-  f.nodes.reserve(gpus.size());
-  for (GpuId g : gpus) {
-    const Gpu& gpu = topo.gpus()[g];
-    if (f.nodes.empty() || f.nodes.back() != gpu.node) f.nodes.push_back(gpu.node);
-    if (runs.empty() || runs.back().first != gpu.domain) runs.push_back({gpu.domain, 0});
-    ++runs.back().second;
+  FactsScratch& scratch = Scratch();
+  std::vector<NodeId>& node = scratch.node;
+  std::vector<DomainId>& domain = scratch.domain;
+  // Runs of one node and of one domain too (candidates take GPUs host by host), to be sorted
+  // next: the same distinct lists and counts as sorting every rank, for less. Written by
+  // index into vectors sized for the worst case: push_back was a call per rank.
+  std::vector<NodeId>& nodes = scratch.nodes;
+  std::vector<std::pair<DomainId, int>>& runs = scratch.runs;
+  node.resize(gpus.size());
+  domain.resize(gpus.size());
+  nodes.resize(gpus.size());
+  runs.resize(gpus.size());
+  size_t node_runs = 0, domain_runs = 0;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const Gpu& gpu = topo.gpus()[gpus[i]];
+    node[i] = gpu.node;
+    domain[i] = gpu.domain;
+    if (node_runs == 0 || nodes[node_runs - 1] != gpu.node) nodes[node_runs++] = gpu.node;
+    if (domain_runs == 0 || runs[domain_runs - 1].first != gpu.domain) {
+      runs[domain_runs++] = {gpu.domain, 0};
+    }
+    ++runs[domain_runs - 1].second;
   }
-  std::sort(f.nodes.begin(), f.nodes.end());
-  f.nodes.erase(std::unique(f.nodes.begin(), f.nodes.end()), f.nodes.end());
+  nodes.resize(node_runs);
+  runs.resize(domain_runs);
+  scratch.node_bits.SortDistinct(&nodes, topo.num_nodes());
+  f.nodes.assign(nodes.begin(), nodes.end());
   std::sort(runs.begin(), runs.end());
   f.domains.reserve(runs.size());
   f.used_per_domain.reserve(runs.size());
-  for (const auto& [domain, used] : runs) {
-    if (!f.domains.empty() && f.domains.back() == domain) {
+  for (const auto& [d, used] : runs) {
+    if (!f.domains.empty() && f.domains.back() == d) {
       f.used_per_domain.back() += used;
     } else {
-      f.domains.push_back(domain);
+      f.domains.push_back(d);
       f.used_per_domain.push_back(used);
     }
   }
-  f.job_tier = topo.CommonTierSorted(f.nodes);
-  f.dp_tier = DpTier(topo, r, gpus, f.job_tier);
+  f.job_tier = topo.CommonTierDistinct(f.nodes);
+  f.dp_tier = DpTier(topo, r, node, f.job_tier);
   for (int g = 0; g < r.num_groups(); ++g) {
-    DomainId d = topo.gpus()[gpus[size_t{1} * g * r.tp]].domain;
+    const DomainId* group = domain.data() + static_cast<size_t>(g) * r.tp;
     for (int t = 1; t < r.tp; ++t) {
-      if (topo.gpus()[gpus[size_t{1} * g * r.tp + t]].domain != d) {
+      if (group[t] != group[0]) {
         ++f.tp_groups_split;
         break;
       }
     }
   }
-  f.comm = EstimateComm(topo, gpus, r, model);
+  f.comm = EstimateComm(topo, gpus, {node, domain, f.tp_groups_split == 0, f.domains}, r, model);
   return f;
 }
 

@@ -238,14 +238,15 @@ int Topology::CommonTier(const std::vector<NodeId>& nodes) const {
   std::vector<NodeId> sorted = nodes;
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  return CommonTierSorted(sorted);
+  return CommonTierDistinct(sorted);
 }
 
-int Topology::CommonTierSorted(absl::Span<const NodeId> nodes) const {
+int Topology::CommonTierDistinct(absl::Span<const NodeId> nodes) const {
   // Distinct leaf groups first: a job spans few of them, and pairs inside a group share its
   // leaves. All pairs are needed: a multi-rooted tree is not an ultrametric. A group's nodes
   // are mostly consecutive, so the nodes are read as runs of one group: (group, whether the
-  // run has more than one node). Both lists are short: kept inline, no allocation.
+  // run has more than one node; the nodes are distinct, so that says two of them). Both lists
+  // are short: kept inline, no allocation.
   if (nodes.size() < 2) return kSameNode;
   absl::InlinedVector<std::pair<int, bool>, 16> runs;
   for (NodeId n : nodes) {

@@ -350,8 +350,9 @@ class Topology {
   // are one) when they have as many leaves each and that component answers exactly; else
   // over every pair of leaf groups.
   int CommonTier(const std::vector<NodeId>& nodes) const;
-  // CommonTier of nodes already ascending and distinct (no copy, no sort).
-  int CommonTierSorted(absl::Span<const NodeId> nodes) const;
+  // CommonTier of nodes already distinct, in any order (no copy, no sort); ascending reads
+  // fastest (a leaf group's nodes in one run).
+  int CommonTierDistinct(absl::Span<const NodeId> nodes) const;
 
   // Every GPU under a switch, ascending.
   std::vector<GpuId> GpusUnder(SwitchId sw) const;

@@ -888,7 +888,7 @@ switches: [{name: l, tier: leaf, nodes: "n[0-1]"}]
 // What the build keeps for the cost model (TopologyBuilder::KeepPathFacts) answers as the
 // model answers without it, on every bundled cluster: the path between two nodes (mostly
 // neighbours, which share a leaf group) and whether every node has a NIC per GPU; and the
-// common tier of sorted node sets (CommonTierSorted, read as runs of one leaf group) is
+// common tier of sorted node sets (CommonTierDistinct, read as runs of one leaf group) is
 // that of their worst pair.
 TEST(TopologyTest, KeptPathFactsAnswerAsTheModelWithoutThem) {
   int pairs = 0, same_group = 0;
@@ -935,7 +935,7 @@ TEST(TopologyTest, KeptPathFactsAnswerAsTheModelWithoutThem) {
           pairwise = std::max(pairwise, slow.CommonTier(nodes[x], nodes[y]));
         }
       }
-      ASSERT_EQ(fast.CommonTierSorted(nodes), pairwise) << file;
+      ASSERT_EQ(fast.CommonTierDistinct(nodes), pairwise) << file;
       ASSERT_EQ(fast.CommonTier(nodes), pairwise) << file;
     }
   }
