@@ -2,7 +2,9 @@
 // beside each the fewest hosts under the same part.
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "policies/generators.h"
 
@@ -20,6 +22,7 @@ class HierarchicalGenerator : public Generator {
   std::vector<Candidate> Generate(const SearchState& s, int k,
                                   const GenerateContext& ctx) const override {
     std::vector<Candidate> out;
+    Starts starts;
     const Hierarchy& h = s.hierarchy();
     if (s.total_capacity() < k) return out;
     int lowest = 0;
@@ -31,24 +34,42 @@ class HierarchicalGenerator : public Generator {
       budget = static_cast<int>(
           std::min<int64_t>(budget, std::max<int64_t>(2, ctx.candidate_gpus / job_gpus)));
       // The tightest first, so that the big free blocks stay whole for big jobs.
-      for (int id : s.TightestAtLevel(level, k, budget)) FromHNode(s, id, k, &out);
+      for (int id : s.TightestAtLevel(level, k, budget)) FromHNode(s, id, k, &starts, &out);
     }
     return out;
   }
 
  private:
+  // Where each best fit so far started (SearchState::BestFitStart): its candidate's index.
+  using Starts = absl::InlinedVector<std::pair<int, size_t>, 8>;
+
   // Appends the best fit from `hnode` and, for a part of the fabric, its fewest-hosts take
-  // when that uses two hosts or more and other GPUs.
-  static void FromHNode(const SearchState& s, int hnode, int k, std::vector<Candidate>* out) {
+  // when that uses two hosts or more and other GPUs. A best fit that starts where an earlier
+  // one did (the upper level's part whose tightest child was taken already: the usual case
+  // for a large job) takes the same GPUs: they are copied, not taken again.
+  static void FromHNode(const SearchState& s, int hnode, int k, Starts* starts,
+                        std::vector<Candidate>* out) {
     const Hierarchy& h = s.hierarchy();
+    int start = s.BestFitStart(hnode, k);
+    auto earlier = std::find_if(starts->begin(), starts->end(),
+                                [&](const auto& taken) { return taken.first == start; });
     Candidate c;
     c.origin = {"best fit", h.nodes()[hnode].label};
-    c.ranks.reserve(static_cast<size_t>(k) * s.chunk_size());
-    s.TakeBestFit(hnode, k, &c.ranks);
-    uint64_t fit = SetFingerprint(s.topology(), c.ranks);
-    c.fingerprint = fit;
+    if (earlier != starts->end()) {
+      const Candidate& same = (*out)[earlier->second];
+      c.ranks = same.ranks;
+      c.fingerprint = same.fingerprint;
+    } else {
+      c.ranks.reserve(static_cast<size_t>(k) * s.chunk_size());
+      s.TakeBestFit(hnode, k, &c.ranks);
+      c.fingerprint = SetFingerprint(s.topology(), c.ranks);
+      starts->push_back({start, out->size()});
+    }
+    uint64_t fit = *c.fingerprint;
     out->push_back(std::move(c));
     if (hnode < static_cast<int>(h.hosts().size())) return;  // one host: nothing to even
+    // A part that holds just the job gives all it has to any take: the best fit's GPUs.
+    if (s.capacity(hnode) == k) return;
     Candidate even;
     even.origin = {"fewest hosts", h.nodes()[hnode].label};
     even.ranks.reserve(static_cast<size_t>(k) * s.chunk_size());

@@ -93,9 +93,27 @@ TEST(HierarchicalGeneratorTest, OneHostGivesOnlyItsBestFit) {
   // Above them the leaves: leaf1 (9 free) before leaf0 (14), each with no fewest-hosts
   // candidate, as one node of each (node4, node3) holds the job alone.
   testing::GeneratorWorld w({.gpus = 3}, kBusy);
-  EXPECT_THAT(Origins(MakeHierarchicalGenerator()->Generate(*w.search, 3, {})),
+  std::vector<Candidate> c = MakeHierarchicalGenerator()->Generate(*w.search, 3, {});
+  EXPECT_THAT(Origins(c),
               ElementsAre("best fit under node5", "best fit under node1", "best fit under node3",
                           "best fit under node4", "best fit under leaf1", "best fit under leaf0"));
+  // A leaf's best fit starts at its tightest node that holds the job, taken already: the
+  // same GPUs (the engine keeps the first).
+  ASSERT_EQ(c.size(), 6u);
+  EXPECT_EQ(c[4].ranks, c[0].ranks);  // leaf1: node5
+  EXPECT_EQ(c[5].ranks, c[1].ranks);  // leaf0: node1
+  EXPECT_EQ(c[5].fingerprint, c[1].fingerprint);
+}
+
+TEST(HierarchicalGeneratorTest, APartThatHoldsJustTheJobHasNoFewestHostsTake) {
+  // leaf1 holds 9 free GPUs (node4 6, node5 3): a job of 9 takes all of them whichever way,
+  // so only the best fit is offered from it; leaf0 (14) also gets its fewest-hosts take.
+  testing::GeneratorWorld w({.gpus = 9}, kBusy);
+  std::vector<Candidate> c = MakeHierarchicalGenerator()->Generate(*w.search, 9, {});
+  EXPECT_THAT(Origins(c), ElementsAre("best fit under leaf1", "best fit under leaf0",
+                                      "fewest hosts under leaf0", "best fit under spine0",
+                                      "fewest hosts under spine0"));
+  EXPECT_THAT(w.PerNode(c[0].ranks), ElementsAre(Pair("node4", 6), Pair("node5", 3)));
 }
 
 TEST(HierarchicalGeneratorTest, NoRoomNoCandidate) {

@@ -1,5 +1,6 @@
 // model: how fast the candidate's GPUs are, by their model's NVLink bandwidth.
 #include <algorithm>
+#include <limits>
 
 #include "policies/scorers.h"
 
@@ -14,9 +15,14 @@ class ModelScorer : public Scorer {
   // of one model, so there it changes no choice.
   double Score(const ScoringContext& ctx, const CandidateFacts& facts) const override {
     const std::vector<GpuModelSpec>& models = ctx.topo.gpu_models();
-    double fastest = 0;
-    for (const GpuModelSpec& m : models) fastest = std::max(fastest, m.nvlink_gbps);
-    if (fastest <= 0 || facts.ranks.empty()) return 100;
+    double fastest = 0, slowest_model = std::numeric_limits<double>::infinity();
+    for (const GpuModelSpec& m : models) {
+      fastest = std::max(fastest, m.nvlink_gbps);
+      slowest_model = std::min(slowest_model, m.nvlink_gbps);
+    }
+    // Every model as fast (one model): 100 without reading the candidate's nodes (a 1,024-GPU
+    // job on GB200 touches hundreds of trays).
+    if (fastest <= 0 || slowest_model >= fastest || facts.ranks.empty()) return 100;
     double slowest = fastest;
     for (NodeId n : facts.nodes) {
       int m = ctx.topo.nodes()[n].model;

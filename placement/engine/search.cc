@@ -793,26 +793,40 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
       most = std::max(most, left_v[p]);
     }
   }
-  const int n_pools = static_cast<int>(left_v.size());
-  auto left = [&](int p) { return left_v[p]; };
+  // Every chunk's GPUs are written in place: `out` grows once by all this call writes (k
+  // chunks, each of rule_.nodes shares in nodes mode) and is cut back to what was written
+  // when capacity said otherwise (never happens). A resize per chunk was a call each.
+  size_t written = out->size();
+  const int shares = rule_.per_node && rule_.nodes > 1 ? rule_.nodes : 1;
+  out->resize(written + static_cast<size_t>(k) * shares * rule_.size);
+  GpuId* to = out->data();
   auto take = [&](int p, int n) {
     if (by_node) {
-      // The node's next n free GPUs, written in place (a push_back per GPU was a call each).
+      // The node's next n free GPUs (`next`: where its next free GPU may be).
       const NodeGpus& gpus = topo.nodes()[nodes[p]].gpus;
-      size_t at = out->size();
-      out->resize(at + static_cast<size_t>(n));
-      GpuId* to = out->data() + at;
       int i = next[p];
       for (int taken = 0; taken < n; ++i) {
-        if (!state_.busy(gpus[i])) to[taken++] = gpus[i];
+        if (!state_.busy(gpus[i])) {
+          to[written++] = gpus[i];
+          ++taken;
+        }
       }
       next[p] = i;
     } else {
       const GpuId* g = pools.gpus.data() + pools.begin[p] + (pools.count(p) - left_v[p]);
-      out->insert(out->end(), g, g + n);
+      std::copy(g, g + n, to + written);
+      written += static_cast<size_t>(n);
     }
     left_v[p] -= n;
   };
+  TakeChunks(k, most, &left_v, take);
+  out->resize(written);
+}
+
+template <typename Take>
+void SearchState::TakeChunks(int k, int most, std::vector<int>* left_v, Take&& take) const {
+  const int n_pools = static_cast<int>(left_v->size());
+  auto left = [&](int p) { return (*left_v)[p]; };
   if (rule_.per_node && rule_.nodes > 1) {
     // Units of rule_.nodes nodes: each node's share from the node with the fewest free GPUs
     // that still holds it (capacity counted them), the unit's nodes one after another.
@@ -823,7 +837,7 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
       }
       if (best < 0) return;  // capacity said otherwise; never happens
       take(best, rule_.size);
-      left_v[best] = 0;  // one share per node
+      (*left_v)[best] = 0;  // one share per node
     }
     return;
   }
@@ -836,62 +850,73 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
     }
     if (best < 0) break;
     take(best, rule_.size);
-    if (rule_.per_node) left_v[best] = 0;  // one chunk per node
+    if (rule_.per_node) (*left_v)[best] = 0;  // one chunk per node
   }
   if (chunk == k) return;
   // Only a multi-node domain gets here, and stays: pools only lose GPUs, so none holds a
   // whole chunk again. Each chunk spans pools, the fullest first (the first of equals): the
-  // pools with GPUs left kept in that order, a pool moved back after it gave some.
+  // pools with GPUs left kept in that order, a pool moved back after it gave some. The
+  // order is built by insertion in one pass in index order (a pool goes before those with
+  // fewer GPUs left): a host has a few tens of pools.
   thread_local std::vector<int> order;
-  order.clear();
+  order.resize(static_cast<size_t>(n_pools));
+  size_t listed = 0;
   for (int p = 0; p < n_pools; ++p) {
-    if (left(p) > 0) order.push_back(p);
+    if (left(p) <= 0) continue;
+    size_t i = listed++;
+    for (; i > 0 && left(order[i - 1]) < left(p); --i) order[i] = order[i - 1];
+    order[i] = p;
   }
+  order.resize(listed);
   auto before = [&](int a, int b) { return left(a) != left(b) ? left(a) > left(b) : a < b; };
-  std::sort(order.begin(), order.end(), before);
   size_t head = 0;  // order[head..] have GPUs left
   for (; chunk < k; ++chunk) {
     int need = rule_.size;
     while (need > 0) {
       if (head == order.size()) return;  // capacity said otherwise; never happens
-      int most = order[head];
-      int n = std::min(need, left(most));
-      take(most, n);
+      int fullest = order[head];
+      int n = std::min(need, left(fullest));
+      take(fullest, n);
       need -= n;
-      if (left(most) == 0) {
+      if (left(fullest) == 0) {
         ++head;
         continue;
       }
-      for (size_t i = head; i + 1 < order.size() && before(order[i + 1], most); ++i) {
+      for (size_t i = head; i + 1 < order.size() && before(order[i + 1], fullest); ++i) {
         std::swap(order[i], order[i + 1]);
       }
     }
   }
 }
 
+int SearchState::BestFitStart(int hnode, int k) const {
+  while (hnode >= num_hosts_) {
+    int tightest = -1;
+    for (int kid : hierarchy_.nodes()[hnode].children) {
+      int c = index_->cap[kid];
+      if (c >= k && (tightest < 0 || c < index_->cap[tightest])) tightest = kid;
+    }
+    if (tightest < 0) break;
+    hnode = tightest;
+  }
+  return hnode;
+}
+
 void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
   if (k <= 0) return;
-  const Hierarchy::HNode& node = hierarchy_.nodes()[hnode];
+  // The child that holds what is left with the least to spare (the first of equals), down
+  // to where none does (the usual case: one child holds the job, no order needed); there
+  // the fullest (the first of equals) gives all it has. With the children in order of room,
+  // most first (ties by position), the fullest are taken from the front and the best fit is
+  // the first of the smallest room that still holds the rest.
+  hnode = BestFitStart(hnode, k);
   if (hnode < num_hosts_) {
     TakeFromHost(hnode, k, out);
     return;
   }
-  // The child that holds what is left with the least to spare (the first of equals); while
-  // none holds it, the fullest (the first of equals) gives all it has. With the children in
-  // order of room, most first (ties by position), the fullest are taken from the front and
-  // the best fit is the first of the smallest room that still holds the rest.
-  const std::vector<int>& kids = node.children;
+  const std::vector<int>& kids = hierarchy_.nodes()[hnode].children;
   auto room = [&](int i) { return index_->cap[kids[i]]; };
   int remaining = k;
-  int tightest = -1;
-  for (size_t i = 0; i < kids.size(); ++i) {
-    int c = room(static_cast<int>(i));
-    if (c >= remaining && (tightest < 0 || c < room(tightest))) tightest = static_cast<int>(i);
-  }
-  if (tightest >= 0) {  // one child holds the job (the usual case): no order needed
-    TakeBestFit(kids[tightest], remaining, out);
-    return;
-  }
   // Most room first, ties by position (a stable order), without the buffer stable_sort
   // allocates; on the stack for the usual tens of children. Each child is one key, less room
   // above its position, so that the sort compares plain integers (room is never negative).

@@ -195,6 +195,10 @@ class SearchState {
   // Requires capacity(hnode) >= k. The state is not changed: a generator visits each host
   // at most once per candidate.
   void TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const;
+  // Where TakeBestFit(hnode, k) starts to split: down the tightest child that holds k (the
+  // first of equals) while one does; a host, or an HNode none of whose children holds k.
+  // TakeBestFit from two HNodes with the same start takes the same GPUs.
+  int BestFitStart(int hnode, int k) const;
 
   // Fewest hosts, evenly: the hosts under `hnode` with the most room, as few as hold `k`
   // chunks (what stock cons_tres does under its lowest switch: the fewest nodes), each given
@@ -243,6 +247,11 @@ class SearchState {
   void TakeFromHost(int host, int k, std::vector<GpuId>* out) const;
   // TakeFromHost's listing, without the memo.
   void TakeFromHostUncached(int host, int k, std::vector<GpuId>* out) const;
+  // Its choice among a host's pools: k chunks, each by best fit from one pool while one
+  // holds a chunk, else over pools the fullest first; each through take(pool, GPUs), which
+  // lowers (*left_v)[pool], what the pool has left (`most`: the most any has).
+  template <typename Take>
+  void TakeChunks(int k, int most, std::vector<int>* left_v, Take&& take) const;
   // Appends to `out`, in index order, the hosts under `id` whose capacity is exactly `cap`,
   // until `out` holds `limit`.
   void HostsWithCapacity(int id, int cap, size_t limit, HNodeList* out) const;

@@ -200,6 +200,33 @@ TEST_F(LabSearchTest, BestFitFillsTheFullestNodesFirstWhenNoneHoldsTheJob) {
   EXPECT_THAT(PerNode(*topo_, out), ElementsAre(Pair("node3", 6), Pair("node0", 2)));
 }
 
+TEST_F(LabSearchTest, BestFitStartsWhereNoChildHoldsTheJob) {
+  // Free: node0 2, node1 5, node2 1, node3 6 under leaf0 (14).
+  Busy("node0:0-5\nnode1:0-2\nnode2:0-6\nnode3:0-1\n");
+  Request r = Req(*topo_, {.gpus = 8});
+  SearchState s(*h_, *state_, r, ChunkRule{});
+  const int leaf0 = h_->at_level(1)[0];
+  EXPECT_EQ(h_->nodes()[s.BestFitStart(leaf0, 5)].label, "node1");  // 5 of 5
+  EXPECT_EQ(s.BestFitStart(leaf0, 8), leaf0);                       // no node holds 8
+  // From every part of the fabric and for every size it holds: the start holds the job, none
+  // of its children does, and the best fit from there takes the very GPUs (the hierarchical
+  // generator copies a best fit whose start it has taken already).
+  int compared = 0;
+  for (int id = 0; id < static_cast<int>(h_->nodes().size()); ++id) {
+    for (int k = 1; k <= s.capacity(id); ++k) {
+      int start = s.BestFitStart(id, k);
+      EXPECT_GE(s.capacity(start), k);
+      for (int child : h_->nodes()[start].children) EXPECT_LT(s.capacity(child), k);
+      std::vector<GpuId> from_id, from_start;
+      s.TakeBestFit(id, k, &from_id);
+      s.TakeBestFit(start, k, &from_start);
+      EXPECT_EQ(from_id, from_start) << h_->nodes()[id].label << " k " << k;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 50);
+}
+
 TEST_F(LabSearchTest, FewestHostsTakesTheRoomiestNodesEvenly) {
   // Free: node0 2, node1 5, node2 1, node3 6. Ten GPUs: node3 + node1 hold 11, so two
   // nodes; evenly: 5 + 5 (node1 gives all 5 it has, node3 the other 5).
