@@ -216,17 +216,20 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
   // then nothing is counted).
   const bool shares = !topo.nic_per_gpu();
   std::vector<GpuId>& group = scratch.group;
+  // A TP group inside one NVLink domain is a ring at that domain's bandwidth (LinkBetween
+  // inside a domain); tp_count all-reduces run one after another. Priced once per bandwidth.
+  double priced_gbps = -1;
+  auto price_inside = [&](DomainId d) {
+    double gbps = topo.domains()[d].nvlink_gbps;
+    if (gbps == priced_gbps) return;
+    priced_gbps = gbps;
+    e.tp_s = std::max(e.tp_s, v.tp_count * RingSeconds(r.tp, v.tp_bytes, gbps * 1e9,
+                                                       topo.nvlink_alpha_us() * 1e-6));
+  };
   if (r.tp > 1 && places.tp_groups_whole) {
     // Every group a ring inside one domain, every domain with a group: no hop between nodes,
-    // and the domains' bandwidths give the time (priced once per bandwidth).
-    double priced_gbps = -1;
-    for (DomainId d : places.domains) {
-      double gbps = topo.domains()[d].nvlink_gbps;
-      if (gbps == priced_gbps) continue;
-      priced_gbps = gbps;
-      e.tp_s = std::max(e.tp_s, v.tp_count * RingSeconds(r.tp, v.tp_bytes, gbps * 1e9,
-                                                         topo.nvlink_alpha_us() * 1e-6));
-    }
+    // and the domains give the time.
+    for (DomainId d : places.domains) price_inside(d);
   } else if (r.tp > 1) {
     const std::vector<int>* tp_flows = nullptr;
     if (shares) {
@@ -236,10 +239,7 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
       }
       if (over) tp_flows = &scratch.flows;
     }
-    // TP groups: one ring per (p, d); tp_count all-reduces run one after another. A group
-    // inside one NVLink domain is a ring at that domain's bandwidth (priced once per
-    // bandwidth). With TP 1 there is no ring: nothing to price.
-    double priced_gbps = -1;
+    // TP groups: one ring per (p, d). With TP 1 there is no ring: nothing to price.
     for (int d = 0; d < r.dp; ++d) {
       for (int p = 0; p < r.pp; ++p) {
         const DomainId* domain = places.domain.data() + at(0, p, d);  // the group's r.tp ranks
@@ -247,12 +247,7 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
         bool one_domain = true;
         for (int t = 1; t < r.tp && one_domain; ++t) one_domain = domain[t] == first;
         if (one_domain) {
-          double gbps = topo.domains()[first].nvlink_gbps;
-          if (gbps == priced_gbps) continue;
-          priced_gbps = gbps;
-          Link l = LinkBetween(topo, rank(0, p, d), rank(1, p, d));
-          e.tp_s = std::max(e.tp_s,
-                            v.tp_count * RingSeconds(r.tp, v.tp_bytes, l.bytes_per_s, l.alpha_s));
+          price_inside(first);
           continue;
         }
         group.clear();
