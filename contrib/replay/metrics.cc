@@ -46,6 +46,20 @@ int UnitOf(const Topology& topo, GpuId g, int level) {
   return UpTo(topo, LeafOf(topo, gpu), level - 1);
 }
 
+SpreadUnits::SpreadUnits(const Topology& topo) : topo_(topo), tiers_(topo.tiers().size()) {
+  up_.resize(static_cast<size_t>(topo.num_switches()) * tiers_);
+  for (SwitchId sw = 0; sw < topo.num_switches(); ++sw) {
+    // Each tier continues where the one below stopped: the same switch UpTo walks to.
+    SwitchId at = sw;
+    for (size_t t = 0; t < tiers_; ++t) {
+      at = UpTo(topo, at, static_cast<int>(t));
+      up_[static_cast<size_t>(sw) * tiers_ + t] = at;
+    }
+  }
+}
+
+SwitchId SpreadUnits::Leaf(GpuId g) const { return LeafOf(topo_, topo_.gpus()[g]); }
+
 namespace {
 
 // The spread of `groups` groups of `count` ranks each, group g's k-th rank at
@@ -54,12 +68,13 @@ namespace {
 // group's first GPU in each domain counts: the group's traffic inside a domain runs over
 // NVLink and leaves it through one GPU's NIC, so a group inside one domain spans one unit of
 // every tier (counted per GPU, a rail-optimized node's 8 GPUs were 8 rail leaves, and every
-// 8-GPU job "spanned" them under any policy). Each such GPU's units are found in one walk up
-// from its leaf, every level continuing where the one below stopped.
+// 8-GPU job "spanned" them under any policy). Each such GPU's units are read from its leaf's
+// row of the table.
 template <typename First>
-std::vector<double> GroupSpread(const Topology& topo, const std::vector<GpuId>& ranks,
+std::vector<double> GroupSpread(const SpreadUnits& units, const std::vector<GpuId>& ranks,
                                 size_t groups, size_t count, size_t stride, First first,
                                 std::vector<double>* widest) {
+  const Topology& topo = units.topology();
   const size_t levels = 1 + topo.tiers().size();  // SpreadLevels
   std::vector<double> mean(levels, 0.0);
   if (widest != nullptr) widest->assign(levels, 0.0);
@@ -81,9 +96,9 @@ std::vector<double> GroupSpread(const Topology& topo, const std::vector<GpuId>& 
       // The first GPU of each domain in rank order: its switch of each tier.
       if (!domains_seen.Mark(topo.DomainOf(g))) continue;
       ++distinct[0];
-      SwitchId sw = LeafOf(topo, topo.gpus()[g]);
+      const SwitchId leaf = units.Leaf(g);
       for (size_t level = 1; level < levels; ++level) {
-        sw = UpTo(topo, sw, static_cast<int>(level) - 1);
+        const SwitchId sw = units.Up(leaf, static_cast<int>(level) - 1);
         distinct[level] += switches_seen[level].Mark(sw < 0 ? static_cast<int>(no_switch) : sw);
       }
     }
@@ -98,24 +113,24 @@ std::vector<double> GroupSpread(const Topology& topo, const std::vector<GpuId>& 
 
 }  // namespace
 
-std::vector<double> TpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
+std::vector<double> TpGroupSpread(const SpreadUnits& units, const std::vector<GpuId>& ranks, int tp,
                                   int pp, int dp, std::vector<double>* widest) {
   if (widest != nullptr) widest->clear();
   if (tp <= 1 || !SizesMatch(ranks, tp, pp, dp)) return {};
   const size_t t = static_cast<size_t>(tp);
   return GroupSpread(
-      topo, ranks, static_cast<size_t>(pp) * dp, t, 1, [t](size_t group) { return group * t; },
+      units, ranks, static_cast<size_t>(pp) * dp, t, 1, [t](size_t group) { return group * t; },
       widest);
 }
 
-std::vector<double> DpGroupSpread(const Topology& topo, const std::vector<GpuId>& ranks, int tp,
+std::vector<double> DpGroupSpread(const SpreadUnits& units, const std::vector<GpuId>& ranks, int tp,
                                   int pp, int dp, std::vector<double>* widest) {
   if (widest != nullptr) widest->clear();
   if (dp <= 1 || !SizesMatch(ranks, tp, pp, dp)) return {};
   // Group (t, p) starts at rank t + tp * p; its members are tp * pp apart.
   const size_t groups = static_cast<size_t>(tp) * pp;
   return GroupSpread(
-      topo, ranks, groups, static_cast<size_t>(dp), groups, [](size_t group) { return group; },
+      units, ranks, groups, static_cast<size_t>(dp), groups, [](size_t group) { return group; },
       widest);
 }
 

@@ -37,6 +37,7 @@ class Sim {
   Sim(const Engine& engine, const std::vector<TraceJob>& jobs, const SimOptions& options)
       : engine_(engine),
         topo_(engine.topology()),
+        units_(topo_),
         jobs_(jobs),
         options_(options),
         state_(engine.topology_ptr()),
@@ -210,8 +211,8 @@ class Sim {
     rec.comm_s = r.comm.total();
     rec.best_comm_s = shape.best_comm;
     const Request& q = *shape.request;
-    rec.tp_spread = TpGroupSpread(topo_, rec.ranks, q.tp, q.pp, q.dp);
-    rec.dp_spread = DpGroupSpread(topo_, rec.ranks, q.tp, q.pp, q.dp, &rec.dp_spread_max);
+    rec.tp_spread = TpGroupSpread(units_, rec.ranks, q.tp, q.pp, q.dp);
+    rec.dp_spread = DpGroupSpread(units_, rec.ranks, q.tp, q.pp, q.dp, &rec.dp_spread_max);
     if (options_.comm_share > 0 && shape.best_comm > 0) {
       double ratio = std::min(10.0, rec.comm_s / shape.best_comm);
       rec.stretch = (1 - options_.comm_share) + options_.comm_share * ratio;
@@ -366,6 +367,7 @@ class Sim {
 
   const Engine& engine_;
   const Topology& topo_;
+  const SpreadUnits units_;  // the group spreads' units of topo_
   const std::vector<TraceJob>& jobs_;
   SimOptions options_;
   ClusterState state_;
