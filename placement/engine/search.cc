@@ -304,8 +304,10 @@ void Hierarchy::LinkParents() {
 void Hierarchy::MeasureHosts(const Topology& topo) {
   host_of_.assign(topo.num_nodes(), -1);
   single_node_.assign(hosts_.size(), -1);
+  single_first_gpu_.assign(hosts_.size(), 0);
   one_island_nodes_.assign(hosts_.size(), 1);
   host_gpus_.assign(hosts_.size(), 0);
+  host_spares_.assign(hosts_.size(), 0);
   for (int h : hosts_) {
     for (NodeId n : nodes_[h].nodes) {
       host_of_[n] = h;
@@ -317,6 +319,12 @@ void Hierarchy::MeasureHosts(const Topology& topo) {
     NodeId first = nodes_[h].nodes[0];
     if (nodes_[h].nodes.size() == 1 && topo.nodes()[first].domains.size() == 1) {
       single_node_[h] = first;
+      single_first_gpu_[h] = topo.nodes()[first].gpus.front();
+    }
+    if (nodes_[h].nodes.size() > 1) {
+      // A multi-node domain's nodes have that one domain.
+      const NvlDomain& domain = topo.domains()[topo.nodes()[first].domains[0]];
+      if (domain.multi_node) host_spares_[h] = domain.spares;
     }
   }
 }
@@ -397,13 +405,11 @@ bool TakeRoom(int* room) {
 
 }  // namespace
 
-int SpareRoom(const Topology& topo, const ClusterState& state, absl::Span<const NodeId> nodes) {
-  if (nodes.size() < 2) return -1;
-  const NvlDomain& domain = topo.domains()[topo.nodes()[nodes[0]].domains[0]];
-  if (!domain.multi_node || domain.spares <= 0) return -1;
+int SpareRoom(const ClusterState& state, absl::Span<const NodeId> nodes, int spares) {
+  if (nodes.size() < 2 || spares <= 0) return -1;
   int held = 0;
   for (NodeId n : nodes) held += state.node_all_free(n) ? 0 : 1;
-  return std::max(0, static_cast<int>(nodes.size()) - domain.spares - held);
+  return std::max(0, static_cast<int>(nodes.size()) - spares - held);
 }
 
 namespace {
@@ -433,7 +439,7 @@ inline HostCount CountHost(const Hierarchy& h, const ClusterState& state, const 
   const Topology& topo = state.topology();
   const auto& nodes = h.nodes()[host].nodes;
   HostCount out;
-  int room = rule.keep_spares ? SpareRoom(topo, state, nodes) : -1;
+  int room = rule.keep_spares ? SpareRoom(state, nodes, h.host_spares(host)) : -1;
   auto usable = [&](NodeId n) {
     bool yes = request.allowed_node[n] && (!request.exclusive || state.node_all_free(n));
     if (yes && room >= 0 && state.node_all_free(n)) yes = TakeRoom(&room);  // else a spare
@@ -643,7 +649,7 @@ void SearchState::Pools(int host, FlatPools* out) const {
   out->gpus.clear();
   out->begin.assign(1, 0);
   const auto& nodes = hierarchy_.nodes()[host].nodes;
-  int room = rule_.keep_spares ? SpareRoom(topo, state_, nodes) : -1;
+  int room = rule_.keep_spares ? SpareRoom(state_, nodes, hierarchy_.host_spares(host)) : -1;
   // Nodes mode: a node's islands, reused from node to node (its inner lists keep their room).
   thread_local std::vector<std::vector<GpuId>> islands;
   for (NodeId n : nodes) {
@@ -716,15 +722,14 @@ std::vector<GpuId> SearchState::NodePool(const std::vector<std::vector<GpuId>>& 
 
 void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
   if (k <= 0) return;
-  const auto& nodes = hierarchy_.nodes()[host].nodes;
-  const Topology& topo = state_.topology();
-  if (!rule_.per_node && nodes.size() == 1 && topo.nodes()[nodes[0]].domains.size() == 1) {
+  if (NodeId single = hierarchy_.single_node(host); !rule_.per_node && single >= 0) {
     // One node, one island: its one pool gives its free GPUs in index order. This is the
     // one-node case of the count path below (same GPUs; a single node keeps no spare, its
     // SpareRoom is -1), kept apart because most hosts are one node and it allocates nothing.
-    if (!Usable(nodes[0])) return;
+    // Its GPUs from the hierarchy's lists: no host or node record is read.
+    if (!Usable(single)) return;
     size_t want = out->size() + static_cast<size_t>(k) * rule_.size;
-    for (GpuId g : topo.nodes()[nodes[0]].gpus) {
+    for (GpuId g : hierarchy_.single_node_gpus(host)) {
       if (out->size() >= want) break;
       if (!state_.busy(g)) out->push_back(g);
     }
@@ -776,7 +781,7 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
   if (by_node) {
     left_v.resize(nodes.size());
     next.resize(nodes.size());
-    int room = rule_.keep_spares ? SpareRoom(topo, state_, nodes) : -1;
+    int room = rule_.keep_spares ? SpareRoom(state_, nodes, hierarchy_.host_spares(host)) : -1;
     for (size_t i = 0; i < nodes.size(); ++i) {
       // As Pools lists them: nothing on a node kept as a spare.
       bool usable = Usable(nodes[i]);

@@ -60,9 +60,9 @@ struct ChunkRule {
   bool keep_spares = false;
 };
 
-// Multi-node host `nodes` (one domain): how many of its wholly free nodes a job may take
-// under keep_spares, or -1 for no limit.
-int SpareRoom(const Topology& topo, const ClusterState& state, absl::Span<const NodeId> nodes);
+// A host's `nodes` that keep `spares` of them free (Hierarchy::host_spares): how many of its
+// wholly free nodes a job may take under keep_spares, or -1 for no limit (no spares).
+int SpareRoom(const ClusterState& state, absl::Span<const NodeId> nodes, int spares);
 
 // An order-free 64-bit fingerprint of a set of GPUs (a sum of mixed ids and the count): the
 // same for the same GPUs in any order. Two candidates with equal fingerprints are taken to
@@ -113,10 +113,20 @@ class Hierarchy {
   // A host that is one node with one NVLink island: that node (its capacity is its free GPUs
   // over the chunk size); -1 for other hosts.
   NodeId single_node(int host) const { return single_node_[host]; }
+  // That node's GPUs, read from the hierarchy's own lists (a take from a node picked at
+  // random read the host's record and the node's: two cache misses, most of the take);
+  // empty for other hosts.
+  NodeGpus single_node_gpus(int host) const {
+    return single_node_[host] < 0 ? NodeGpus()
+                                  : NodeGpus(single_first_gpu_[host], host_gpus_[host]);
+  }
   // Whether every node of a host is one NVLink island (the trays of a rack, most nodes).
   bool one_island_nodes(int host) const { return one_island_nodes_[host] != 0; }
   // The GPUs of a host.
   int host_gpus(int host) const { return host_gpus_[host]; }
+  // The nodes a multi-node host keeps free as spares (its domain's NvlDomain::spares); 0 for
+  // other hosts. Kept here so that counting a rack reads no node or domain record for it.
+  int host_spares(int host) const { return host_spares_[host]; }
   // The most GPUs and nodes of one host.
   int max_host_gpus() const { return max_host_gpus_; }
   int max_host_nodes() const { return max_host_nodes_; }
@@ -134,7 +144,7 @@ class Hierarchy {
   // The virtual root over the top tier's clusters.
   void AddRoot();
   void LinkParents();
-  // host_of, single_node, one_island_nodes, host_gpus and the largest host.
+  // host_of, single_node, one_island_nodes, host_gpus, host_spares and the largest host.
   void MeasureHosts(const Topology& topo);
   // hosts_in_tree_order.
   void CheckHostOrder();
@@ -145,8 +155,10 @@ class Hierarchy {
   std::vector<int> parent_;
   std::vector<int> host_of_;
   std::vector<NodeId> single_node_;
+  std::vector<GpuId> single_first_gpu_;  // per single-node host: its node's first GPU
   std::vector<char> one_island_nodes_;
   std::vector<int> host_gpus_;
+  std::vector<int> host_spares_;
   int max_host_gpus_ = 0;
   int max_host_nodes_ = 0;
   int root_ = -1;

@@ -277,6 +277,36 @@ TEST(HierarchyTest, KnowsWhetherTheTreeMeetsHostsInIndexOrder) {
   EXPECT_FALSE(Hierarchy(*Topo(kInterleavedYaml)).hosts_in_tree_order());
 }
 
+// The host facts the takes and counts read instead of node and domain records: a one-node,
+// one-island host's GPUs are its node's, and a multi-node domain's host keeps its spares,
+// on every bundled config (the GB200 ones keep 2 spare trays a rack).
+TEST(HierarchyTest, HostFactsAreTheirNodesAndDomains) {
+  int single = 0, with_spares = 0;
+  for (const std::string& file : testing::ConfigFiles()) {
+    auto topo = LoadTopologyFile(file);
+    ASSERT_THAT(topo, IsOk()) << file;
+    Hierarchy h(**topo);
+    for (int host : h.hosts()) {
+      const auto& nodes = h.nodes()[host].nodes;
+      const Node& first = (*topo)->nodes()[nodes[0]];
+      if (nodes.size() == 1 && first.domains.size() == 1) {
+        EXPECT_EQ(h.single_node(host), nodes[0]) << file;
+        EXPECT_TRUE(h.single_node_gpus(host) == first.gpus) << file << ": " << first.name;
+        ++single;
+      } else {
+        EXPECT_EQ(h.single_node(host), -1) << file;
+        EXPECT_TRUE(h.single_node_gpus(host).empty()) << file;
+      }
+      int spares = 0;
+      if (nodes.size() > 1) spares = (*topo)->domains()[first.domains[0]].spares;
+      EXPECT_EQ(h.host_spares(host), spares) << file << ": " << h.nodes()[host].label;
+      with_spares += spares > 0 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(single, 0);
+  EXPECT_GT(with_spares, 0);
+}
+
 // A host's chunks are listed once per (host, chunk count) and copied after that
 // (SearchState::TakeFromHost): on every bundled cluster of up to 2,048 GPUs, a third of its
 // GPUs busy, takes of every count from every host, each asked again after all the others,
