@@ -47,6 +47,8 @@ int UnitOf(const Topology& topo, GpuId g, int level) {
 }
 
 SpreadUnits::SpreadUnits(const Topology& topo) : topo_(topo), tiers_(topo.tiers().size()) {
+  leaf_.reserve(static_cast<size_t>(topo.num_gpus()));
+  for (const Gpu& gpu : topo.gpus()) leaf_.push_back(LeafOf(topo, gpu));
   up_.resize(static_cast<size_t>(topo.num_switches()) * tiers_);
   for (SwitchId sw = 0; sw < topo.num_switches(); ++sw) {
     // Each tier continues where the one below stopped: the same switch UpTo walks to.
@@ -57,8 +59,6 @@ SpreadUnits::SpreadUnits(const Topology& topo) : topo_(topo), tiers_(topo.tiers(
     }
   }
 }
-
-SwitchId SpreadUnits::Leaf(GpuId g) const { return LeafOf(topo_, topo_.gpus()[g]); }
 
 namespace {
 

@@ -22,10 +22,11 @@ std::vector<std::string> SpreadLevels(const Topology& topo);
 // ends below t). -1 for a node attached to no switch.
 int UnitOf(const Topology& topo, GpuId g, int level);
 
-// UnitOf for every GPU, with each switch's switch of every tier read from a table made once
-// per topology (switches x tiers ids): walking up first parents read a switch record and its
-// list of parents per step, three quarters of a replay's group spreads (perf, 100,000 jobs
-// on 131,072 H100 GPUs under random). Holds a reference to the topology.
+// UnitOf for every GPU, from tables made once per topology: each GPU's leaf (4 bytes a GPU)
+// and each switch's switch of every tier (switches x tiers ids). Walking up first parents
+// read a switch record and its list of parents per step, three quarters of a replay's group
+// spreads (perf, 100,000 jobs on 131,072 H100 GPUs under random). Holds a reference to the
+// topology.
 class SpreadUnits {
  public:
   explicit SpreadUnits(const Topology& topo);
@@ -36,8 +37,9 @@ class SpreadUnits {
     return Up(Leaf(g), level - 1);
   }
   // The leaf switch GPU g's NIC reaches (on a rail-optimized node, the leaf of rail
-  // index % rails); -1 for a node attached to no switch.
-  SwitchId Leaf(GpuId g) const;
+  // index % rails); -1 for a node attached to no switch. From a table per GPU: reading the
+  // node's record for it was a cache miss per node of a job placed at random.
+  SwitchId Leaf(GpuId g) const { return leaf_[static_cast<size_t>(g)]; }
   // From `sw` up by first parents to its first switch of tier `tier` or above (the highest
   // reached when the tree ends below it); -1 stays -1.
   SwitchId Up(SwitchId sw, int tier) const {
@@ -47,7 +49,8 @@ class SpreadUnits {
  private:
   const Topology& topo_;
   size_t tiers_;
-  std::vector<SwitchId> up_;  // [switch x tiers + tier]
+  std::vector<SwitchId> leaf_;  // [GPU]
+  std::vector<SwitchId> up_;    // [switch x tiers + tier]
 };
 
 // Mean over a job's groups of the units each spans, per level (SpreadLevels); with `widest`,
