@@ -449,8 +449,16 @@ inline HostCount CountHost(const Hierarchy& h, const ClusterState& state, const 
     // A multi-node domain (each of its nodes has that one domain) in GPUs mode: what the
     // general count below gives for it, from the nodes' free counts alone (the trays of a
     // rack: no node's record is read).
-    for (NodeId n : nodes) {
-      if (usable(n)) out.free += state.free_on_node(n);
+    if (room < 0 && !request.exclusive) {
+      // No spares kept, not exclusive: every allowed node's free GPUs. Apart, so that no
+      // node is asked whether it is wholly free (GCC read that before the room, per tray).
+      for (NodeId n : nodes) {
+        if (request.allowed_node[n]) out.free += state.free_on_node(n);
+      }
+    } else {
+      for (NodeId n : nodes) {
+        if (usable(n)) out.free += state.free_on_node(n);
+      }
     }
     out.largest = out.free;
     out.cap = out.free / rule.size;

@@ -31,9 +31,7 @@ class ClusterState {
   // kept as GPUs change, so that a decision's key (engine.cc, DecisionKey) costs nothing per
   // GPU. Equal busy sets on one topology give equal fingerprints.
   uint64_t busy_fingerprint() const { return busy_fingerprint_; }
-  bool node_all_free(NodeId n) const {
-    return node_free_[n] == static_cast<int>(topo_->nodes()[n].gpus.size());
-  }
+  bool node_all_free(NodeId n) const { return node_free_[n] == topo_->num_gpus_on(n); }
 
   // GPUs of nodes with placed: false (Node::placed) are busy from the start and stay busy:
   // Allocate and Release pass over them, so a caller may list them either way.

@@ -293,6 +293,9 @@ class Topology {
   // sets (SetFingerprint, ClusterState::busy_fingerprint) sum or XOR one per GPU, and a read
   // is a third of the instructions of a mix.
   uint64_t GpuMix(GpuId g) const { return gpu_mix_[g]; }
+  // nodes()[n].gpus.size(), from a list of 2 bytes a node: whether a node is wholly free is
+  // asked of every tray of every rack a decision counts, and its record is 120 bytes.
+  int num_gpus_on(NodeId n) const { return node_gpu_count_[n]; }
   // GPUs of nodes that nvlplace places on (placed: true): the most a request can get.
   int num_placed_gpus() const { return num_placed_gpus_; }
   // The GPU model of a node, nullptr for a node without GPUs.
@@ -434,7 +437,8 @@ class Topology {
   int num_placed_gpus_ = 0;
   std::vector<GpuModelSpec> gpu_models_;
   std::vector<Gpu> gpus_;
-  std::vector<uint64_t> gpu_mix_;  // per GPU: Mix64 of its id
+  std::vector<uint64_t> gpu_mix_;         // per GPU: Mix64 of its id
+  std::vector<uint16_t> node_gpu_count_;  // per node: its GPUs (limits::kMaxGpusPerNode)
   std::vector<Node> nodes_;
   std::vector<NvlDomain> domains_;
   // The domains' nodes and GPUs, domain after domain (NvlDomain views them): reserved once

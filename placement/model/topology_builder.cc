@@ -575,8 +575,12 @@ absl::Status TopologyBuilder::AssignGpus() {
 
 void TopologyBuilder::AddGpus() {
   t_->gpus_.reserve(static_cast<size_t>(total_gpus_));
+  t_->node_gpu_count_.resize(t_->nodes_.size());
+  static_assert(limits::kMaxGpusPerNode <= std::numeric_limits<uint16_t>::max(),
+                "node_gpu_count_ holds a node's GPUs");
   for (NodeId n = 0; n < t_->num_nodes(); ++n) {
     t_->nodes_[n].gpus = NodeGpus(t_->num_gpus(), GroupOf(n).gpus);
+    t_->node_gpu_count_[n] = static_cast<uint16_t>(GroupOf(n).gpus);
     for (int i = 0; i < GroupOf(n).gpus; ++i) t_->gpus_.push_back(Gpu{n, i, -1});
   }
   t_->gpu_mix_.resize(t_->gpus_.size());

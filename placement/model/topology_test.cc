@@ -92,6 +92,7 @@ switches:
     const NodeGpus& gpus = topo->nodes()[n].gpus;
     std::vector<GpuId> listed(gpus.begin(), gpus.end());
     ASSERT_EQ(listed.size(), gpus.size());
+    EXPECT_EQ(topo->num_gpus_on(n), static_cast<int>(gpus.size()));  // the 2-byte list's count
     EXPECT_EQ(gpus.empty(), listed.empty());
     for (size_t i = 0; i < gpus.size(); ++i) {
       EXPECT_EQ(gpus[i], listed[i]);
