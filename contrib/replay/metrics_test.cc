@@ -55,38 +55,39 @@ TEST(SpreadTest, LevelsAreDomainsThenTiers) {
 
 TEST(SpreadTest, DpGroupsAcrossFourNodesSpanFourDomainsAndTwoLeaves) {
   auto topo = FourNodes();
+  SpreadUnits units(*topo);
   // TP 2, DP 4: ranks (0,1) on n0, (2,3) on n1, (4,5) on n2, (6,7) on n3.
   std::vector<GpuId> ranks = {0, 1, 4, 5, 8, 9, 12, 13};
   // TP groups {0,1} {4,5} {8,9} {12,13}: each one domain, one leaf, one spine.
-  EXPECT_THAT(TpGroupSpread(SpreadUnits(*topo), ranks, 2, 1, 4), ElementsAre(1, 1, 1));
+  EXPECT_THAT(TpGroupSpread(units, ranks, 2, 1, 4), ElementsAre(1, 1, 1));
   // DP groups {0,4,8,12} and {1,5,9,13}: n0-n3 = 4 domains, leaf0 + leaf1 = 2 leaves, 1 spine.
-  EXPECT_THAT(DpGroupSpread(SpreadUnits(*topo), ranks, 2, 1, 4), ElementsAre(4, 2, 1));
+  EXPECT_THAT(DpGroupSpread(units, ranks, 2, 1, 4), ElementsAre(4, 2, 1));
 }
 
 TEST(SpreadTest, SplitTpGroupsAndPipelines) {
   auto topo = FourNodes();
+  SpreadUnits units(*topo);
   // TP 4, DP 2 on n0:0,1 n1:0,1 n0:2,3 n1:2,3. TP groups {0,1,4,5} and {2,3,6,7}: 2 domains
   // each, one leaf; DP groups {0,2} {1,3} (n0) and {4,6} {5,7} (n1): one domain each.
   std::vector<GpuId> split = {0, 1, 4, 5, 2, 3, 6, 7};
-  EXPECT_THAT(TpGroupSpread(SpreadUnits(*topo), split, 4, 1, 2), ElementsAre(2, 1, 1));
-  EXPECT_THAT(DpGroupSpread(SpreadUnits(*topo), split, 4, 1, 2), ElementsAre(1, 1, 1));
+  EXPECT_THAT(TpGroupSpread(units, split, 4, 1, 2), ElementsAre(2, 1, 1));
+  EXPECT_THAT(DpGroupSpread(units, split, 4, 1, 2), ElementsAre(1, 1, 1));
   // TP 2, PP 2, DP 2: rank r = t + 2 (p + 2 d). DP group (t, p) = ranks {t + 2p, t + 2p + 4}:
   // (0,0) GPUs 0 and 8 (n0, n2), (1,0) 1 and 9, (0,1) 4 and 12 (n1, n3), (1,1) 5 and 13:
   // each 2 domains under 2 leaves.
   std::vector<GpuId> pipelined = {0, 1, 4, 5, 8, 9, 12, 13};
-  EXPECT_THAT(DpGroupSpread(SpreadUnits(*topo), pipelined, 2, 2, 2), ElementsAre(2, 2, 1));
+  EXPECT_THAT(DpGroupSpread(units, pipelined, 2, 2, 2), ElementsAre(2, 2, 1));
   // Mixed groups are averaged: DP groups of TP 2 DP 2 on {0,1, 4,8}: {0,4} is 2 domains and
   // 1 leaf, {1,8} 2 domains and 2 leaves: (1 + 2) / 2 = 1.5 leaves.
-  EXPECT_THAT(DpGroupSpread(SpreadUnits(*topo), {0, 1, 4, 8}, 2, 1, 2), ElementsAre(2, 1.5, 1));
+  EXPECT_THAT(DpGroupSpread(units, {0, 1, 4, 8}, 2, 1, 2), ElementsAre(2, 1.5, 1));
   // And the widest group: {1,8}'s 2 leaves.
   std::vector<double> widest;
-  (void)DpGroupSpread(SpreadUnits(*topo), {0, 1, 4, 8}, 2, 1, 2, &widest);
+  (void)DpGroupSpread(units, {0, 1, 4, 8}, 2, 1, 2, &widest);
   EXPECT_THAT(widest, ElementsAre(2, 2, 1));
   // TP groups {0,1} (n0) and {4,8} (n1, n2: 2 domains under 2 leaves): the widest is 2, 2, 1.
-  EXPECT_THAT(TpGroupSpread(SpreadUnits(*topo), {0, 1, 4, 8}, 2, 1, 2, &widest),
-              ElementsAre(1.5, 1.5, 1));
+  EXPECT_THAT(TpGroupSpread(units, {0, 1, 4, 8}, 2, 1, 2, &widest), ElementsAre(1.5, 1.5, 1));
   EXPECT_THAT(widest, ElementsAre(2, 2, 1));
-  EXPECT_THAT(DpGroupSpread(SpreadUnits(*topo), {0, 1, 2, 3}, 4, 1, 1, &widest), IsEmpty());
+  EXPECT_THAT(DpGroupSpread(units, {0, 1, 2, 3}, 4, 1, 1, &widest), IsEmpty());
   EXPECT_THAT(widest, IsEmpty());
 }
 
@@ -104,23 +105,21 @@ switches:
   - {name: core0, tier: core, switches: "spine0"}
 )",
                          "split.yaml");
+  SpreadUnits units(*topo);
   // TP groups {n2, n3} (both under leaf1 alone) and {n0, n2} (one GPU in each fabric).
   std::vector<double> widest;
-  EXPECT_THAT(TpGroupSpread(SpreadUnits(*topo), {8, 12, 0, 9}, 2, 1, 2, &widest),
-              ElementsAre(2, 1.5, 1.5, 1.5));
+  EXPECT_THAT(TpGroupSpread(units, {8, 12, 0, 9}, 2, 1, 2, &widest), ElementsAre(2, 1.5, 1.5, 1.5));
   EXPECT_THAT(widest, ElementsAre(2, 2, 2, 2));
   // One DP group over the four nodes: 4 domains, 2 leaves, spine0 + leaf1, core0 + leaf1.
-  EXPECT_THAT(DpGroupSpread(SpreadUnits(*topo), {0, 4, 8, 12}, 1, 1, 4), ElementsAre(4, 2, 2, 2));
+  EXPECT_THAT(DpGroupSpread(units, {0, 4, 8, 12}, 1, 1, 4), ElementsAre(4, 2, 2, 2));
 }
 
 TEST(SpreadTest, NoGroupOrSizesThatDoNotMatchGiveNothing) {
   auto topo = FourNodes();
-  EXPECT_THAT(TpGroupSpread(SpreadUnits(*topo), {0, 1, 2, 3}, 1, 1, 4),
-              IsEmpty());  // TP 1: no TP group
-  EXPECT_THAT(DpGroupSpread(SpreadUnits(*topo), {0, 1, 2, 3}, 4, 1, 1),
-              IsEmpty());  // DP 1: no DP group
-  EXPECT_THAT(DpGroupSpread(SpreadUnits(*topo), {0, 1, 2}, 2, 1, 2),
-              IsEmpty());  // 2 x 2 != 3 ranks
+  SpreadUnits units(*topo);
+  EXPECT_THAT(TpGroupSpread(units, {0, 1, 2, 3}, 1, 1, 4), IsEmpty());  // TP 1: no TP group
+  EXPECT_THAT(DpGroupSpread(units, {0, 1, 2, 3}, 4, 1, 1), IsEmpty());  // DP 1: no DP group
+  EXPECT_THAT(DpGroupSpread(units, {0, 1, 2}, 2, 1, 2), IsEmpty());     // 2 x 2 != 3 ranks
 }
 
 TEST(SpreadTest, ARailOptimizedNodeReachesOneLeafPerRail) {
@@ -137,6 +136,7 @@ switches:
   ASSERT_THAT(spec, IsOk());
   auto topo = Topology::Create(*spec);
   ASSERT_THAT(topo, IsOk());
+  SpreadUnits units(**topo);
   // GPU 0 of each node on rail0, GPU 1 on rail1; both under spine0.
   EXPECT_EQ(UnitOf(**topo, 0, 1), UnitOf(**topo, 2, 1));
   EXPECT_NE(UnitOf(**topo, 0, 1), UnitOf(**topo, 1, 1));
@@ -144,10 +144,10 @@ switches:
   // TP 2 DP 2: DP groups {n0:0, n1:0} and {n0:1, n1:1} each stay on one rail leaf; the TP
   // groups (one node each) talk over NVLink and leave their domain through one NIC: 1 domain,
   // 1 leaf (counted per GPU they were 2 rail leaves, and a one-node job of 8 GPUs was 8).
-  EXPECT_THAT(DpGroupSpread(SpreadUnits(**topo), {0, 1, 2, 3}, 2, 1, 2), ElementsAre(2, 1, 1));
-  EXPECT_THAT(TpGroupSpread(SpreadUnits(**topo), {0, 1, 2, 3}, 2, 1, 2), ElementsAre(1, 1, 1));
+  EXPECT_THAT(DpGroupSpread(units, {0, 1, 2, 3}, 2, 1, 2), ElementsAre(2, 1, 1));
+  EXPECT_THAT(TpGroupSpread(units, {0, 1, 2, 3}, 2, 1, 2), ElementsAre(1, 1, 1));
   // A DP group of a node's two GPUs: one domain, one leaf.
-  EXPECT_THAT(DpGroupSpread(SpreadUnits(**topo), {0, 1}, 1, 1, 2), ElementsAre(1, 1, 1));
+  EXPECT_THAT(DpGroupSpread(units, {0, 1}, 1, 1, 2), ElementsAre(1, 1, 1));
 }
 
 // The table gives what the walk up first parents gives, for every GPU and level of every

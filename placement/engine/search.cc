@@ -450,8 +450,10 @@ inline HostCount CountHost(const Hierarchy& h, const ClusterState& state, const 
     // general count below gives for it, from the nodes' free counts alone (the trays of a
     // rack: no node's record is read).
     if (room < 0 && !request.exclusive) {
-      // No spares kept, not exclusive: every allowed node's free GPUs. Apart, so that no
-      // node is asked whether it is wholly free (GCC read that before the room, per tray).
+      // No spares kept, not exclusive: every allowed node's free GPUs. The two tests are
+      // out of the loop, and no node is asked whether it is wholly free (GCC read that
+      // before testing the room): 0.16 M of a GB200 1,024-GPU decision's 0.92 M under
+      // firstfit at 131,072 GPUs, even with node_all_free reading num_gpus_on.
       for (NodeId n : nodes) {
         if (request.allowed_node[n]) out.free += state.free_on_node(n);
       }
