@@ -779,34 +779,21 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
 }
 
 void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out) const {
-  const auto& nodes = hierarchy_.nodes()[host].nodes;
-  const Topology& topo = state_.topology();
-  // The pools and what each has left. When each node is one island (the trays of a rack),
-  // the pools are the nodes, counted without listing their GPUs: a chunk's GPUs are read
-  // from the node as they are taken (`next`: where the node's next free GPU may be).
+  if (!rule_.per_node && hierarchy_.one_island_nodes(host)) {
+    TakeFromTrays(host, k, out);
+    return;
+  }
+  // The pools and what each has left.
   thread_local FlatPools pools;
-  thread_local std::vector<int> left_v, next;
-  const bool by_node = !rule_.per_node && hierarchy_.one_island_nodes(host);
+  thread_local std::vector<int> left_v, listed;
+  Pools(host, &pools);
+  left_v.resize(pools.size());
+  listed.clear();
   int most = 0;  // the most any pool has: no best fit is looked for when no pool holds a chunk
-  if (by_node) {
-    left_v.resize(nodes.size());
-    next.resize(nodes.size());
-    int room = rule_.keep_spares ? SpareRoom(state_, nodes, hierarchy_.host_spares(host)) : -1;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      // As Pools lists them: nothing on a node kept as a spare.
-      bool usable = Usable(nodes[i]);
-      if (usable && room >= 0 && state_.node_all_free(nodes[i])) usable = TakeRoom(&room);
-      left_v[i] = usable ? state_.free_on_node(nodes[i]) : 0;
-      most = std::max(most, left_v[i]);
-      next[i] = 0;
-    }
-  } else {
-    Pools(host, &pools);
-    left_v.resize(pools.size());
-    for (int p = 0; p < pools.size(); ++p) {
-      left_v[p] = pools.count(p);
-      most = std::max(most, left_v[p]);
-    }
+  for (int p = 0; p < pools.size(); ++p) {
+    left_v[p] = pools.count(p);
+    most = std::max(most, left_v[p]);
+    if (left_v[p] > 0) listed.push_back(p);
   }
   // Every chunk's GPUs are written in place: `out` grows once by all this call writes (k
   // chunks, each of rule_.nodes shares in nodes mode) and is cut back to what was written
@@ -816,43 +803,84 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
   out->resize(written + static_cast<size_t>(k) * shares * rule_.size);
   GpuId* to = out->data();
   auto take = [&](int p, int n) {
-    if (by_node) {
-      // The node's next n free GPUs (`next`: where its next free GPU may be).
-      const NodeGpus& gpus = topo.nodes()[nodes[p]].gpus;
-      int i = next[p];
-      for (int taken = 0; taken < n; ++i) {
-        if (!state_.busy(gpus[i])) {
-          to[written++] = gpus[i];
-          ++taken;
-        }
-      }
-      next[p] = i;
-    } else {
-      const GpuId* g = pools.gpus.data() + pools.begin[p] + (pools.count(p) - left_v[p]);
-      std::copy(g, g + n, to + written);
-      written += static_cast<size_t>(n);
-    }
+    const GpuId* g = pools.gpus.data() + pools.begin[p] + (pools.count(p) - left_v[p]);
+    std::copy(g, g + n, to + written);
+    written += static_cast<size_t>(n);
     left_v[p] -= n;
   };
-  TakeChunks(k, most, &left_v, take);
+  TakeChunks(k, most, left_v.data(), listed, take);
   out->resize(written);
 }
 
+void SearchState::TakeFromTrays(int host, int k, std::vector<GpuId>* out) const {
+  // Each node one island (the trays of a rack): the pools are the nodes, counted without
+  // listing their GPUs, and a chunk's GPUs are read from the node as they are taken (`next`:
+  // where the node's next free GPU may be). The host's node list is read through one
+  // pointer: an inline vector's every access asks where it keeps its elements.
+  const auto& list = hierarchy_.nodes()[host].nodes;
+  const NodeId* nodes = list.data();
+  const int n_nodes = static_cast<int>(list.size());
+  const Topology& topo = state_.topology();
+  thread_local std::vector<int> left_v, next, listed;
+  left_v.resize(static_cast<size_t>(n_nodes));
+  next.resize(static_cast<size_t>(n_nodes));
+  listed.clear();
+  int* left = left_v.data();
+  int* from = next.data();
+  int room = rule_.keep_spares ? SpareRoom(state_, list, hierarchy_.host_spares(host)) : -1;
+  int most = 0;  // the most any node has: no best fit is looked for when none holds a chunk
+  for (int i = 0; i < n_nodes; ++i) {
+    // As Pools lists them: nothing on a node kept as a spare. A node without free GPUs is
+    // not listed, and asks nothing more: it is not wholly free, so it takes no spare's room.
+    NodeId n = nodes[i];
+    int free = state_.free_on_node(n);
+    left[i] = 0;
+    if (free == 0) continue;
+    bool usable = Usable(n);
+    if (usable && room >= 0 && state_.node_all_free(n)) usable = TakeRoom(&room);
+    if (!usable) continue;
+    left[i] = free;
+    most = std::max(most, free);
+    from[i] = 0;
+    listed.push_back(i);
+  }
+  // Written in place, as above: k chunks of rule_.size GPUs (not nodes mode).
+  const size_t written = out->size();
+  out->resize(written + static_cast<size_t>(k) * rule_.size);
+  GpuId* const begin = out->data() + written;
+  GpuId* to = begin;
+  auto take = [&](int p, int n) {
+    // The node's next n free GPUs: its GPUs are the consecutive ids from its first.
+    const GpuId first = topo.nodes()[nodes[p]].gpus.front();
+    GpuId g = first + from[p];
+    for (int taken = 0; taken < n; ++g) {
+      if (!state_.busy(g)) {
+        *to++ = g;
+        ++taken;
+      }
+    }
+    from[p] = g - first;
+    left[p] -= n;
+  };
+  TakeChunks(k, most, left, listed, take);
+  out->resize(written + static_cast<size_t>(to - begin));
+}
+
 template <typename Take>
-void SearchState::TakeChunks(int k, int most, std::vector<int>* left_v, Take&& take) const {
-  const int n_pools = static_cast<int>(left_v->size());
-  auto left = [&](int p) { return (*left_v)[p]; };
+void SearchState::TakeChunks(int k, int most, int* left_of, const std::vector<int>& listed,
+                             Take&& take) const {
+  auto left = [&](int p) { return left_of[p]; };
   if (rule_.per_node && rule_.nodes > 1) {
     // Units of rule_.nodes nodes: each node's share from the node with the fewest free GPUs
     // that still holds it (capacity counted them), the unit's nodes one after another.
     for (int node = 0; node < k * rule_.nodes; ++node) {
       int best = -1;
-      for (int p = 0; p < n_pools; ++p) {
+      for (int p : listed) {
         if (left(p) >= rule_.size && (best < 0 || left(p) < left(best))) best = p;
       }
       if (best < 0) return;  // capacity said otherwise; never happens
       take(best, rule_.size);
-      (*left_v)[best] = 0;  // one share per node
+      left_of[best] = 0;  // one share per node
     }
     return;
   }
@@ -860,12 +888,12 @@ void SearchState::TakeChunks(int k, int most, std::vector<int>* left_v, Take&& t
   for (; chunk < k && most >= rule_.size; ++chunk) {
     // Best fit: the pool with the fewest free GPUs that still holds a whole chunk.
     int best = -1;
-    for (int p = 0; p < n_pools; ++p) {
+    for (int p : listed) {
       if (left(p) >= rule_.size && (best < 0 || left(p) < left(best))) best = p;
     }
     if (best < 0) break;
     take(best, rule_.size);
-    if (rule_.per_node) (*left_v)[best] = 0;  // one chunk per node
+    if (rule_.per_node) left_of[best] = 0;  // one chunk per node
   }
   if (chunk == k) return;
   // Only a multi-node domain gets here, and stays: pools only lose GPUs, so none holds a
@@ -874,15 +902,15 @@ void SearchState::TakeChunks(int k, int most, std::vector<int>* left_v, Take&& t
   // order is built by insertion in one pass in index order (a pool goes before those with
   // fewer GPUs left): a host has a few tens of pools.
   thread_local std::vector<int> order;
-  order.resize(static_cast<size_t>(n_pools));
-  size_t listed = 0;
-  for (int p = 0; p < n_pools; ++p) {
+  order.resize(listed.size());
+  size_t in_order = 0;
+  for (int p : listed) {
     if (left(p) <= 0) continue;
-    size_t i = listed++;
+    size_t i = in_order++;
     for (; i > 0 && left(order[i - 1]) < left(p); --i) order[i] = order[i - 1];
     order[i] = p;
   }
-  order.resize(listed);
+  order.resize(in_order);
   auto before = [&](int a, int b) { return left(a) != left(b) ? left(a) > left(b) : a < b; };
   size_t head = 0;  // order[head..] have GPUs left
   for (; chunk < k; ++chunk) {

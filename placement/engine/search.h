@@ -259,11 +259,15 @@ class SearchState {
   void TakeFromHost(int host, int k, std::vector<GpuId>* out) const;
   // TakeFromHost's listing, without the memo.
   void TakeFromHostUncached(int host, int k, std::vector<GpuId>* out) const;
+  // Its listing for a host whose every node is one island (the trays of a rack), not in
+  // nodes mode: each node a pool, read from ClusterState's counts, not listed.
+  void TakeFromTrays(int host, int k, std::vector<GpuId>* out) const;
   // Its choice among a host's pools: k chunks, each by best fit from one pool while one
   // holds a chunk, else over pools the fullest first; each through take(pool, GPUs), which
-  // lowers (*left_v)[pool], what the pool has left (`most`: the most any has).
+  // lowers left_of[pool], what the pool has left (`most`: the most any has). `listed`: the
+  // pools with GPUs, ascending (the others are never taken from).
   template <typename Take>
-  void TakeChunks(int k, int most, std::vector<int>* left_v, Take&& take) const;
+  void TakeChunks(int k, int most, int* left_of, const std::vector<int>& listed, Take&& take) const;
   // Appends to `out`, in index order, the hosts under `id` whose capacity is exactly `cap`,
   // until `out` holds `limit`.
   void HostsWithCapacity(int id, int cap, size_t limit, HNodeList* out) const;
