@@ -298,6 +298,11 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
     last_domains.clear();
     last_places.clear();
     bool last_crosses = false;
+    // Where a GPU's NVLink domain says every link it has (Topology::domains_say_links), a
+    // ring without NIC shares costs what its sequence of domains costs, and with every TP
+    // group inside one domain rank t of each group sits in its group's domain: a stage's
+    // rings are then one sequence, and its ring of rank 0 is priced alone.
+    const bool by_domains = dp_flows == nullptr && topo.domains_say_links();
     for (int p = 0; p < r.pp; ++p) {
       for (int t = 0; t < r.tp; ++t) {
         const size_t n = static_cast<size_t>(r.dp);
@@ -308,6 +313,15 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
         const size_t stride = static_cast<size_t>(r.tp) * r.pp;
         const NodeId* node = places.node.data() + at(t, p, 0);
         const DomainId* domain = places.domain.data() + at(t, p, 0);
+        if (by_domains) {
+          if (t > 0 && places.tp_groups_whole) break;
+          for (size_t d = 0; d < n; ++d) domains[d] = domain[d * stride];
+          if (domains == last_domains) continue;
+          for (size_t d = 0; d < n; ++d) group[d] = rank(t, p, static_cast<int>(d));
+          e.dp_s = std::max(e.dp_s, SharedRingSeconds(topo, group, v.dp_bytes, nullptr));
+          std::swap(domains, last_domains);
+          continue;
+        }
         for (size_t d = 0; d < n; ++d) {
           nodes[d] = node[d * stride];
           domains[d] = domain[d * stride];

@@ -313,6 +313,7 @@ switches:
   ASSERT_THAT(topo, IsOk());
   const Topology& t = **topo;
   ASSERT_TRUE(t.nic_per_gpu());
+  EXPECT_FALSE(t.domains_say_links());  // a rack's trays on two leaves: priced by the nodes
   std::vector<GpuId> ranks;
   for (const char* tray : {"t0", "t1", "t2", "t3"}) {
     for (GpuId g : t.nodes()[t.FindNode(tray)].gpus) ranks.push_back(g);
@@ -325,6 +326,48 @@ switches:
   ModelProfile m;
   // 70e9 * 2 / 8 = 17.5e9 bytes over rings of 2 at 25 GB/s: 2 * 1/2 * 17.5e9 / 25e9 + 2 * 2.7e-6.
   EXPECT_NEAR(EstimateComm(t, ranks, *r, m).dp_s, 0.7 + 5.4e-6, 1e-9);
+}
+
+// Topology::domains_say_links, which lets EstimateComm price a stage's DP rings by their
+// domains alone: where it holds, two GPUs' link is their domains' (any GPU of each domain
+// gives the same link), on every bundled cluster it holds for; it holds for the GB200 racks
+// and the one-domain H100 nodes, not for nodes of two NVLink islands (lab-islands), nor for
+// racks whose trays hang on different leaves (the test above).
+TEST(CostModelRingsTest, WhereDomainsSayLinksAGpusLinkIsItsDomains) {
+  int held = 0, pairs = 0;
+  for (const std::string& file : testing::ConfigFiles()) {
+    auto topo = LoadTopologyFile(file);
+    ASSERT_THAT(topo, IsOk()) << file;
+    const Topology& t = **topo;
+    bool gb200 = file.find("gb200") != std::string::npos;
+    bool islands = file.find("lab-islands") != std::string::npos;
+    if (gb200 || file.find("h100") != std::string::npos) {
+      EXPECT_TRUE(t.domains_say_links()) << file;
+    }
+    if (islands) {
+      EXPECT_FALSE(t.domains_say_links()) << file;
+    }
+    if (!t.domains_say_links()) continue;
+    ++held;
+    std::mt19937 rng(3);
+    auto other_in = [&](GpuId g) {
+      absl::Span<const GpuId> gpus = t.domains()[t.gpus()[g].domain].gpus;
+      return gpus[rng() % gpus.size()];
+    };
+    for (int i = 0; i < 2000; ++i) {
+      GpuId a = static_cast<GpuId>(rng() % t.num_gpus());
+      GpuId b = static_cast<GpuId>(rng() % t.num_gpus());
+      GpuId a2 = other_in(a), b2 = other_in(b);
+      if (t.gpus()[a].domain == t.gpus()[b].domain) continue;
+      Link l = LinkBetween(t, a, b), l2 = LinkBetween(t, a2, b2);
+      EXPECT_EQ(l.bytes_per_s, l2.bytes_per_s)
+          << file << " " << a << "-" << b << " " << a2 << "-" << b2;
+      EXPECT_EQ(l.alpha_s, l2.alpha_s) << file;
+      ++pairs;
+    }
+  }
+  EXPECT_GE(held, 4);
+  EXPECT_GT(pairs, 5000);
 }
 
 // TP=2 x DP=2 on n0 alone: TP groups n0:0,2 and n0:1,4. The DP ring of rank 0 (n0:0, n0:1)

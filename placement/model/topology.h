@@ -371,6 +371,11 @@ class Topology {
   // Every node has at least as many NICs as GPUs: a node never sends more hops of one phase
   // to other nodes than it has NICs (each rank sends one), so no hop is slowed to a share.
   bool nic_per_gpu() const { return nic_per_gpu_; }
+  // A GPU's NVLink domain says every link it has (LinkBetween): each node with GPUs is in
+  // one domain (two GPUs of one node never talk over PCIe) and each domain's nodes share a
+  // leaf group (a rack's trays their leaves; a one-node domain always), so the path between
+  // two GPUs of different domains is the path between those domains' leaf groups.
+  bool domains_say_links() const { return domains_say_links_; }
   // True when every leaf of the group holds only the group's nodes, so that the nodes under
   // its leaves are exactly its nodes (a rack under its own leaf, a rail-optimized unit under
   // its rail leaves); false for a group with no leaf.
@@ -467,7 +472,8 @@ class Topology {
   // Per leaf group: GroupPath(g, g)'s bandwidth, between two of its nodes (the paths a job's
   // rings cross most often), kept by the build's last step (empty before it).
   std::vector<double> group_self_gbps_;
-  bool nic_per_gpu_ = false;  // until KeepPathFacts: count as if some node might share
+  bool nic_per_gpu_ = false;        // until KeepPathFacts: count as if some node might share
+  bool domains_say_links_ = false;  // until KeepPathFacts: as if they did not
   std::vector<std::vector<SwitchId>> group_leaves_;  // per leaf group: its nodes' leaves
   std::vector<uint8_t> group_closed_;                // per leaf group: LeafGroupClosed
   std::vector<std::vector<Ancestor>> ancestors_;     // per switch, sorted by id

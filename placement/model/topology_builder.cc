@@ -1163,6 +1163,14 @@ void TopologyBuilder::KeepPathFacts() {
   t_->nic_per_gpu_ = std::all_of(t_->nodes_.begin(), t_->nodes_.end(), [](const Node& n) {
     return n.nics >= static_cast<int>(n.gpus.size());
   });
+  t_->domains_say_links_ =
+      std::all_of(t_->nodes_.begin(), t_->nodes_.end(),
+                  [](const Node& n) { return n.domains.size() <= 1; }) &&
+      std::all_of(t_->domains_.begin(), t_->domains_.end(), [&](const NvlDomain& d) {
+        return std::all_of(d.nodes.begin(), d.nodes.end(), [&](NodeId n) {
+          return t_->leaf_group_[n] == t_->leaf_group_[d.nodes.front()];
+        });
+      });
   t_->group_self_gbps_.resize(t_->num_leaf_groups_);
   for (int g = 0; g < t_->num_leaf_groups_; ++g) {
     t_->group_self_gbps_[g] = t_->GroupPath(g, g).second;
