@@ -29,8 +29,11 @@ template <typename Fn>
 void ForEachLeafGroup(const Topology& topo, absl::Span<const NodeId> nodes, Fn fn) {
   thread_local Stamps seen;
   seen.Begin(static_cast<size_t>(topo.num_leaf_groups()));
+  int last = -1;  // a group's nodes come in runs (ascending ids): a run is marked once
   for (NodeId n : nodes) {
     int g = topo.LeafGroup(n);
+    if (g == last) continue;
+    last = g;
     if (seen.Mark(g)) fn(g, topo.nodes()[n].leaves);
   }
 }

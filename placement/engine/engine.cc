@@ -103,16 +103,32 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
   domain.resize(gpus.size());
   nodes.resize(gpus.size());
   runs.resize(gpus.size());
+  // A TP group is split when a run of one domain begins inside it, so the split groups are
+  // counted where runs begin (a group counted once however many begin in it). The current
+  // runs' node and domain are kept apart from the lists (which every store to them would
+  // make the compiler read again), and a domain run is written with its first rank: its
+  // count is where the next begins, less that.
   size_t node_runs = 0, domain_runs = 0;
+  const size_t tp = static_cast<size_t>(r.tp);
+  size_t last_split = SIZE_MAX;
+  NodeId run_node = -1;
+  DomainId run_domain = -1;
   for (size_t i = 0; i < gpus.size(); ++i) {
     const Gpu& gpu = topo.gpus()[gpus[i]];
     node[i] = gpu.node;
     domain[i] = gpu.domain;
-    if (node_runs == 0 || nodes[node_runs - 1] != gpu.node) nodes[node_runs++] = gpu.node;
-    if (domain_runs == 0 || runs[domain_runs - 1].first != gpu.domain) {
-      runs[domain_runs++] = {gpu.domain, 0};
+    if (node_runs == 0 || gpu.node != run_node) nodes[node_runs++] = run_node = gpu.node;
+    if (domain_runs == 0 || gpu.domain != run_domain) {
+      if (i % tp != 0 && i / tp != last_split) {
+        last_split = i / tp;
+        ++f.tp_groups_split;
+      }
+      runs[domain_runs++] = {run_domain = gpu.domain, static_cast<int>(i)};
     }
-    ++runs[domain_runs - 1].second;
+  }
+  for (size_t k = 0; k < domain_runs; ++k) {
+    int end = k + 1 < domain_runs ? runs[k + 1].second : static_cast<int>(gpus.size());
+    runs[k].second = end - runs[k].second;
   }
   nodes.resize(node_runs);
   runs.resize(domain_runs);
@@ -129,17 +145,15 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
       f.used_per_domain.push_back(used);
     }
   }
-  f.job_tier = topo.CommonTierDistinct(f.nodes);
-  f.dp_tier = DpTier(topo, r, node, f.job_tier);
-  for (int g = 0; g < r.num_groups(); ++g) {
-    const DomainId* group = domain.data() + static_cast<size_t>(g) * r.tp;
-    for (int t = 1; t < r.tp; ++t) {
-      if (group[t] != group[0]) {
-        ++f.tp_groups_split;
-        break;
-      }
-    }
-  }
+  bool tier_by_groups = false;
+  f.job_tier = topo.CommonTierDistinct(f.nodes, &tier_by_groups);
+  // With one stage and every TP group inside one NVLink domain whose nodes share a leaf
+  // group (Topology::domains_say_links), each DP group has a rank in every TP group, so it
+  // touches just the job's leaf groups: where those alone gave the job's tier, they give
+  // every DP group's.
+  const bool dp_is_job =
+      r.dp > 1 && r.pp == 1 && f.tp_groups_split == 0 && tier_by_groups && topo.domains_say_links();
+  f.dp_tier = dp_is_job ? f.job_tier : DpTier(topo, r, node, f.job_tier);
   f.comm = EstimateComm(topo, gpus, {node, domain, f.tp_groups_split == 0, f.domains}, r, model);
   return f;
 }

@@ -242,6 +242,12 @@ int Topology::CommonTier(const std::vector<NodeId>& nodes) const {
 }
 
 int Topology::CommonTierDistinct(absl::Span<const NodeId> nodes) const {
+  bool by_groups = false;
+  return CommonTierDistinct(nodes, &by_groups);
+}
+
+int Topology::CommonTierDistinct(absl::Span<const NodeId> nodes, bool* by_groups) const {
+  *by_groups = false;
   // Distinct leaf groups first: a job spans few of them, and pairs inside a group share its
   // leaves. All pairs are needed: a multi-rooted tree is not an ultrametric. A group's nodes
   // are mostly consecutive, so the nodes are read as runs of one group: (group, whether the
@@ -272,7 +278,10 @@ int Topology::CommonTierDistinct(absl::Span<const NodeId> nodes) const {
     // Where the groups' components tell, the pairs inside a group need no look: their
     // leaves are present at any tier where the group's components are.
     int all = GroupsTier(groups);
-    if (all != -2) return all;
+    if (all != -2) {
+      *by_groups = true;
+      return all;
+    }
   }
   for (size_t i = 0; i < groups.size(); ++i) {
     for (size_t j = i + 1; j < groups.size(); ++j) {

@@ -356,6 +356,10 @@ class Topology {
   // CommonTier of nodes already distinct, in any order (no copy, no sort); ascending reads
   // fastest (a leaf group's nodes in one run).
   int CommonTierDistinct(absl::Span<const NodeId> nodes) const;
+  // The same, and in `*by_groups` whether the nodes' set of leaf groups alone gave it (two
+  // groups or more, whose components answer): then any nodes with the same set of leaf
+  // groups, however many in each, have the same CommonTier.
+  int CommonTierDistinct(absl::Span<const NodeId> nodes, bool* by_groups) const;
 
   // Every GPU under a switch, ascending.
   std::vector<GpuId> GpusUnder(SwitchId sw) const;

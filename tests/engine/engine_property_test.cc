@@ -166,6 +166,16 @@ void CheckPlacement(const ClusterState& state, const Request& r, const Placement
     }
   }
   EXPECT_EQ(res.dp_tier, DpTierOf(topo, r, res.ranks)) << where << ": DP tier";
+  int split = 0;
+  for (int g = 0; g < r.num_groups(); ++g) {
+    for (int t = 1; t < r.tp; ++t) {
+      if (topo.DomainOf(res.ranks[g * r.tp + t]) != topo.DomainOf(res.ranks[g * r.tp])) {
+        ++split;
+        break;
+      }
+    }
+  }
+  EXPECT_EQ(res.tp_groups_split, split) << where << ": TP groups split";
   if (res.tp_groups_split > 0) {
     EXPECT_FALSE(WholeGroupsFit(state, r)) << where << ": splits TP groups with room for them";
   }
