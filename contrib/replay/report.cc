@@ -462,12 +462,28 @@ std::string JobsCsv(const ReplayRun& run) {
       names.clear();
       for (NodeId n : by_node.nodes()) names.push_back(run.topo->nodes()[n].name);
       absl::StrAppend(&out, CompressHostlist(names), "\",");
+      // Each node's GPU indexes, written in place into room made for the longest they can
+      // be: a StrAppend per GPU was a third of writing the file (a 1,024-GPU job lists
+      // 1,024 of them), an append per character a fifth.
+      size_t room = 0;
       for (size_t i = 0; i < by_node.nodes().size(); ++i) {
-        absl::StrAppend(&out, i == 0 ? "" : ";", names[i], ":");
-        for (size_t k = 0; k < by_node.gpus(i).size(); ++k) {
-          absl::StrAppend(&out, k == 0 ? "" : " ", by_node.gpus(i)[k]);
+        room += names[i].size() + 2 + 12 * by_node.gpus(i).size();  // ';' name ':' " %d"...
+      }
+      const size_t at = out.size();
+      out.resize(at + room);
+      char* to = out.data() + at;
+      char* const limit = to + room;
+      for (size_t i = 0; i < by_node.nodes().size(); ++i) {
+        if (i > 0) *to++ = ';';
+        to = std::copy(names[i].begin(), names[i].end(), to);
+        *to++ = ':';
+        const std::vector<int>& gpus = by_node.gpus(i);
+        for (size_t k = 0; k < gpus.size(); ++k) {
+          if (k > 0) *to++ = ' ';
+          to = std::to_chars(to, limit, gpus[k]).ptr;
         }
       }
+      out.resize(static_cast<size_t>(to - out.data()));
       absl::StrAppend(&out, ",", j.job_tier, ",", j.tp_in_domain ? 1 : 0, ",");
       AppendFixed(&out, j.comm_s, 6);
       out += ',';
