@@ -9,6 +9,7 @@ namespace {
 class CommScorer : public Scorer {
  public:
   absl::string_view Name() const override { return "comm"; }
+  bool ReadsComm() const override { return true; }
   // 100 * ideal / estimate: 100 when no placement could do better, 50 when twice as slow.
   double Score(const ScoringContext& ctx, const CandidateFacts& facts) const override {
     double estimate = facts.comm.total();

@@ -87,7 +87,7 @@ int DpTier(const Topology& topo, const Request& r, absl::Span<const NodeId> node
 // The candidate's GPUs (`ranks`) become the facts' own. Each rank's node and domain are read
 // from the topology once, into the scratch, and every fact is taken from there.
 CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelProfile& model,
-                            std::vector<GpuId> ranks) {
+                            std::vector<GpuId> ranks, bool price_comm) {
   CandidateFacts f;
   f.ranks = std::move(ranks);
   const std::vector<GpuId>& gpus = f.ranks;
@@ -154,8 +154,27 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
   const bool dp_is_job =
       r.dp > 1 && r.pp == 1 && f.tp_groups_split == 0 && tier_by_groups && topo.domains_say_links();
   f.dp_tier = dp_is_job ? f.job_tier : DpTier(topo, r, node, f.job_tier);
-  f.comm = EstimateComm(topo, gpus, {node, domain, f.tp_groups_split == 0, f.domains}, r, model);
+  if (price_comm) {
+    f.comm = EstimateComm(topo, gpus, {node, domain, f.tp_groups_split == 0, f.domains}, r, model);
+  }
   return f;
+}
+
+// The communication estimate of facts ComputeFacts made without it: the same estimate, each
+// rank's node and domain read again.
+void PriceComm(const Topology& topo, const Request& r, const ModelProfile& model,
+               CandidateFacts* f) {
+  FactsScratch& scratch = Scratch();
+  scratch.node.resize(f->ranks.size());
+  scratch.domain.resize(f->ranks.size());
+  for (size_t i = 0; i < f->ranks.size(); ++i) {
+    const Gpu& gpu = topo.gpus()[f->ranks[i]];
+    scratch.node[i] = gpu.node;
+    scratch.domain[i] = gpu.domain;
+  }
+  f->comm =
+      EstimateComm(topo, f->ranks,
+                   {scratch.node, scratch.domain, f->tp_groups_split == 0, f->domains}, r, model);
 }
 
 std::string TierName(const Topology& topo, int tier) {
@@ -402,7 +421,14 @@ std::vector<Candidate> GenerateCandidates(const Topology& topo, const Policy& po
 struct Scoring {
   std::vector<Scored> candidates;  // in the order generated, less those dropped
   bool strict_split = false;       // some candidate was dropped for splitting a TP group
+  bool comm_priced = false;        // every candidate's facts have their comm (ReadsComm)
 };
+
+// Whether a scorer of the policy reads the communication estimate.
+bool ReadsComm(const Policy& policy) {
+  return std::any_of(policy.scorers.begin(), policy.scorers.end(),
+                     [](const Policy::Weighted& w) { return w.scorer->ReadsComm(); });
+}
 
 // PreScore and Score: each candidate's facts, computed once, whether it meets the tier limit,
 // and each scorer's score clamped to 0..100. Under nvl=strict a candidate that splits a TP
@@ -410,14 +436,17 @@ struct Scoring {
 Scoring ScoreCandidates(const Topology& topo, const ClusterState& state, const Request& r,
                         const Policy& policy, const ModelProfile& model, uint64_t decision,
                         std::vector<Candidate> candidates) {
-  ScoringContext ctx{topo, state, r, IdealComm(topo, r, model), policy.seed, decision};
   Scoring out;
+  out.comm_priced = ReadsComm(policy);
+  ScoringContext ctx{topo,        state,
+                     r,           out.comm_priced ? IdealComm(topo, r, model) : CommEstimate{},
+                     policy.seed, decision};
   out.candidates.reserve(candidates.size());  // a move per candidate, not one per growth
   for (Candidate& c : candidates) {
     Scored sc;
     sc.gpus_fingerprint = *c.fingerprint;  // GenerateCandidates gave every candidate one
     sc.origin = std::move(c.origin);
-    sc.facts = ComputeFacts(topo, r, model, std::move(c.ranks));
+    sc.facts = ComputeFacts(topo, r, model, std::move(c.ranks), out.comm_priced);
     if (r.nvl == NvlMode::kStrict && sc.facts.tp_groups_split > 0) {
       out.strict_split = true;
       continue;
@@ -557,18 +586,24 @@ std::string LocalityTraded(const Topology& topo, const Policy& policy,
                          WhyLost(policy, win.scores, near.scores));
 }
 
-// The best rejected alternative: the runner-up with a different GPU set, if any.
-std::optional<Alternative> BestRejected(const Topology& topo, const Policy& policy,
-                                        const Request& r, const std::vector<Scored>& scored,
-                                        int best, bool any_tier_ok) {
-  const Scored& win = scored[best];
-  uint64_t mine = win.gpus_fingerprint;
+// The runner-up: the best total after the choice with a different GPU set; -1 for none.
+int RunnerUp(const std::vector<Scored>& scored, int best) {
+  uint64_t mine = scored[best].gpus_fingerprint;
   int second = -1;
   for (size_t i = 0; i < scored.size(); ++i) {
     if (static_cast<int>(i) == best) continue;
     if (scored[i].gpus_fingerprint == mine) continue;  // the same GPUs
     if (second < 0 || scored[i].total > scored[second].total) second = static_cast<int>(i);
   }
+  return second;
+}
+
+// The best rejected alternative: the runner-up, if any.
+std::optional<Alternative> BestRejected(const Topology& topo, const Policy& policy,
+                                        const Request& r, const std::vector<Scored>& scored,
+                                        int best, bool any_tier_ok) {
+  const Scored& win = scored[best];
+  int second = RunnerUp(scored, best);
   if (second < 0) return std::nullopt;
   const Scored& alt = scored[second];
   std::string why = WhyLost(policy, win.scores, alt.scores);
@@ -850,6 +885,12 @@ void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult
   }
   if (!tier.relaxation.empty()) result->relaxations.push_back(tier.relaxation);
   int best = Choose(scoring.candidates, tier.any_ok);
+  if (!scoring.comm_priced) {
+    // No scorer read it: priced for what the result tells (the choice, its alternative).
+    PriceComm(*topo_, r, model_, &scoring.candidates[best].facts);
+    int second = RunnerUp(scoring.candidates, best);
+    if (second >= 0) PriceComm(*topo_, r, model_, &scoring.candidates[second].facts);
+  }
   Explain(*topo_, *policy_, r, scoring.candidates, best, tier.any_ok, result);
 }
 

@@ -20,7 +20,9 @@ struct ScoringContext {
   const Topology& topo;
   const ClusterState& state;  // before the placement
   const Request& request;
-  CommEstimate ideal;     // every GPU in one NVLink domain: the lower bound
+  // Every GPU in one NVLink domain: the lower bound. Computed only for a policy with a
+  // scorer that ReadsComm (zero otherwise).
+  CommEstimate ideal;
   uint64_t seed = 1;      // the policy's, for seeded scorers
   uint64_t decision = 0;  // what this decision is (GenerateContext::decision): draw afresh
 };
@@ -36,6 +38,8 @@ struct CandidateFacts {
   int job_tier = Topology::kSameNode;           // highest tier the job's nodes cross
   int dp_tier = Topology::kSameNode;            // highest tier any DP group crosses
   int tp_groups_split = 0;                      // TP groups spanning NVLink domains
+  // The cost model's estimate. Priced for every candidate when a scorer ReadsComm; else
+  // for the choice and its best rejected alternative only, after the choice (zero before).
   CommEstimate comm;
 };
 
@@ -45,6 +49,9 @@ class Scorer {
   virtual absl::string_view Name() const = 0;
   // Whether Score reads ScoringContext::decision (the engine computes it only then).
   virtual bool Seeded() const { return false; }
+  // Whether Score reads CandidateFacts::comm or ScoringContext::ideal (the engine prices
+  // every candidate's communication only then: it is most of scoring a large candidate).
+  virtual bool ReadsComm() const { return false; }
   // A score in [0, 100], higher is better, on an absolute scale where one exists, so that
   // weights mean the same in every decision.
   virtual double Score(const ScoringContext& ctx, const CandidateFacts& facts) const = 0;

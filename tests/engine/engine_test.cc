@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "placement/engine/cost_model.h"
 #include "placement/engine/explain.h"
 #include "placement/formats/busy_list.h"
 #include "placement/formats/read_file.h"
@@ -681,6 +682,25 @@ TEST(EngineTest, ExplainsTheDecision) {
   std::string text = PlacementText(r, *topo);
   EXPECT_THAT(text, HasSubstr("rank order:"));
   EXPECT_THAT(text, HasSubstr("best rejected:"));
+}
+
+// pack has no scorer that reads the communication estimate, so its candidates are not priced
+// while scored; the choice and its best rejected alternative still are, as the cost model
+// prices their ranks.
+TEST(EngineTest, APolicyWithoutCommStillPricesItsChoiceAndAlternative) {
+  auto topo = Topo(testing::kLabYaml);
+  ClusterState state(topo);
+  Busy(state, "node0:0-3\nnode4:0-5\n");
+  Request req = Req(*topo, {.gpus = 16, .tp = 4, .dp = 4});
+  PlacementResult r = Engine(topo, Pol("pack")).Place(state, req);
+  ASSERT_TRUE(r.placed) << r.reason;
+  ASSERT_TRUE(r.best_rejected.has_value());
+  EXPECT_NE(r.ranks, r.best_rejected->ranks);
+  EXPECT_GT(r.comm.total(), 0);
+  EXPECT_EQ(r.comm.total(), EstimateComm(*topo, r.ranks, req, ModelProfile{}).total());
+  EXPECT_GT(r.best_rejected->comm.total(), 0);
+  EXPECT_EQ(r.best_rejected->comm.total(),
+            EstimateComm(*topo, r.best_rejected->ranks, req, ModelProfile{}).total());
 }
 
 // Mixed clusters (issue 11). kTwoModelYaml: H100 node[0-1] x 8 GPUs, A100 node[2-3] x 4.
