@@ -945,7 +945,7 @@ int SearchState::BestFitStart(int hnode, int k) const {
   return hnode;
 }
 
-void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
+void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out, HostChunks* taken) const {
   if (k <= 0) return;
   // The child that holds what is left with the least to spare (the first of equals), down
   // to where none does (the usual case: one child holds the job, no order needed); there
@@ -955,6 +955,7 @@ void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
   hnode = BestFitStart(hnode, k);
   if (hnode < num_hosts_) {
     TakeFromHost(hnode, k, out);
+    if (taken != nullptr) taken->push_back({hnode, k});
     return;
   }
   const std::vector<int>& kids = hierarchy_.nodes()[hnode].children;
@@ -980,10 +981,10 @@ void SearchState::TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const {
       while (q + 1 < order.size() && room(order[q + 1]) >= remaining) ++q;
       int smallest = room(order[q]);
       while (q > p && room(order[q - 1]) == smallest) --q;
-      TakeBestFit(kids[order[q]], remaining, out);
+      TakeBestFit(kids[order[q]], remaining, out, taken);
       return;
     }
-    TakeBestFit(kids[order[p]], fullest, out);
+    TakeBestFit(kids[order[p]], fullest, out, taken);
     remaining -= fullest;
   }
 }
@@ -1003,7 +1004,8 @@ void SearchState::RoomiestUnder(int id, int threshold, int* at_threshold, HNodeL
   for (int c : hierarchy_.nodes()[id].children) RoomiestUnder(c, threshold, at_threshold, out);
 }
 
-int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
+int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out,
+                              const HostChunks* unless) const {
   if (k <= 0) return 0;
   // The fewest hosts that hold k: the roomiest first (ties by index).
   HNodeList hosts;
@@ -1047,23 +1049,25 @@ int SearchState::TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const {
   }
   // Water-fill, smallest room first: a host gives all it has while that is no more than an
   // even share of what is left; the rest share evenly (the first ones one more).
-  absl::InlinedVector<std::pair<int, int>, 16> count;  // (host, chunks)
+  HostChunks count;  // (host, chunks), none of 0
   int left = k;
   for (size_t i = hosts.size(); i-- > 0;) {
     int hosts_left = static_cast<int>(i + 1);
     int room = index_->cap[hosts[i]];
     if (static_cast<int64_t>(room) * hosts_left <= left) {
-      count.push_back({hosts[i], room});
+      if (room > 0) count.push_back({hosts[i], room});
       left -= room;
       continue;
     }
     for (size_t j = i + 1; j-- > 0;) {
       int nth = static_cast<int>(i - j);  // position among the hosts left, smallest room first
-      count.push_back({hosts[j], left / hosts_left + (nth < left % hosts_left ? 1 : 0)});
+      int n = left / hosts_left + (nth < left % hosts_left ? 1 : 0);
+      if (n > 0) count.push_back({hosts[j], n});
     }
     break;  // the rest of the job is spread over the remaining hosts
   }
   std::sort(count.begin(), count.end());
+  if (unless != nullptr && count == *unless) return 0;
   out->reserve(out->size() + static_cast<size_t>(k) * rule_.size);
   for (const auto& [host, n] : count) TakeFromHost(host, n, out);
   return static_cast<int>(hosts.size());

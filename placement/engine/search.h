@@ -177,6 +177,9 @@ struct CapacityIndex;
 // inline so that a decision allocates only what its candidates keep.
 using HNodeList = absl::InlinedVector<int, 16>;
 
+// The chunks a take gave each host it took from: (host, chunks).
+using HostChunks = absl::InlinedVector<std::pair<int, int>, 16>;
+
 // Per-decision view: free GPUs usable by this request (allowed nodes, exclusive nodes),
 // grouped into pools (NVLink islands, or nodes in nodes mode) under each host.
 class SearchState {
@@ -205,8 +208,9 @@ class SearchState {
   // Hierarchical best fit from `hnode`: the child that fits `k` chunks with the least to
   // spare, else the fullest children first. Appends chunks (size GPUs each) to `out`.
   // Requires capacity(hnode) >= k. The state is not changed: a generator visits each host
-  // at most once per candidate.
-  void TakeBestFit(int hnode, int k, std::vector<GpuId>* out) const;
+  // at most once per candidate. With `taken`, appends to it the chunks it took per host, in
+  // the order taken.
+  void TakeBestFit(int hnode, int k, std::vector<GpuId>* out, HostChunks* taken = nullptr) const;
   // Where TakeBestFit(hnode, k) starts to split: down the tightest child that holds k (the
   // first of equals) while one does; a host, or an HNode none of whose children holds k.
   // TakeBestFit from two HNodes with the same start takes the same GPUs.
@@ -217,8 +221,11 @@ class SearchState {
   // as close to the same number of chunks as their room allows. Best fit fills partial
   // hosts first and may take more of them; this is its compact counterpart, so that the
   // engine sees, scores and names the trade. Requires capacity(hnode) >= k. RET the hosts
-  // used.
-  int TakeBalanced(int hnode, int k, std::vector<GpuId>* out) const;
+  // used. With `unless` (ascending by host): when this take would give just those chunks
+  // per host, it takes nothing and RET 0, since TakeFromHost gives a host's same chunks for
+  // the same count: the same GPUs (most often the best fit's, which it is asked beside).
+  int TakeBalanced(int hnode, int k, std::vector<GpuId>* out,
+                   const HostChunks* unless = nullptr) const;
 
   // Chunks from hosts in the given order, as many as each gives.
   void TakeInOrder(const std::vector<int>& host_order, int k, std::vector<GpuId>* out) const;

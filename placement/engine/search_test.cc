@@ -2,6 +2,7 @@
 // generators over them are tested in policies/).
 #include "placement/engine/search.h"
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -246,6 +247,36 @@ TEST_F(LabSearchTest, FewestHostsTakesTheRoomiestNodesEvenly) {
   EXPECT_EQ(s.TakeBalanced(h_->at_level(1)[0], 13, &out), 3);
   EXPECT_THAT(PerNode(*topo_, out),
               ElementsAre(Pair("node0", 2), Pair("node1", 5), Pair("node3", 6)));
+}
+
+// Told the best fit's chunks per host, the fewest-hosts take takes nothing when it would take
+// just those, and takes as before when not: its GPUs are the same either way.
+TEST_F(LabSearchTest, FewestHostsSaysWhenItWouldTakeTheBestFitsChunks) {
+  Busy("node0:0-5\nnode1:0-2\nnode2:0-6\nnode3:0-1\n");
+  Request r = Req(*topo_, {.gpus = 10});
+  SearchState s(*h_, *state_, r, ChunkRule{});
+  const int leaf = h_->at_level(1)[0];
+  // Best fit of 11 (node3 6, node1 5, no choice left) is the fewest-hosts take too.
+  std::vector<GpuId> fit;
+  HostChunks taken;
+  s.TakeBestFit(leaf, 11, &fit, &taken);
+  std::sort(taken.begin(), taken.end());
+  std::vector<GpuId> even;
+  EXPECT_EQ(s.TakeBalanced(leaf, 11, &even, &taken), 0);
+  EXPECT_TRUE(even.empty());
+  EXPECT_EQ(s.TakeBalanced(leaf, 11, &even), 2);
+  std::sort(even.begin(), even.end());
+  std::sort(fit.begin(), fit.end());
+  EXPECT_EQ(even, fit);  // the same GPUs
+  // Best fit of 8 takes 6 + 2 where the fewest hosts are 4 + 4: taken as without `unless`.
+  fit.clear();
+  taken.clear();
+  s.TakeBestFit(leaf, 8, &fit, &taken);
+  std::sort(taken.begin(), taken.end());
+  even.clear();
+  EXPECT_EQ(s.TakeBalanced(leaf, 8, &even, &taken), 2);
+  EXPECT_THAT(PerNode(*topo_, even), ElementsAre(Pair("node1", 4), Pair("node3", 4)));
+  EXPECT_NE(PerNode(*topo_, even), PerNode(*topo_, fit));
 }
 
 TEST_F(LabSearchTest, TakeInOrderGivesEachHostAllItHasInTheOrderGiven) {
