@@ -2,6 +2,7 @@
 #include "placement/model/hostlist.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -385,12 +386,96 @@ std::string Printable(absl::string_view text, size_t max_bytes) {
   return out;
 }
 
+namespace {
+
+// Appends v in decimal, zero-padded to `width` digits.
+void AppendNumber(std::string* out, uint64_t v, size_t width) {
+  char buf[24];
+  char* end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  size_t digits = static_cast<size_t>(end - buf);
+  if (digits < width) out->append(width - digits, '0');
+  out->append(buf, end);
+}
+
+// Appends one group of numbered names: prefix and its one number, or prefix[a-b,c,...] with
+// the numbers sorted, de-duplicated and runs joined.
+void AppendGroup(std::string* out, absl::string_view prefix, size_t width,
+                 std::vector<uint64_t>* numbers) {
+  std::sort(numbers->begin(), numbers->end());
+  numbers->erase(std::unique(numbers->begin(), numbers->end()), numbers->end());
+  out->append(prefix.data(), prefix.size());
+  if (numbers->size() == 1) {
+    AppendNumber(out, (*numbers)[0], width);
+    return;
+  }
+  *out += '[';
+  for (size_t i = 0; i < numbers->size();) {
+    size_t j = i;
+    while (j + 1 < numbers->size() && (*numbers)[j + 1] == (*numbers)[j] + 1) ++j;
+    if (i > 0) *out += ',';
+    AppendNumber(out, (*numbers)[i], width);
+    if (j > i) {
+      *out += '-';
+      AppendNumber(out, (*numbers)[j], width);
+    }
+    i = j + 1;
+  }
+  *out += ']';
+}
+
+// The trailing digits of a name: where they start (d) and their value; false when the name
+// is a literal for CompressHostlist (no trailing digits, no prefix, or more than 18 digits,
+// kept below 10^18 so that they parse without overflow).
+bool SplitNumber(absl::string_view h, size_t* d, uint64_t* v) {
+  size_t at = h.size();
+  while (at > 0 && absl::ascii_isdigit(h[at - 1])) --at;
+  size_t width = h.size() - at;
+  if (width == 0 || width > 18 || at == 0) return false;
+  uint64_t value = 0;
+  for (char c : h.substr(at)) value = value * 10 + static_cast<uint64_t>(c - '0');
+  *d = at;
+  *v = value;
+  return true;
+}
+
+// The usual list (a job's nodes): every name one prefix and one digit width, and either the
+// first padded ("n00012": a padded group, which every later name joins) or none padded (one
+// unpadded group). The same output as the general way below, without its hash tables: a
+// replay prints a million lists. RET false, writing nothing, for any other list.
+bool CompressOneGroup(const std::vector<std::string>& hosts, std::string* out) {
+  size_t d0;
+  uint64_t v;
+  const absl::string_view first = hosts[0];
+  if (!SplitNumber(first, &d0, &v)) return false;
+  const absl::string_view prefix = first.substr(0, d0);
+  const size_t width = first.size() - d0;
+  auto padded = [&](absl::string_view h) { return h[d0] == '0' && width > 1; };
+  const bool first_padded = padded(first);
+  thread_local std::vector<uint64_t> numbers;
+  numbers.clear();
+  for (const std::string& name : hosts) {
+    const absl::string_view h = name;
+    size_t d;
+    if (h.size() != first.size() || !SplitNumber(h, &d, &v) || d != d0 ||
+        h.substr(0, d) != prefix || (!first_padded && padded(h))) {
+      return false;
+    }
+    numbers.push_back(v);
+  }
+  AppendGroup(out, prefix, first_padded ? width : 0, &numbers);
+  return true;
+}
+
+}  // namespace
+
 std::string CompressHostlist(const std::vector<std::string>& hosts) {
   // One name prints as itself (a group of one number keeps its digits and padding): a replay
   // writes a one-node job's list a million times over.
   if (hosts.size() == 1) return hosts[0];
+  std::string out;
+  if (hosts.empty() || CompressOneGroup(hosts, &out)) return out;
   // Group key: prefix and digit width; names without trailing digits are their own group.
-  // Keys and prefixes are views of `hosts` (no copy per name: a replay writes a million lists).
+  // Keys and prefixes are views of `hosts` (no copy per name).
   struct Group {
     absl::string_view prefix;
     size_t width = 0;
@@ -405,18 +490,15 @@ std::string CompressHostlist(const std::vector<std::string>& hosts) {
   for (const std::string& name : hosts) {
     const absl::string_view h = name;
     if (!seen.insert(h).second) continue;
-    size_t d = h.size();
-    while (d > 0 && absl::ascii_isdigit(h[d - 1])) --d;
-    size_t width = h.size() - d;
-    // Keep numbers small enough to parse; treat very long digit runs as literal names.
-    if (width == 0 || width > 18 || d == 0) {
+    size_t d;
+    uint64_t v;
+    if (!SplitNumber(h, &d, &v)) {
       if (index.emplace(std::make_pair(h, kLiteral), groups.size()).second) {
         groups.push_back(Group{h, 0, false, {}});
       }
       continue;
     }
-    uint64_t v = 0;  // at most 18 digits: below 10^18, no overflow
-    for (char c : h.substr(d)) v = v * 10 + static_cast<uint64_t>(c - '0');
+    const size_t width = h.size() - d;
     // A number without leading zero written at its natural width can share a group with
     // numbers of other natural widths only if none is padded; use width 0 for "unpadded".
     // Unpadded numbers ("100") join a padded group of their width ("098") when one exists.
@@ -427,34 +509,13 @@ std::string CompressHostlist(const std::vector<std::string>& hosts) {
     if (inserted) groups.push_back(Group{prefix, key_width, true, {}});
     groups[it->second].numbers.push_back(v);
   }
-  std::string out;
   for (Group& g : groups) {
     if (!out.empty()) out += ',';
-    if (!g.numeric) {
-      absl::StrAppend(&out, g.prefix);
-      continue;
+    if (g.numeric) {
+      AppendGroup(&out, g.prefix, g.width, &g.numbers);
+    } else {
+      out.append(g.prefix.data(), g.prefix.size());
     }
-    std::sort(g.numbers.begin(), g.numbers.end());
-    g.numbers.erase(std::unique(g.numbers.begin(), g.numbers.end()), g.numbers.end());
-    auto fmt = [&](uint64_t v) {
-      std::string s = std::to_string(v);
-      if (s.size() < g.width) s.insert(0, g.width - s.size(), '0');
-      return s;
-    };
-    if (g.numbers.size() == 1) {
-      absl::StrAppend(&out, g.prefix, fmt(g.numbers[0]));
-      continue;
-    }
-    absl::StrAppend(&out, g.prefix, "[");
-    for (size_t i = 0; i < g.numbers.size();) {
-      size_t j = i;
-      while (j + 1 < g.numbers.size() && g.numbers[j + 1] == g.numbers[j] + 1) ++j;
-      if (i > 0) out += ',';
-      out += fmt(g.numbers[i]);
-      if (j > i) out += "-" + fmt(g.numbers[j]);
-      i = j + 1;
-    }
-    out += "]";
   }
   return out;
 }

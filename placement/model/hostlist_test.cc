@@ -5,6 +5,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/heap_probe.h"
@@ -226,6 +227,38 @@ TEST(CompressTest, MergesRuns) {
                         "x1234567890123456789", "x000000000000000001"}) {
     EXPECT_EQ(CompressHostlist({h}), h);
     EXPECT_EQ(CompressHostlist({h, h}), h);
+  }
+}
+
+// Names of one prefix and width print without the general way's tables; one more name
+// without digits, listed last, sends the same list the general way and must print the
+// same, that name after a comma. Padded and unpadded names mixed in every order, duplicates,
+// any order of numbers.
+TEST(CompressTest, OneGroupPrintsAsTheGeneralWay) {
+  EXPECT_EQ(CompressHostlist({"n00012", "n00011", "n00013", "n00011"}), "n[00011-00013]");
+  EXPECT_EQ(CompressHostlist({"a098", "a100", "a099"}), "a[098-100]");
+  // An unpadded first name and a padded later one: two groups, as before (an unpadded name
+  // joins the padded group of its width once there is one).
+  EXPECT_EQ(CompressHostlist({"a100", "a098", "a101"}), "a100,a[098,101]");
+  EXPECT_EQ(CompressHostlist({"a1", "a0"}), "a[0-1]");
+  std::mt19937 rng(5);
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<std::string> hosts;
+    const int width = 1 + static_cast<int>(rng() % 4);
+    const std::string prefix = rng() % 8 == 0 ? "" : (rng() % 2 ? "gb" : "node-");
+    const int n = 2 + static_cast<int>(rng() % 12);
+    int top = 1;
+    for (int i = 0; i < width; ++i) top *= 10;
+    for (int i = 0; i < n; ++i) {
+      std::string digits = std::to_string(rng() % static_cast<unsigned>(top));
+      // Padded to the width, or left at its natural one (then another width unless full).
+      if (rng() % 3 != 0) digits.insert(0, static_cast<size_t>(width) - digits.size(), '0');
+      hosts.push_back(prefix + digits);
+    }
+    std::vector<std::string> general = hosts;
+    general.push_back("login");
+    EXPECT_EQ(absl::StrCat(CompressHostlist(hosts), ",login"), CompressHostlist(general))
+        << absl::StrJoin(hosts, " ");
   }
 }
 
