@@ -578,8 +578,13 @@ void UpdateHost(const Hierarchy& h, const ClusterState& state, const Request& re
     if (child_now > largest) {
       largest = child_now;
     } else if (child_now < child_was && child_was == largest) {
+      // Nothing below holds more than it did: the first child that still holds as much as
+      // the changed one held (most often one, among many free hosts) ends the search.
       largest = 0;
-      for (int c : h.nodes()[id].children) largest = std::max(largest, index->largest[c]);
+      for (int c : h.nodes()[id].children) {
+        largest = std::max(largest, index->largest[c]);
+        if (largest == child_was) break;
+      }
     }
     child_was = before;
     child_now = largest;
