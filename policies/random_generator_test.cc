@@ -1,5 +1,6 @@
 // Tests for the random generator: hosts in an order shuffled by the context's seed.
 #include <set>
+#include <thread>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -47,6 +48,24 @@ TEST(RandomGeneratorTest, EachDecisionDrawsAfresh) {
   EXPECT_GT(first.size(), 1u);
   ctx.decision = 7;
   EXPECT_EQ(gen->Generate(*w.search, 4, ctx)[0].ranks, gen->Generate(*w.search, 4, ctx)[0].ranks);
+}
+
+// The shuffle works on an order kept per thread and put back after each draw: a draw that
+// shuffled every host leaves the next draw as it would be in a fresh thread.
+TEST(RandomGeneratorTest, ADrawLeavesNoTraceForTheNext) {
+  testing::GeneratorWorld w({.gpus = 4}, "node0:0-5\n");
+  auto gen = MakeRandomGenerator();
+  GenerateContext ctx = Seeded(42);
+  ctx.decision = 7;
+  const std::vector<GpuId> before = gen->Generate(*w.search, 4, ctx)[0].ranks;
+  for (uint64_t d = 1; d <= 5; ++d) {
+    GenerateContext all = Seeded(d);
+    ASSERT_EQ(gen->Generate(*w.search, 58, all)[0].ranks.size(), 58u);  // every free GPU
+  }
+  EXPECT_EQ(gen->Generate(*w.search, 4, ctx)[0].ranks, before);
+  std::vector<GpuId> elsewhere;
+  std::thread([&] { elsewhere = gen->Generate(*w.search, 4, ctx)[0].ranks; }).join();
+  EXPECT_EQ(elsewhere, before);
 }
 
 // Every host with room comes first for some seed, and a full host never gives a GPU: the

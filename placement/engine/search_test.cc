@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -441,6 +442,19 @@ switches:
   EXPECT_EQ(two[11], gpu(3, 2));
   s.TakeBestFit(h.hosts()[0], 1, &one);
   EXPECT_EQ(one, std::vector<GpuId>(two.begin(), two.begin() + 6));
+}
+
+// The hosts are the hierarchy's first HNodes, 0 .. n - 1 in node order, on every bundled
+// cluster (the random generator shuffles that order without copying it).
+TEST(HierarchyTest, HostsAreTheFirstHNodes) {
+  for (const std::string& file : testing::ConfigFiles()) {
+    auto topo = LoadTopologyFile(file);
+    ASSERT_THAT(topo, IsOk()) << file;
+    Hierarchy h(**topo);
+    std::vector<int> expected(h.hosts().size());
+    std::iota(expected.begin(), expected.end(), 0);
+    EXPECT_EQ(h.hosts(), expected) << file;
+  }
 }
 
 // Everything a SearchState answers, as text, for comparing two of them.
