@@ -85,7 +85,8 @@ int DpTier(const Topology& topo, const Request& r, absl::Span<const NodeId> node
 }
 
 // The candidate's GPUs (`ranks`) become the facts' own. Each rank's node and domain are read
-// from the topology once, into the scratch, and every fact is taken from there.
+// from the topology once, into the scratch, and every fact is taken from there; the
+// communication estimate only with `price_comm` (else PriceComm, for the few that need it).
 CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelProfile& model,
                             std::vector<GpuId> ranks, bool price_comm) {
   CandidateFacts f;
