@@ -65,8 +65,11 @@ class HierarchicalGenerator : public Generator {
     c.origin = {"best fit", h.nodes()[hnode].label};
     if (earlier == starts->end()) {
       c.ranks.reserve(static_cast<size_t>(k) * s.chunk_size());
+      // Counted only for a best fit over several hosts: a fewest-hosts take of two or more
+      // never gives one host's GPUs.
       HostChunks taken;
-      s.TakeBestFit(hnode, k, &c.ranks, &taken);
+      const bool several = start >= static_cast<int>(h.hosts().size());
+      s.TakeBestFit(hnode, k, &c.ranks, several ? &taken : nullptr);
       std::sort(taken.begin(), taken.end());
       c.fingerprint = SetFingerprint(s.topology(), c.ranks);
       earlier = starts->insert(starts->end(), {start, out->size(), std::move(taken)});
@@ -82,7 +85,8 @@ class HierarchicalGenerator : public Generator {
     if (s.capacity(hnode) == k) return;
     Candidate even;
     even.origin = {"fewest hosts", h.nodes()[hnode].label};
-    if (s.TakeBalanced(hnode, k, &even.ranks, &earlier->taken) < 2) return;
+    const HostChunks* fit_taken = earlier->taken.empty() ? nullptr : &earlier->taken;
+    if (s.TakeBalanced(hnode, k, &even.ranks, fit_taken) < 2) return;
     even.fingerprint = SetFingerprint(s.topology(), even.ranks);
     if (*even.fingerprint != fit) out->push_back(std::move(even));
   }
