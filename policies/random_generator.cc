@@ -1,6 +1,5 @@
 // random: hosts in a seeded random order, a baseline with no knowledge at all.
 #include <algorithm>
-#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -44,8 +43,6 @@ struct Swaps {
   }
 };
 
-ptrdiff_t Diff(size_t n) { return static_cast<ptrdiff_t>(n); }
-
 class RandomGenerator : public Generator {
  public:
   absl::string_view Name() const override { return "random"; }
@@ -70,7 +67,7 @@ class RandomGenerator : public Generator {
       swaps.Swap(i, i + rng.Draw(n - i));
       need -= s.capacity(identity[i]);
     }
-    std::vector<int> order(identity.begin(), identity.begin() + Diff(swaps.with.size()));
+    std::vector<int> order(identity.data(), identity.data() + swaps.with.size());
     Candidate c;
     c.origin.what = absl::StrCat("random (seed ", ctx.seed, ")");
     s.TakeInOrder(order, k, &c.ranks);

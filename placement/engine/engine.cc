@@ -86,7 +86,7 @@ int DpTier(const Topology& topo, const Request& r, absl::Span<const NodeId> node
 
 // The candidate's GPUs (`ranks`) become the facts' own. Each rank's node and domain are read
 // from the topology once, into the scratch, and every fact is taken from there; the
-// communication estimate only with `price_comm` (else PriceComm, for the few that need it).
+// communication estimate only with `price_comm` (else Decide prices the few that need it).
 CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelProfile& model,
                             std::vector<GpuId> ranks, bool price_comm) {
   CandidateFacts f;
@@ -159,23 +159,6 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
     f.comm = EstimateComm(topo, gpus, {node, domain, f.tp_groups_split == 0, f.domains}, r, model);
   }
   return f;
-}
-
-// The communication estimate of facts ComputeFacts made without it: the same estimate, each
-// rank's node and domain read again.
-void PriceComm(const Topology& topo, const Request& r, const ModelProfile& model,
-               CandidateFacts* f) {
-  FactsScratch& scratch = Scratch();
-  scratch.node.resize(f->ranks.size());
-  scratch.domain.resize(f->ranks.size());
-  for (size_t i = 0; i < f->ranks.size(); ++i) {
-    const Gpu& gpu = topo.gpus()[f->ranks[i]];
-    scratch.node[i] = gpu.node;
-    scratch.domain[i] = gpu.domain;
-  }
-  f->comm =
-      EstimateComm(topo, f->ranks,
-                   {scratch.node, scratch.domain, f->tp_groups_split == 0, f->domains}, r, model);
 }
 
 std::string TierName(const Topology& topo, int tier) {
@@ -888,10 +871,12 @@ void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult
   int best = Choose(scoring.candidates, tier.any_ok);
   if (!scoring.comm_priced) {
     // No scorer read it: priced for what the result tells (the choice, its alternative).
-    PriceComm(*topo_, r, model_, &scoring.candidates[best].facts);
+    auto price = [&](CandidateFacts& f) { f.comm = EstimateComm(*topo_, f.ranks, r, model_); };
+    price(scoring.candidates[best].facts);
     int second = RunnerUp(scoring.candidates, best);
-    if (second >= 0) PriceComm(*topo_, r, model_, &scoring.candidates[second].facts);
+    if (second >= 0) price(scoring.candidates[second].facts);
   }
+
   Explain(*topo_, *policy_, r, scoring.candidates, best, tier.any_ok, result);
 }
 
