@@ -40,11 +40,11 @@ class HierarchicalGenerator : public Generator {
   }
 
  private:
-  // Where each best fit so far started (SearchState::BestFitStart): its candidate's index
+  // Where each best fit so far started (SearchState::BestFitStart): its GPUs' fingerprint
   // and the chunks it took per host, ascending by host.
   struct Start {
     int start;
-    size_t index;
+    uint64_t fingerprint;  // of its GPUs
     HostChunks taken;
   };
   using Starts = absl::InlinedVector<Start, 8>;
@@ -52,18 +52,19 @@ class HierarchicalGenerator : public Generator {
   // Appends the best fit from `hnode` and, for a part of the fabric, its fewest-hosts take
   // when that uses two hosts or more and other GPUs. A best fit that starts where an earlier
   // one did (the upper level's part whose tightest child was taken already: the usual case
-  // for a large job) takes the same GPUs: they are copied, not taken again. The fewest-hosts
-  // take is told the best fit's chunks per host: when it would take just those (nine times
-  // in ten on a rail fabric), it takes nothing.
+  // for a large job) takes the same GPUs: it is not offered again (the engine would drop it
+  // as the earlier one's GPUs, after copying and comparing them). The fewest-hosts take is
+  // told the best fit's chunks per host: when it would take just those (nine times in ten on
+  // a rail fabric), it takes nothing.
   static void FromHNode(const SearchState& s, int hnode, int k, Starts* starts,
                         std::vector<Candidate>* out) {
     const Hierarchy& h = s.hierarchy();
     int start = s.BestFitStart(hnode, k);
     auto earlier = std::find_if(starts->begin(), starts->end(),
                                 [&](const Start& taken) { return taken.start == start; });
-    Candidate c;
-    c.origin = {"best fit", h.nodes()[hnode].label};
     if (earlier == starts->end()) {
+      Candidate c;
+      c.origin = {"best fit", h.nodes()[hnode].label};
       c.ranks.reserve(static_cast<size_t>(k) * s.chunk_size());
       // Counted only for a best fit over several hosts: a fewest-hosts take of two or more
       // never gives one host's GPUs.
@@ -72,14 +73,10 @@ class HierarchicalGenerator : public Generator {
       s.TakeBestFit(hnode, k, &c.ranks, several ? &taken : nullptr);
       std::sort(taken.begin(), taken.end());
       c.fingerprint = SetFingerprint(s.topology(), c.ranks);
-      earlier = starts->insert(starts->end(), {start, out->size(), std::move(taken)});
-    } else {
-      const Candidate& same = (*out)[earlier->index];
-      c.ranks = same.ranks;
-      c.fingerprint = same.fingerprint;
+      earlier = starts->insert(starts->end(), {start, *c.fingerprint, std::move(taken)});
+      out->push_back(std::move(c));
     }
-    uint64_t fit = *c.fingerprint;
-    out->push_back(std::move(c));
+    const uint64_t fit = earlier->fingerprint;
     if (hnode < static_cast<int>(h.hosts().size())) return;  // one host: nothing to even
     // A part that holds just the job gives all it has to any take: the best fit's GPUs.
     if (s.capacity(hnode) == k) return;
