@@ -192,7 +192,8 @@ class Sim {
     const TraceJob& j = jobs_[idx];
     if (j.gpus > FreeFor(idx)) return false;  // cheap: no engine call
     const Shape& shape = *shape_of_[idx];     // set when the job arrived
-    PlacementResult r = engine_.Place(state_, *shape.request);
+    // Only a placement is read here: no text for the many tries that do not fit yet.
+    PlacementResult r = engine_.Place(state_, *shape.request, Engine::Detail::kPlacement);
     ++result_.decisions;
     if (!r.placed) return false;
     JobRecord& rec = result_.jobs[idx];

@@ -89,9 +89,10 @@ EarliestStart FindEarliestStart(const Engine& engine, ClusterState* state, const
   Timeline timeline(state, std::move(releases), from);
   const std::vector<double> times = timeline.Times(until);
   if (times.empty()) return out;
+  // Only placements are read: no text for the times that do not fit (most of the tries).
   auto place_at = [&](size_t k) {
     timeline.MoveTo(times[k]);
-    return engine.Place(*state, request);
+    return engine.Place(*state, request, Engine::Detail::kPlacement);
   };
   // Gallop: 0, 1, 3, 7, ... until a time fits (or the last one does not).
   size_t lo = 0, hi = 0, step = 1;
@@ -121,7 +122,7 @@ EarliestStart FindEarliestStart(const Engine& engine, ClusterState* state, const
     timeline.MoveTo(times[hi]);
     std::vector<GpuId> idle_now = timeline.FreeBefore();
     if (!idle_now.empty() && state->Allocate(idle_now).ok()) {
-      PlacementResult alt = engine.Place(*state, request);
+      PlacementResult alt = engine.Place(*state, request, Engine::Detail::kPlacement);
       (void)state->Release(idle_now);
       if (alt.placed && AsLocal(alt, fit, state->topology())) fit = std::move(alt);
     }

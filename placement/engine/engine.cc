@@ -770,12 +770,13 @@ std::vector<int> Engine::ModelsOf(const Request& r) const {
 
 // The decision: on a cluster of one GPU model (or a typed request) the stages in Decide;
 // else one model at a time (OneModelAtATime).
-PlacementResult Engine::Place(const ClusterState& state, const Request& r) const try {
+PlacementResult Engine::Place(const ClusterState& state, const Request& r, Detail detail) const
+    try {
   PlacementResult result;
-  result.request = DescribeRequest(r, *topo_);
   result.policy = policy_->name;
-  DecideAnyModel(state, r, &result);
-  if (result.placed && policy_->max_comm_ratio > 0) CheckCommRatio(r, &result);
+  DecideAnyModel(state, r, detail, &result);
+  if (result.placed && policy_->max_comm_ratio > 0) CheckCommRatio(r, detail, &result);
+  if (detail == Detail::kFull || result.placed) result.request = DescribeRequest(r, *topo_);
   // What resolving the request relaxed comes first: it holds for every candidate.
   result.relaxations.insert(result.relaxations.begin(), r.relaxations.begin(), r.relaxations.end());
   return result;
@@ -786,18 +787,18 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r) const
   return failed;
 }
 
-void Engine::DecideAnyModel(const ClusterState& state, const Request& r,
+void Engine::DecideAnyModel(const ClusterState& state, const Request& r, Detail detail,
                             PlacementResult* result) const {
   // A cluster of one model (or a typed request) needs no pass over the allowed nodes.
   if (r.gpu_model >= 0 || models_of_every_node_.size() <= 1) {
-    Decide(state, r, result);
+    Decide(state, r, detail, result);
     return;
   }
   std::vector<int> models = ModelsOf(r);
   if (models.size() <= 1) {
-    Decide(state, r, result);
+    Decide(state, r, detail, result);
   } else {
-    OneModelAtATime(state, r, models, result);
+    OneModelAtATime(state, r, models, detail, result);
   }
 }
 
@@ -810,19 +811,22 @@ const ClusterState& Engine::Idle() const {
 // asked): the best it could ever get. It is decided only when the placement's communication
 // is over the ratio against the ideal (every GPU in one fastest NVLink domain), which is no
 // more than the idle cluster's; most placements stop there.
-void Engine::CheckCommRatio(const Request& r, PlacementResult* result) const {
+void Engine::CheckCommRatio(const Request& r, Detail detail, PlacementResult* result) const {
   const double limit = policy_->max_comm_ratio;
   const double comm = result->comm.total();
   const double ideal = IdealComm(*topo_, r, model_).total();
   if (!(ideal > 0) || comm <= limit * ideal) return;
   PlacementResult best;
-  DecideAnyModel(Idle(), r, &best);
+  DecideAnyModel(Idle(), r, Detail::kPlacement, &best);
   const double yardstick = best.comm.total();
   if (!best.placed || !(yardstick > 0) || comm <= limit * yardstick) return;
   PlacementResult waits;
-  waits.request = std::move(result->request);
   waits.policy = std::move(result->policy);
   waits.comm_ratio_is_why = true;
+  if (detail == Detail::kPlacement) {
+    *result = std::move(waits);
+    return;
+  }
   const Span now = SpanOf(result->ranks, *topo_), then = SpanOf(best.ranks, *topo_);
   waits.reason = absl::StrFormat(
       "the best placement now (%d NVLink domain%s, %s) would spend %.1fx the communication of "
@@ -835,20 +839,24 @@ void Engine::CheckCommRatio(const Request& r, PlacementResult* result) const {
 
 // The decision as its stages: filter (chunking), generate, score, normalize, tier limit,
 // choose, explain. A stage that leaves nothing to choose ends the decision with its reason.
-void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult* result) const {
+void Engine::Decide(const ClusterState& state, const Request& r, Detail detail,
+                    PlacementResult* result) const {
+  const bool why = detail == Detail::kFull;
   Chunking chunks = ChooseChunking(hierarchy_, state, r, !(r.may_use_spares || policy_->use_spares),
                                    &result->relaxations);
   if (chunks.search->total_capacity() < chunks.k) {
-    result->reason = NoRoomReason(r, chunks.rule, *chunks.search, chunks.k);
+    if (why) result->reason = NoRoomReason(r, chunks.rule, *chunks.search, chunks.k);
     // Said only when the spares are what keeps it waiting (one more count, on this path only).
     if (chunks.rule.keep_spares && spare_nodes_ > 0) {
       std::vector<std::string> ignored;
       Chunking with_spares = ChooseChunking(hierarchy_, state, r, false, &ignored);
       if (with_spares.search->total_capacity() >= with_spares.k) {
         result->spares_are_why = true;
-        absl::StrAppend(&result->reason,
-                        "; it would fit on the nodes its NVLink domains keep free as spares "
-                        "(a replacement, or a policy with use_spares: true, may take them)");
+        if (why) {
+          absl::StrAppend(&result->reason,
+                          "; it would fit on the nodes its NVLink domains keep free as spares "
+                          "(a replacement, or a policy with use_spares: true, may take them)");
+        }
       }
     }
     return;
@@ -859,12 +867,12 @@ void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult
       ScoreCandidates(*topo_, state, r, *policy_, model_, decision, std::move(candidates));
   NormalizeAndWeigh(*policy_, &scoring.candidates);
   if (scoring.candidates.empty()) {
-    result->reason = NoCandidateReason(r, scoring.strict_split);
+    if (why) result->reason = NoCandidateReason(r, scoring.strict_split);
     return;
   }
   TierLimit tier = CheckTierLimit(*topo_, r, chunks, scoring.candidates);
   if (!tier.refusal.empty()) {
-    result->reason = tier.refusal;
+    if (why) result->reason = std::move(tier.refusal);
     return;
   }
   if (!tier.relaxation.empty()) result->relaxations.push_back(tier.relaxation);
@@ -886,7 +894,8 @@ void Engine::Decide(const ClusterState& state, const Request& r, PlacementResult
 // When no model can hold the job, mix_models lets the decision take every model's GPUs,
 // noted as a relaxation; otherwise the reason gives each model's free GPUs or reason.
 void Engine::OneModelAtATime(const ClusterState& state, const Request& r,
-                             const std::vector<int>& models, PlacementResult* result) const {
+                             const std::vector<int>& models, Detail detail,
+                             PlacementResult* result) const {
   std::vector<PlacementResult> tried(models.size());
   int best = -1;
   // A model that takes the job as asked (no relaxation) beats one that must relax it, one
@@ -897,7 +906,7 @@ void Engine::OneModelAtATime(const ClusterState& state, const Request& r,
     return a.total > b.total + 1e-9;
   };
   for (size_t i = 0; i < models.size(); ++i) {
-    Decide(state, OnlyModel(*topo_, r, models[i]), &tried[i]);
+    Decide(state, OnlyModel(*topo_, r, models[i]), detail, &tried[i]);
     if (tried[i].placed && (best < 0 || better(tried[i], tried[best]))) {
       best = static_cast<int>(i);
     }
@@ -908,16 +917,16 @@ void Engine::OneModelAtATime(const ClusterState& state, const Request& r,
       if (static_cast<int>(i) == best || !tried[i].placed) continue;
       OfferAlternative(*policy_, topo_->gpu_models()[models[i]].name, tried[i], &win);
     }
-    win.request = std::move(result->request);
     win.policy = std::move(result->policy);
     *result = std::move(win);
     return;
   }
   if (!policy_->mix_models) {
-    result->reason = NoSingleModelReason(*topo_, state, r, models, tried);
+    if (detail == Detail::kFull)
+      result->reason = NoSingleModelReason(*topo_, state, r, models, tried);
     return;
   }
-  Decide(state, r, result);
+  Decide(state, r, detail, result);
   if (result->placed && GpuModelCounts(result->ranks, *topo_).size() > 1) {
     result->relaxations.push_back(
         absl::StrCat("GPU models mixed: ", GpuModelText(result->ranks, *topo_),

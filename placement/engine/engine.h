@@ -97,9 +97,18 @@ class Engine {
   Engine(std::shared_ptr<const Topology> topo, std::shared_ptr<const Policy> policy,
          ModelProfile model = {});
 
+  // What a caller reads of a result. kFull: everything. kPlacement: whether the job fits
+  // and, when it does, everything kFull gives; a result that does not place carries no text
+  // (`reason` and `request` empty; its flags, spares_are_why and the others, are set). For
+  // callers that ask many times and act only on a placement: a replay's scheduling passes
+  // and the start-time search, where most questions on a busy cluster are "not yet", and
+  // writing why was about a third of a replay of a congested GB200 cluster.
+  enum class Detail { kFull, kPlacement };
+
   // Chooses GPUs for the request on the free GPUs of `state` (whose topology must be this
-  // engine's). "Cannot place now" is a normal result with a reason. Never throws.
-  PlacementResult Place(const ClusterState& state, const Request& request) const;
+  // engine's). "Cannot place now" is a normal result with a reason (kFull). Never throws.
+  PlacementResult Place(const ClusterState& state, const Request& request,
+                        Detail detail = Detail::kFull) const;
 
   const Topology& topology() const { return *topo_; }
   const std::shared_ptr<const Topology>& topology_ptr() const { return topo_; }
@@ -108,18 +117,20 @@ class Engine {
  private:
   std::vector<int> ModelsOf(const Request& r) const;
   // Decide, or OneModelAtATime for a request without a model on nodes of several.
-  void DecideAnyModel(const ClusterState& state, const Request& r, PlacementResult* result) const;
+  void DecideAnyModel(const ClusterState& state, const Request& r, Detail detail,
+                      PlacementResult* result) const;
   // The policy's max_comm_ratio on a placed result: unplaced, with the reason, when over it.
-  void CheckCommRatio(const Request& r, PlacementResult* result) const;
+  void CheckCommRatio(const Request& r, Detail detail, PlacementResult* result) const;
   // The idle cluster CheckCommRatio measures against, made on first use and kept with the
   // search index built on it: a job waiting for max_comm_ratio is measured again at every
   // scheduling pass, the idle cluster is the same each time.
   const ClusterState& Idle() const;
   // The stages of one decision on the request's allowed nodes, into `result`.
-  void Decide(const ClusterState& state, const Request& r, PlacementResult* result) const;
+  void Decide(const ClusterState& state, const Request& r, Detail detail,
+              PlacementResult* result) const;
   // A request without a model on allowed nodes of several models (`models`, ascending).
   void OneModelAtATime(const ClusterState& state, const Request& r, const std::vector<int>& models,
-                       PlacementResult* result) const;
+                       Detail detail, PlacementResult* result) const;
 
   std::shared_ptr<const Topology> topo_;
   std::shared_ptr<const Policy> policy_;

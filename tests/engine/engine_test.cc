@@ -463,6 +463,68 @@ TEST(EngineTest, MaxCommRatioMakesASpreadJobWait) {
   EXPECT_FALSE(big.comm_ratio_is_why);
 }
 
+// Detail::kPlacement (a replay's scheduling passes, the start-time search): a job that does
+// not fit gets its flags but no text; a placed one gets all that kFull gives.
+TEST(EngineTest, PlacementDetailLeavesOutOnlyTheTextOfARefusal) {
+  using Detail = Engine::Detail;
+  auto lab = Topo(testing::kLabYaml);
+  Engine engine(lab, Pol("topo"));
+  ClusterState state(lab);
+  Busy(state, "node[0-7]:0-3\n");  // 4 free GPUs on every node
+  const Request strict = Req(*lab, {.gpus = 16, .tp = 8});
+  PlacementResult full = engine.Place(state, strict, Detail::kFull);
+  PlacementResult terse = engine.Place(state, strict, Detail::kPlacement);
+  ASSERT_FALSE(full.placed);
+  ASSERT_FALSE(terse.placed);
+  EXPECT_FALSE(full.reason.empty());
+  EXPECT_FALSE(full.request.empty());
+  EXPECT_TRUE(terse.reason.empty());
+  EXPECT_TRUE(terse.request.empty());
+  EXPECT_FALSE(terse.internal_error);
+  // Placed (prefer relaxes the same job): every field as kFull's.
+  const Request prefer = Req(*lab, {.gpus = 16, .tp = 8, .nvl = NvlMode::kPrefer});
+  full = engine.Place(state, prefer, Detail::kFull);
+  terse = engine.Place(state, prefer, Detail::kPlacement);
+  ASSERT_TRUE(full.placed) << full.reason;
+  ASSERT_TRUE(terse.placed);
+  EXPECT_EQ(terse.ranks, full.ranks);
+  EXPECT_EQ(terse.request, full.request);
+  EXPECT_EQ(terse.origin, full.origin);
+  EXPECT_EQ(terse.relaxations, full.relaxations);
+  EXPECT_EQ(terse.total, full.total);
+  EXPECT_EQ(terse.candidates, full.candidates);
+  EXPECT_EQ(terse.locality_traded, full.locality_traded);
+  EXPECT_EQ(terse.comm.total(), full.comm.total());
+  ASSERT_EQ(terse.scores.size(), full.scores.size());
+  ASSERT_EQ(terse.best_rejected.has_value(), full.best_rejected.has_value());
+  if (terse.best_rejected) EXPECT_EQ(terse.best_rejected->why, full.best_rejected->why);
+  // The flags of a refusal stay: spares, and max_comm_ratio.
+  std::string yaml = kRacks;
+  yaml.replace(yaml.find("{name: rack1, nodes: \"gb[01-06]\"}"),
+               std::string("{name: rack1, nodes: \"gb[01-06]\"}").size(),
+               "{name: rack1, nodes: \"gb[01-06]\", spares: 2}");
+  auto racks = Topo(yaml.c_str());
+  ClusterState rack1_only(racks);
+  Busy(rack1_only, "gb[07-12]\n");
+  PlacementResult spares =
+      Engine(racks, Pol("topo"))
+          .Place(rack1_only, Req(*racks, {.gpus = 20, .tp = 20}), Detail::kPlacement);
+  EXPECT_FALSE(spares.placed);
+  EXPECT_TRUE(spares.spares_are_why);
+  EXPECT_TRUE(spares.reason.empty());
+  auto limited = std::make_shared<Policy>(*Pol("topo"));
+  limited->max_comm_ratio = 3;
+  auto two_racks = Topo(kRacks);
+  ClusterState apart(two_racks);
+  Busy(apart, "gb[02-06]\ngb[08-12]\n");
+  PlacementResult waits =
+      Engine(two_racks, limited).Place(apart, Req(*two_racks, {.gpus = 8}), Detail::kPlacement);
+  EXPECT_FALSE(waits.placed);
+  EXPECT_TRUE(waits.comm_ratio_is_why);
+  EXPECT_TRUE(waits.reason.empty());
+  EXPECT_TRUE(waits.ranks.empty());
+}
+
 TEST(EngineTest, SegmentsAreCheckedAgainstTheNodeCount) {
   auto topo = Topo(kRacks);
   EXPECT_THAT(ResolveRequest({.gpus = 16, .segment = 2}, *topo),
