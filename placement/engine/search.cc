@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <typeinfo>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
@@ -593,7 +594,7 @@ void UpdateHost(const Hierarchy& h, const ClusterState& state, const Request& re
 
 // The index for `request` under `rule`: built afresh, or for a request whose allowed nodes
 // are a whole GPU model's (or every node) the one kept with the state, brought up to date.
-class IndexCache : public ClusterState::Derived {
+class IndexCache final : public ClusterState::Derived {
  public:
   static constexpr size_t kMaxEntries = 16;
   std::vector<std::shared_ptr<CapacityIndex>> entries;  // most recently used last
@@ -603,22 +604,27 @@ std::shared_ptr<const CapacityIndex> AcquireIndex(const Hierarchy& h, const Clus
                                                   const Request& request, const ChunkRule& rule) {
   if (request.allowed_set == Request::kListed) return BuildIndex(h, state, request, rule);
   std::lock_guard<std::mutex> lock(state.derived_mutex());
-  auto* cache = dynamic_cast<IndexCache*>(state.derived());
-  if (cache == nullptr) {
+  // The slot holds an IndexCache or nothing; the type is checked by its id (a dynamic_cast
+  // was 5% of a congested GB200 replay, two per decision).
+  ClusterState::Derived* slot = state.derived();
+  if (slot == nullptr || typeid(*slot) != typeid(IndexCache)) {
     state.set_derived(std::make_unique<IndexCache>());
-    cache = static_cast<IndexCache*>(state.derived());
+    slot = state.derived();
   }
-  auto& entries = cache->entries;
+  auto& entries = static_cast<IndexCache*>(slot)->entries;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (!entries[i]->Matches(h, rule, request)) continue;
-    std::shared_ptr<CapacityIndex> index = entries[i];
-    entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(i));
+    // Moved to the end (most recently used) by swaps: no reference count changes hands.
+    std::rotate(entries.begin() + static_cast<std::ptrdiff_t>(i),
+                entries.begin() + static_cast<std::ptrdiff_t>(i) + 1, entries.end());
+    std::shared_ptr<CapacityIndex>& index = entries.back();
     if (index->synced < state.journal_begin()) {
       index = BuildIndex(h, state, request, rule);
     } else if (index->synced < state.journal_end()) {
       // Copy on write: a SearchState of another thread may still read it.
       if (index.use_count() > 1) index = std::make_shared<CapacityIndex>(*index);
       std::vector<int> touched;
+      touched.reserve(static_cast<size_t>(state.journal_end() - index->synced));
       for (uint64_t p = index->synced; p < state.journal_end(); ++p) {
         touched.push_back(h.host_of(state.journal_at(p)));
       }
@@ -628,7 +634,6 @@ std::shared_ptr<const CapacityIndex> AcquireIndex(const Hierarchy& h, const Clus
       for (int host : touched) UpdateHost(h, state, request, host, &counts, index.get());
       index->synced = state.journal_end();
     }
-    entries.push_back(index);
     return index;
   }
   std::shared_ptr<CapacityIndex> index = BuildIndex(h, state, request, rule);
