@@ -710,7 +710,8 @@ Decider::Placement Decider::Place(const RequestSpec& spec, const std::vector<Liv
       }
       live.request->allowed_node[n] = all[n] && inside;
     }
-    first = config_->engine->Place(*live.state, *live.request);
+    // Its refusal is never told (the whole cluster is tried next): no text built for it.
+    first = config_->engine->Place(*live.state, *live.request, Engine::Detail::kPlacement);
     live.request->allowed_node = std::move(all);
   }
   if (!first.placed) first = config_->engine->Place(*live.state, *live.request);
@@ -731,7 +732,9 @@ bool Decider::More(JobDecision* d) const {
     d->rest_->allowed_set = Request::kListed;
     for (const Candidate& c : d->candidates_) keep_out(c.layout.nodes);
     for (const std::vector<int>& nodes : d->passed_over_) keep_out(nodes);
-    PlacementResult next = config_->engine->Place(*d->state_, *d->rest_);
+    // Only another placement is read: no text for the refusal that ends the list.
+    PlacementResult next =
+        config_->engine->Place(*d->state_, *d->rest_, Engine::Detail::kPlacement);
     if (!next.placed) break;
     if (Add(d, CandidateOf(next, topo, d->to_caller_, d->rest_->exclusive))) return true;
   }
