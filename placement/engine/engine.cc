@@ -823,17 +823,15 @@ void Engine::CheckCommRatio(const Request& r, Detail detail, PlacementResult* re
   PlacementResult waits;
   waits.policy = std::move(result->policy);
   waits.comm_ratio_is_why = true;
-  if (detail == Detail::kPlacement) {
-    *result = std::move(waits);
-    return;
+  if (detail == Detail::kFull) {
+    const Span now = SpanOf(result->ranks, *topo_), then = SpanOf(best.ranks, *topo_);
+    waits.reason = absl::StrFormat(
+        "the best placement now (%d NVLink domain%s, %s) would spend %.1fx the communication of "
+        "the job's best on the idle cluster (%d NVLink domain%s, %s); the policy's "
+        "max_comm_ratio %g makes it wait for a more local one",
+        now.domains, now.domains == 1 ? "" : "s", SpanTierName(*topo_, now.tier), comm / yardstick,
+        then.domains, then.domains == 1 ? "" : "s", SpanTierName(*topo_, then.tier), limit);
   }
-  const Span now = SpanOf(result->ranks, *topo_), then = SpanOf(best.ranks, *topo_);
-  waits.reason = absl::StrFormat(
-      "the best placement now (%d NVLink domain%s, %s) would spend %.1fx the communication of "
-      "the job's best on the idle cluster (%d NVLink domain%s, %s); the policy's "
-      "max_comm_ratio %g makes it wait for a more local one",
-      now.domains, now.domains == 1 ? "" : "s", SpanTierName(*topo_, now.tier), comm / yardstick,
-      then.domains, then.domains == 1 ? "" : "s", SpanTierName(*topo_, then.tier), limit);
   *result = std::move(waits);
 }
 
