@@ -123,5 +123,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              "comm_ratio_is_why on a %s result: %s", res.placed ? "placed" : "unplaced",
              res.reason.c_str());
   CheckPlacement(state, *request, res);
+  // The same question asking for the placement only (a replay's tries, the start-time
+  // search): the same answer and flags; text only on a placed result.
+  PlacementResult terse =
+      EngineFor((flags >> 4) & 7).Place(state, *request, Engine::Detail::kPlacement);
+  FUZZ_CHECK(terse.placed == res.placed && terse.ranks == res.ranks &&
+                 terse.spares_are_why == res.spares_are_why &&
+                 terse.comm_ratio_is_why == res.comm_ratio_is_why &&
+                 terse.internal_error == res.internal_error,
+             "kPlacement answered otherwise than kFull (placed %d against %d)", terse.placed,
+             res.placed);
+  FUZZ_CHECK(terse.placed ? terse.request == res.request && terse.origin == res.origin
+                          : terse.internal_error || (terse.reason.empty() && terse.request.empty()),
+             "kPlacement text: reason '%s', request '%s'", terse.reason.c_str(),
+             terse.request.c_str());
   return 0;
 }
