@@ -115,6 +115,27 @@ Candidate CandidateOf(const PlacementResult& r, const Topology& topo,
   return c;
 }
 
+// A constraint the job would wait for rather than run without (each is checked by the
+// engine; a prefer job, or one without options, never waits for nvlplace).
+bool MayBeHard(const RequestSpec& spec) {
+  return (spec.nvl == NvlMode::kStrict && spec.tp > 1) || !spec.max_tier.empty() ||
+         spec.one_domain || spec.segment > 0;
+}
+
+// GPUs free now on the nodes a job may use.
+int64_t FreeGpus(const std::vector<LiveNode>& nodes) {
+  int64_t free = 0;
+  for (const LiveNode& n : nodes) {
+    if (n.usable) free += static_cast<int64_t>(n.free.size());
+  }
+  return free;
+}
+
+// The fewest GPUs any allocation of the request holds (0: none known).
+int64_t NeededGpus(const RequestSpec& spec) {
+  return spec.gpus > 0 ? spec.gpus : int64_t{spec.nodes} * spec.gpus_per_node;
+}
+
 const char* ModeName(Mode mode) {
   switch (mode) {
     case Mode::kRunNow:
@@ -791,12 +812,24 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
   std::unique_ptr<JobDecision> d(new JobDecision());
   d->decider_ = this;
   d->job_ = job;
-  for (const LiveNode& n : nodes) d->node_names_.push_back(n.name);
   try {
+    JobRequest jr;
+    if (!job.gpus_unreadable) {
+      jr = RequestOf(job, config_->config.default_nvl);
+      jr.spec.slurm_blocks = config_->config.slurm_blocks;
+    }
+    // Fewer GPUs free than the job needs, and none slurmctld could add: cons_tres would search
+    // every node to say no. The job waits with Slurm's own reason, as it would after that
+    // search (the main scheduler tests its first blocked job in every cycle); only a hard
+    // constraint's refusal names its own. Before anything is copied for the answers.
+    if (job.mode == Mode::kRunNow && job.free_is_all && jr.gpus && jr.unusable.empty() &&
+        !MayBeHard(jr.spec) && FreeGpus(nodes) < NeededGpus(jr.spec)) {
+      d->action_ = Action::kRefuse;
+      return d;
+    }
+    for (const LiveNode& n : nodes) d->node_names_.push_back(n.name);
     if (job.gpus_unreadable) return d;  // slurmctld's own checks decide on the GPU counts
-    JobRequest jr = RequestOf(job, config_->config.default_nvl);
-    jr.spec.slurm_blocks = config_->config.slurm_blocks;
-    if (!jr.gpus) return d;  // nothing for nvlplace: cons_tres, silently
+    if (!jr.gpus) return d;             // nothing for nvlplace: cons_tres, silently
     d->gpus_ = true;
     d->has_options_ = jr.has_options;
     if (!jr.unusable.empty()) {
@@ -809,8 +842,7 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
     }
     d->back_to_ = BackTo(job);
     const RequestSpec& spec = jr.spec;
-    bool may_be_hard = (spec.nvl == NvlMode::kStrict && spec.tp > 1) || !spec.max_tier.empty() ||
-                       spec.one_domain || spec.segment > 0;
+    const bool may_be_hard = MayBeHard(spec);
     // "Could it ever run" matters only for a constraint the job would wait for.
     if (job.mode == Mode::kTestOnly && !may_be_hard && !jr.has_options) return d;
     Placement p = Place(spec, nodes, /*ignore_busy=*/job.mode == Mode::kTestOnly, d.get());

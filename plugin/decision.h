@@ -63,6 +63,9 @@ struct SlurmJob {
   // A requeued job's SystemComment as the plugin left it (its last placement line): the job
   // goes back to the NVLink domains of its last placement when they have room.
   std::string previous_comment;
+  // Mode::kRunNow: the free GPUs of the nodes given are all cons_tres could give the job now
+  // (nvl_job_t.free_is_all).
+  bool free_is_all = false;
 };
 
 // GPUs asked for in one tres_per_* string of a job description at submit: "gres:gpu:8",

@@ -204,6 +204,50 @@ TEST_F(DecisionTest, StrictWaitsWithOneLinePerReasonAndAComment) {
   EXPECT_EQ(decider_->counters().waiting, 1u);
 }
 
+// A job asking for more GPUs than are free, when slurmctld can add none (free_is_all), is
+// refused at once: cons_tres would search every node to say the same. It waits with Slurm's
+// own reason (no comment, no hold, no line); a hard job still says why it waits.
+TEST_F(DecisionTest, MoreGpusThanAreFreeWaitWithoutConsTresSearch) {
+  OnlyFree({{0, {2, 3, 6, 7}}, {1, {0, 1}}});  // 6 free
+  auto all_free = [](SlurmJob j) {
+    j.free_is_all = true;
+    return j;
+  };
+  for (const SlurmJob& job :
+       {all_free(Job(60, 8)), all_free(Job(61, 8, {"NVLPLACE_TP=4", "NVLPLACE_NVL=prefer"}))}) {
+    auto d = Decide(job);
+    EXPECT_EQ(d->action(), Action::kRefuse) << job.id;
+    EXPECT_FALSE(d->hold());
+    EXPECT_FALSE(d->comment());
+    EXPECT_THAT(d->log().text, IsEmpty());
+    EXPECT_EQ(d->CandidateAt(0), nullptr);
+  }
+  // Without the caller's word that nothing more can be freed: cons_tres's, as before.
+  EXPECT_EQ(Decide(Job(62, 8))->action(), Action::kConsTres);
+  // As many as are free: no shortcut (cons_tres may take them spread).
+  EXPECT_NE(Decide(all_free(Job(63, 6)))->action(), Action::kRefuse);
+  // Per node: 2 nodes x 4 > 6 waits; 2 x 2 does not.
+  SlurmJob per_node = all_free(Job(64, 0));
+  per_node.gpus_per_node = 4;
+  per_node.gpu_requests = 1;
+  per_node.min_nodes = per_node.max_nodes = 2;
+  EXPECT_EQ(Decide(per_node)->action(), Action::kRefuse);
+  per_node.gpus_per_node = 2;
+  EXPECT_NE(Decide(per_node)->action(), Action::kRefuse);
+  // Free GPUs of nodes the job may not use do not count.
+  nodes_[0].usable = false;
+  EXPECT_EQ(Decide(all_free(Job(65, 4)))->action(), Action::kRefuse);
+  nodes_[0].usable = true;
+  // A hard job names its own reason.
+  auto strict = Decide(all_free(Job(66, 8, {"NVLPLACE_TP=4"})));
+  EXPECT_EQ(strict->action(), Action::kRefuse);
+  ASSERT_TRUE(strict->comment());
+  EXPECT_THAT(*strict->comment(), StartsWith("nvlplace: v=1 event=waiting "));
+  // Only RUN_NOW: test_only asks as if every GPU were free, will_run asks when.
+  EXPECT_EQ(Decide(all_free(Job(67, 8, {}, Mode::kTestOnly)))->action(), Action::kConsTres);
+  EXPECT_EQ(Decide(all_free(Job(68, 8, {}, Mode::kWillRun)))->action(), Action::kConsTres);
+}
+
 TEST_F(DecisionTest, ANodeListedTwiceCountsOnceWithItsFirstFreeList) {
   // slurmctld never lists a node twice; if a snapshot did, its first entry is the node's
   // state: a second entry must neither add free GPUs nor move the node's index.

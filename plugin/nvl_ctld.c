@@ -347,6 +347,7 @@ typedef struct {
   nvl_ints_t free;   /* every node's free GPUs, node after node (nodes[i].free_gpus) */
   int count;
   bitstr_t* unregistered; /* nodes whose GPUs have not registered yet, or NULL if none */
+  int indexless_usable;   /* usable nodes with GPUs but no GPU indexes (cons_tres's alone) */
   int* busy_gpus;         /* WILL_RUN: busy GPUs by node (nodes[i].busy_gpus points here) */
   int64_t* busy_until;    /* ... and when each is free */
 } nvl_snapshot_t;
@@ -402,6 +403,7 @@ static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
   s->nodes = xcalloc(s->count, sizeof(nvl_node_t));
   s->free = (nvl_ints_t){0};
   s->unregistered = NULL;
+  s->indexless_usable = 0;
   s->busy_gpus = NULL;
   s->busy_until = NULL;
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
@@ -412,6 +414,7 @@ static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
     s->nodes[i].num_free = _free_gpus(i, &s->free, &state, check, &drift);
     if (drift && drifted < 0) drifted = i;
     if (state == NVL_GPUS_INDEXLESS) {
+      if (s->nodes[i].usable) s->indexless_usable++;
       if (!indexless) indexless = hostlist_create(NULL);
       hostlist_push_host(indexless, node_ptr->name);
     } else if (state == NVL_GPUS_UNREGISTERED) {
@@ -1022,6 +1025,11 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   } else {
     _snapshot(f, usable, &snap, NULL);
   }
+  /* The free GPUs are all cons_tres could give: nothing to preempt, every usable node's GPUs
+   * indexed, and no -w (cons_tres may add nodes beyond the named ones for a --gpus total). */
+  job.free_is_all = SELECT_IS_MODE_RUN_NOW(mode) && !snap.indexless_usable &&
+                    !job_ptr->details->req_node_bitmap &&
+                    !(preemptee_candidates && list_count(preemptee_candidates));
   /* A GPU job starts on no node whose GPUs slurmctld cannot index yet, whoever chooses. */
   if (snap.unregistered && job.gpu_requests && SELECT_IS_MODE_RUN_NOW(mode))
     bit_and_not(bitmap, snap.unregistered);

@@ -148,6 +148,7 @@ nvlplace::plugin::SlurmJob SlurmJobOf(const nvl_job_t& job) {
   j.spread_segments = job.spread_segments != 0;
   j.consolidate_segments = job.consolidate_segments != 0;
   j.restarts = job.restarts;
+  j.free_is_all = job.free_is_all != 0;
   if (job.restarts > 0 && job.previous_comment != nullptr)
     j.previous_comment = job.previous_comment;
   for (uint32_t i = 0; job.env != nullptr && i < job.env_size; ++i) {

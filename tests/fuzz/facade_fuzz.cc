@@ -277,6 +277,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Steps(d, steps, entries, num_nodes, job);
   nvl_decision_free(d);
 
+  // The same job when slurmctld could free no more GPUs (free_is_all): a RUN_NOW refusal that
+  // leaves no comment is the one for too few free GPUs, and then the engine could not have
+  // placed the job either.
+  if (!caller_error && !null_facade && job.mode == NVL_MODE_RUN_NOW) {
+    nvl_job_t all = job;
+    all.free_is_all = 1;
+    nvl_decision_t* q = nvl_decide(facade, &all, given, count);
+    if (nvl_decision_action(q) == NVL_ACT_REFUSE && !nvl_decision_comment(q)) {
+      uint64_t free = 0;
+      for (const Entry& e : entries)
+        free += e.name && e.usable ? static_cast<uint64_t>(e.num_free) : 0;
+      const uint64_t needed =
+          std::max<uint64_t>(job.gpus_per_job, uint64_t{job.gpus_per_node} * job.min_nodes);
+      FUZZ_CHECK(!nvl_decision_hold(q) && free < needed && action != NVL_ACT_TRY,
+                 "refused without a comment: %llu GPUs free, %llu needed, action %d without",
+                 static_cast<unsigned long long>(free), static_cast<unsigned long long>(needed),
+                 action);
+    }
+    nvl_decision_free(q);
+  }
+
   if (null_facade || null_nodes || negative || null_job) return 0;
   job.mode = NVL_MODE_WILL_RUN;
   job.tres_per_job = job.tres_per_node = nullptr;
