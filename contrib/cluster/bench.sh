@@ -16,7 +16,9 @@
 # Each round runs the burst once per plugin, alternating; the cycle statistics of all rounds
 # are pooled (total cycle time / cycles), and the time per job tested (total cycle time /
 # jobs tested) is shown beside the mean, because a cycle's length depends on how deep it
-# went. Prints one table; the cluster is left stopped.
+# went; the main scheduler's cycles until the burst's last job started are shown apart from
+# the ones after it (an empty queue while the last jobs run: short cycles whose number
+# moves the pooled mean). Prints one table; the cluster is left stopped.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
@@ -34,8 +36,8 @@ while (($#)); do
     --fabric) fabric=$2; shift 2 ;;
     --queued) queued=1; shift ;;
     --submitters) submitters=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
-    *) echo "bench.sh: unknown argument $1" >&2; sed -n '2,19p' "$0" >&2; exit 2 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    *) echo "bench.sh: unknown argument $1" >&2; sed -n '2,21p' "$0" >&2; exit 2 ;;
   esac
 done
 [[ $jobs =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ && $submitters =~ ^[1-9][0-9]*$ ]] ||
@@ -114,12 +116,14 @@ stats() {
 started() { { sdiag 2>/dev/null || true; } | awk '/^Jobs started:/ {n = $3} END {print n + 0}'; }
 
 # Waits until every job of the burst started (by sdiag, failing when none started for
-# 300 s), then until squeue lists none, asking it once a second.
+# 300 s), then until squeue lists none, asking it once a second. Sets at_last_start to the
+# stats within a second of the burst's last start: the cycles that had jobs to test, apart
+# from the ones after (an empty queue while the last jobs run, the same for both plugins).
 wait_burst() {
   local n last=-1 deadline
   while :; do
     n=$(started)
-    ((n >= jobs)) && break
+    ((n >= jobs)) && { at_last_start=$(stats); break; }
     if ((n > last)); then
       last=$n
       deadline=$((SECONDS + 300))
@@ -173,11 +177,12 @@ for ((round = 1; round <= rounds; round++)); do
     wait_burst
     wall=$((SECONDS - start))
     read -r mc mt md bc bt bd mx bx <<<"$(stats)"
+    read -r pc pt _ <<<"$at_last_start"
     p=$(placed)
     echo "bench: round $round, $select: $jobs jobs in $wall s; main $mc cycles," \
       "mean $((mc ? ${mt%.*} / mc : 0)) us; backfill $bc cycles," \
       "mean $((bc ? ${bt%.*} / bc : 0)) us; nvlplace placed $p" >&2
-    for k in mc mt md bc bt bd; do sum[$select.$k]=$((${sum[$select.$k]:-0} + ${!k%.*})); done
+    for k in mc mt md bc bt bd pc pt; do sum[$select.$k]=$((${sum[$select.$k]:-0} + ${!k%.*})); done
     sum[$select.mx]=$(( ${mx%.*} > ${sum[$select.mx]:-0} ? ${mx%.*} : ${sum[$select.mx]:-0} ))
     sum[$select.bx]=$(( ${bx%.*} > ${sum[$select.bx]:-0} ? ${bx%.*} : ${sum[$select.bx]:-0} ))
     sum[$select.wall]=$((${sum[$select.wall]:-0} + wall))
@@ -198,6 +203,9 @@ row "main scheduler mean cycle (us)" "$(per "${sum[$c.mt]}" "${sum[$c.mc]}")" "$
 row "main scheduler time per job tested (us)" "$(per "${sum[$c.mt]}" "${sum[$c.md]}")" "$(per "${sum[$n.mt]}" "${sum[$n.md]}")"
 row "main scheduler max cycle (us)" "${sum[$c.mx]}" "${sum[$n.mx]}"
 echo "| main scheduler cycles | ${sum[$c.mc]} | ${sum[$n.mc]} | |"
+row "main scheduler mean cycle until the last job started (us)" "$(per "${sum[$c.pt]}" "${sum[$c.pc]}")" "$(per "${sum[$n.pt]}" "${sum[$n.pc]}")"
+echo "| main scheduler cycles until the last job started | ${sum[$c.pc]} | ${sum[$n.pc]} | |"
+row "main scheduler mean cycle after it (us)" "$(per $((${sum[$c.mt]} - ${sum[$c.pt]})) $((${sum[$c.mc]} - ${sum[$c.pc]})))" "$(per $((${sum[$n.mt]} - ${sum[$n.pt]})) $((${sum[$n.mc]} - ${sum[$n.pc]})))"
 row "backfill mean cycle (us)" "$(per "${sum[$c.bt]}" "${sum[$c.bc]}")" "$(per "${sum[$n.bt]}" "${sum[$n.bc]}")"
 row "backfill time per job tried (us)" "$(per "${sum[$c.bt]}" "${sum[$c.bd]}")" "$(per "${sum[$n.bt]}" "${sum[$n.bd]}")"
 row "backfill max cycle (us)" "${sum[$c.bx]}" "${sum[$n.bx]}"
