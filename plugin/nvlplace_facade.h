@@ -141,9 +141,9 @@ typedef struct {
    * placement line of it, whose NVLink domains the job goes back to when they have room. */
   const char* previous_comment;
   /* RUN_NOW: 1 when the free GPUs of the nodes handed to nvl_decide are all cons_tres could
-   * give the job now (no preemption candidates, no usable node whose GPUs nvlplace cannot
-   * index); then a job that asks for more GPUs than are free is refused at once, without
-   * cons_tres's search of every node that would say the same. 0: no such shortcut. */
+   * give the job now (no preemption candidates, no -w, no usable node whose GPUs nvlplace
+   * cannot index); then a job that asks for more GPUs than are free is refused at once,
+   * without cons_tres's search of every node that would say the same. 0: no such shortcut. */
   int free_is_all;
 } nvl_job_t;
 
