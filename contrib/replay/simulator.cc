@@ -225,22 +225,28 @@ class Sim {
 
   // The earliest time the head job could have enough free GPUs of its model (any model when
   // it names none), counting GPUs only: `t` when it has them now. A lower bound of its start.
-  double CountedStart(int head, double t) const {
+  // `ends` are the running jobs in the order they end (RunningInOrder).
+  double CountedStart(int head, double t, const std::vector<std::pair<double, int>>& ends) const {
     const int model = job_model_[head];
     int need = jobs_[head].gpus - FreeFor(head);
     if (need <= 0) return t;
-    auto copy = running_;
-    while (!copy.empty()) {
-      const std::vector<GpuId>& ranks = result_.jobs[copy.top().second].ranks;
+    for (const auto& [end, idx] : ends) {
+      const std::vector<GpuId>& ranks = result_.jobs[idx].ranks;
       if (model < 0) {
         need -= static_cast<int>(ranks.size());
       } else {
         for (GpuId g : ranks) need -= ModelOfGpu(g) == model;
       }
-      if (need <= 0) return copy.top().first;
-      copy.pop();
+      if (need <= 0) return end;
     }
     return std::numeric_limits<double>::infinity();
+  }
+
+  // The running jobs as (end, job) in the order the queue gives them, the earliest end first
+  // (ties by job): its heap sorted, instead of a copy of the queue popped one by one.
+  void RunningInOrder(std::vector<std::pair<double, int>>* out) const {
+    out->assign(running_.items().begin(), running_.items().end());
+    std::sort(out->begin(), out->end());
   }
 
   // The head's reservation, as Slurm's backfill makes it from the plugin's answer: the
@@ -253,16 +259,19 @@ class Sim {
         reservation_.time < std::numeric_limits<double>::infinity()) {
       return reservation_;
     }
-    reservation_ = Reservation{head, std::numeric_limits<double>::infinity(), {}};
-    double from = CountedStart(head, t);
+    reservation_.head = head;
+    reservation_.time = std::numeric_limits<double>::infinity();
+    reservation_.nodes.clear();
+    RunningInOrder(&ends_);
+    double from = CountedStart(head, t, ends_);
     if (!(from < std::numeric_limits<double>::infinity())) return reservation_;
-    std::vector<Release> releases;
-    auto copy = running_;
-    for (; !copy.empty(); copy.pop()) {
-      releases.push_back(Release{copy.top().first, result_.jobs[copy.top().second].ranks});
+    // Views of the running jobs' GPUs: they stay put while the estimate is made.
+    releases_.clear();
+    for (const auto& [end, idx] : ends_) {
+      releases_.push_back(ReleaseView{end, result_.jobs[idx].ranks});
     }
-    EarliestStart at = FindEarliestStart(engine_, &state_, *shape_of_[head]->request,
-                                         std::move(releases), from, /*until=*/0);
+    EarliestStart at = FindEarliestStartOfViews(engine_, &state_, *shape_of_[head]->request,
+                                                &releases_, from, /*until=*/0);
     ++result_.decisions;
     if (!at.found) return reservation_;
     reservation_.time = at.time;
@@ -375,15 +384,22 @@ class Sim {
   ClusterState empty_;
   SimResult result_;
   std::deque<int> pending_;
-  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>,
-                      std::greater<std::pair<double, int>>>
-      running_;
+  // (end, job) of the running jobs, the earliest end on top, its heap readable.
+  class Running
+      : public std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>,
+                                   std::greater<std::pair<double, int>>> {
+   public:
+    const std::vector<std::pair<double, int>>& items() const { return c; }
+  };
+  Running running_;
   Reservation reservation_;
-  std::map<std::string, Shape> shapes_;     // node-based: the addresses below stay valid
-  std::vector<const Shape*> shape_of_;      // per job, once it arrived
-  std::vector<int> job_model_;              // per job: its request's GPU model, -1 for any
-  std::vector<int> free_by_model_;          // free GPUs of each GPU model
-  std::vector<double> larger_chunk_share_;  // [f]: share of the trace's jobs whose chunk > f
+  std::vector<std::pair<double, int>> ends_;  // Reserve's scratch: RunningInOrder
+  std::vector<ReleaseView> releases_;         // Reserve's scratch: views into result_.jobs
+  std::map<std::string, Shape> shapes_;       // node-based: the addresses below stay valid
+  std::vector<const Shape*> shape_of_;        // per job, once it arrived
+  std::vector<int> job_model_;                // per job: its request's GPU model, -1 for any
+  std::vector<int> free_by_model_;            // free GPUs of each GPU model
+  std::vector<double> larger_chunk_share_;    // [f]: share of the trace's jobs whose chunk > f
   // Per GPU: its node's GPU model (-1: a CPU-only node), read for every GPU a job takes or
   // frees: one load instead of the topology's two dependent ones.
   std::vector<int> model_of_gpu_;

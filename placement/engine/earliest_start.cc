@@ -11,18 +11,18 @@ namespace {
 // Releases in time order applied to a state as a prefix that moves forward and back.
 class Timeline {
  public:
-  Timeline(ClusterState* state, std::vector<Release> releases, double from)
-      : state_(state), releases_(std::move(releases)), applied_(releases_.size(), false) {
-    for (Release& r : releases_) r.time = std::max(r.time, from);
+  Timeline(ClusterState* state, std::vector<ReleaseView>* releases, double from)
+      : state_(state), releases_(*releases), applied_(releases_.size(), false) {
+    for (ReleaseView& r : releases_) r.time = std::max(r.time, from);
     std::stable_sort(releases_.begin(), releases_.end(),
-                     [](const Release& a, const Release& b) { return a.time < b.time; });
+                     [](const ReleaseView& a, const ReleaseView& b) { return a.time < b.time; });
   }
   ~Timeline() { MoveTo(-1); }  // the state as it was
 
   // The distinct times, ascending.
   std::vector<double> Times(double until) const {
     std::vector<double> times;
-    for (const Release& r : releases_) {
+    for (const ReleaseView& r : releases_) {
       if ((until <= 0 || r.time <= until) && (times.empty() || times.back() < r.time)) {
         times.push_back(r.time);
       }
@@ -59,7 +59,7 @@ class Timeline {
 
  private:
   ClusterState* state_;
-  std::vector<Release> releases_;
+  std::vector<ReleaseView>& releases_;
   std::vector<bool> applied_;
   size_t prefix_ = 0;
 };
@@ -84,9 +84,18 @@ void AdvanceTo(ClusterState* state, const std::vector<Release>& releases, double
 }
 
 EarliestStart FindEarliestStart(const Engine& engine, ClusterState* state, const Request& request,
-                                std::vector<Release> releases, double from, double until) {
+                                const std::vector<Release>& releases, double from, double until) {
+  std::vector<ReleaseView> views;
+  views.reserve(releases.size());
+  for (const Release& r : releases) views.push_back(ReleaseView{r.time, r.gpus});
+  return FindEarliestStartOfViews(engine, state, request, &views, from, until);
+}
+
+EarliestStart FindEarliestStartOfViews(const Engine& engine, ClusterState* state,
+                                       const Request& request, std::vector<ReleaseView>* releases,
+                                       double from, double until) {
   EarliestStart out;
-  Timeline timeline(state, std::move(releases), from);
+  Timeline timeline(state, releases, from);
   const std::vector<double> times = timeline.Times(until);
   if (times.empty()) return out;
   // Only placements are read: no text for the times that do not fit (most of the tries).

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "absl/types/span.h"
 #include "placement/engine/engine.h"
 #include "placement/model/cluster_state.h"
 #include "placement/model/request.h"
@@ -15,6 +16,13 @@ namespace nvlplace {
 struct Release {
   double time = 0;
   std::vector<GpuId> gpus;
+};
+
+// A Release whose GPUs its caller owns, alive for the call: no copy of every running job's GPUs
+// for each estimate (a replay at 131k GPUs makes one whenever its head job changes).
+struct ReleaseView {
+  double time = 0;
+  absl::Span<const GpuId> gpus;
 };
 
 struct EarliestStart {
@@ -40,7 +48,12 @@ void AdvanceTo(ClusterState* state, const std::vector<Release>& releases, double
 // is changed while searching (releases applied and taken back, so that an index kept with it
 // catches up instead of being rebuilt) and is as it was when this returns.
 EarliestStart FindEarliestStart(const Engine& engine, ClusterState* state, const Request& request,
-                                std::vector<Release> releases, double from, double until);
+                                const std::vector<Release>& releases, double from, double until);
+// The same on views (a distinct name: `{}` for no releases would pick a null pointer);
+// `releases` is reordered (by time, stably).
+EarliestStart FindEarliestStartOfViews(const Engine& engine, ClusterState* state,
+                                       const Request& request, std::vector<ReleaseView>* releases,
+                                       double from, double until);
 
 }  // namespace nvlplace
 

@@ -73,7 +73,7 @@ void ClusterState::Set(GpuId g, bool busy) {
   busy_fingerprint_ ^= topo_->GpuMix(g);
 }
 
-void ClusterState::Journal(const std::vector<GpuId>& gpus) {
+void ClusterState::Journal(absl::Span<const GpuId> gpus) {
   // The journal holds at most about one entry per node: past that, an index rebuilds from
   // the counts as cheaply as it would catch up. A call's nodes are kept once per run of
   // GPUs on one node; every call's are kept, a node's repeated ones too (an index may have
@@ -90,14 +90,14 @@ void ClusterState::Journal(const std::vector<GpuId>& gpus) {
   }
 }
 
-absl::Status ClusterState::CheckIds(const std::vector<GpuId>& gpus) const {
+absl::Status ClusterState::CheckIds(absl::Span<const GpuId> gpus) const {
   for (GpuId g : gpus) {
     if (g < 0 || g >= topo_->num_gpus()) return absl::OutOfRangeError(absl::StrCat("no GPU ", g));
   }
   return absl::OkStatus();
 }
 
-absl::Status ClusterState::Allocate(const std::vector<GpuId>& gpus) {
+absl::Status ClusterState::Allocate(absl::Span<const GpuId> gpus) {
   if (absl::Status s = CheckIds(gpus); !s.ok()) return s;
   for (size_t i = 0; i < gpus.size(); ++i) {
     GpuId g = gpus[i];
@@ -143,7 +143,7 @@ void ClusterState::ResetToFree(const std::vector<uint8_t>& free) {
   derived_.reset();
 }
 
-absl::Status ClusterState::Release(const std::vector<GpuId>& gpus) {
+absl::Status ClusterState::Release(absl::Span<const GpuId> gpus) {
   if (absl::Status s = CheckIds(gpus); !s.ok()) return s;
   for (size_t i = 0; i < gpus.size(); ++i) {
     GpuId g = gpus[i];

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "placement/model/topology.h"
 
 namespace nvlplace {
@@ -38,10 +39,10 @@ class ClusterState {
 
   // Marks GPUs allocated. No change on error: OutOfRange if an id is not a GPU of the
   // topology, FailedPrecondition if any is already busy (or listed twice).
-  absl::Status Allocate(const std::vector<GpuId>& gpus);
+  absl::Status Allocate(absl::Span<const GpuId> gpus);
   // Marks GPUs free. No change on error: OutOfRange as above, FailedPrecondition if any is
   // already free (or listed twice).
-  absl::Status Release(const std::vector<GpuId>& gpus);
+  absl::Status Release(absl::Span<const GpuId> gpus);
   // Every GPU busy except those `free` marks (one byte per GPU, nonzero: free; GPUs held for
   // good stay busy): the state Allocate of the others would give a fresh state, in one pass
   // over the GPUs instead of each count updated per busy GPU (the plugin reads Slurm's
@@ -70,10 +71,10 @@ class ClusterState {
   void set_derived(std::unique_ptr<Derived> d) const { derived_ = std::move(d); }
 
  private:
-  absl::Status CheckIds(const std::vector<GpuId>& gpus) const;
+  absl::Status CheckIds(absl::Span<const GpuId> gpus) const;
   bool Held(GpuId g) const;  // on a node that is not placed: busy for good
   void Set(GpuId g, bool busy);
-  void Journal(const std::vector<GpuId>& gpus);  // the nodes of a change that took effect
+  void Journal(absl::Span<const GpuId> gpus);  // the nodes of a change that took effect
 
   std::shared_ptr<const Topology> topo_;
   // Per GPU (bytes: read in every decision's inner loops): free, busy, or held busy for good

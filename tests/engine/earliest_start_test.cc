@@ -2,7 +2,9 @@
 // backfill and the replay reserves with (placement/engine/earliest_start.h).
 #include "placement/engine/earliest_start.h"
 
+#include <algorithm>
 #include <set>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -124,6 +126,29 @@ TEST_F(EarliestStartTest, TheStateIsAsItWasAfterTheSearch) {
     ASSERT_TRUE(one.found);
     EXPECT_EQ(one.time, 10.0 * k) << k << " GPUs";
   }
+}
+
+TEST_F(EarliestStartTest, ViewsOfTheReleasesAnswerAsTheReleasesDo) {
+  Engine engine = TopoEngine(topo_);
+  // Out of time order, as a caller's running jobs are: the views are sorted in place.
+  std::vector<Release> releases = {{50, On(*topo_, 0, {4, 5, 6, 7})},
+                                   {10, On(*topo_, 0, {0, 1, 2, 3})},
+                                   {30, On(*topo_, 1, {4, 5, 6, 7})},
+                                   {10, On(*topo_, 1, {0, 1, 2, 3})}};
+  std::vector<ReleaseView> views;
+  for (const Release& r : releases) views.push_back({r.time, r.gpus});
+  for (RequestSpec spec : {RequestSpec{.gpus = 8, .tp = 8}, RequestSpec{.gpus = 4, .tp = 4}}) {
+    EarliestStart owned = FindEarliestStart(engine, state_.get(), Req(spec), releases, 0, 0);
+    std::vector<ReleaseView> copy = views;
+    EarliestStart viewed = FindEarliestStartOfViews(engine, state_.get(), Req(spec), &copy, 0, 0);
+    ASSERT_TRUE(owned.found);
+    ASSERT_TRUE(viewed.found);
+    EXPECT_EQ(viewed.time, owned.time);
+    EXPECT_EQ(viewed.placement.ranks, owned.placement.ranks);
+    EXPECT_TRUE(std::is_sorted(copy.begin(), copy.end(),
+                               [](const auto& a, const auto& b) { return a.time < b.time; }));
+  }
+  EXPECT_EQ(state_->num_free(), 0);  // as it was
 }
 
 TEST_F(EarliestStartTest, AWaitingJobTakesWhatIsReleasedAndLeavesTheIdleGpusToBackfill) {

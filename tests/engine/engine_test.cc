@@ -452,7 +452,9 @@ TEST(EngineTest, MaxCommRatioMakesASpreadJobWait) {
   EXPECT_THAT(waits.reason, AllOf(HasSubstr("2 NVLink domains"), HasSubstr("1 NVLink domain,"),
                                   HasSubstr("max_comm_ratio 3")));
   // A second free tray in rack1: the job runs there.
-  ASSERT_THAT(state.Release({topo->nodes()[1].gpus.begin(), topo->nodes()[1].gpus.end()}), IsOk());
+  ASSERT_THAT(
+      state.Release(std::vector<GpuId>(topo->nodes()[1].gpus.begin(), topo->nodes()[1].gpus.end())),
+      IsOk());
   PlacementResult local = engine.Place(state, plain);
   ASSERT_TRUE(local.placed) << local.reason;
   EXPECT_EQ(Nodes(local, *topo), (std::set<std::string>{"gb01", "gb02"}));
