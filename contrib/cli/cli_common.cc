@@ -42,13 +42,15 @@ CLI::Option* AddMaxGpusOption(CLI::App* cmd, TopologyLimits* topology_limits) {
 namespace {
 
 // Writes `text` into `file` (created or truncated).
-absl::Status WriteFile(const std::string& file, absl::string_view text) {
+absl::Status WriteFile(const std::string& file, const OutputWriter& write) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   if (!out) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot write ", file, ": ", std::strerror(errno)));
   }
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  write([&out](absl::string_view text) {
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  });
   if (!out.flush()) {
     return absl::UnavailableError(absl::StrCat("cannot write ", file, ": ", std::strerror(errno)));
   }
@@ -58,15 +60,20 @@ absl::Status WriteFile(const std::string& file, absl::string_view text) {
 }  // namespace
 
 absl::Status WriteOutput(const std::string& path, absl::string_view text) {
+  return WriteOutput(path,
+                     [text](const std::function<void(absl::string_view)>& emit) { emit(text); });
+}
+
+absl::Status WriteOutput(const std::string& path, const OutputWriter& write) {
   if (path.empty() || path == "-") {
-    std::cout << text;
+    write([](absl::string_view text) { std::cout << text; });
     std::cout.flush();
     return std::cout ? absl::OkStatus() : absl::UnavailableError("cannot write to stdout");
   }
   struct stat st;
-  if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return WriteFile(path, text);
+  if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return WriteFile(path, write);
   std::string tmp = absl::StrCat(path, ".tmp");
-  absl::Status written = WriteFile(tmp, text);
+  absl::Status written = WriteFile(tmp, write);
   if (!written.ok()) return written;
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     return absl::UnavailableError(

@@ -221,7 +221,12 @@ int Replay(const ReplayArgs& a) {
       return Fail(
           absl::PermissionDeniedError(absl::StrCat("cannot create ", a.out, ": ", ec.message())));
     absl::Status s = WriteOutput(a.out + "/summary.json", summary.dump(2) + "\n");
-    if (s.ok()) s = WriteOutput(a.out + "/jobs.csv", replay::JobsCsv(run));
+    if (s.ok()) {
+      s = WriteOutput(a.out + "/jobs.csv",
+                      [&run](const std::function<void(absl::string_view)>& emit) {
+                        replay::JobsCsv(run, emit);
+                      });
+    }
     if (s.ok()) s = WriteOutput(a.out + "/report.html", replay::ReportHtml(run, summary));
     if (!s.ok()) return Fail(s);
     std::cout << "wrote " << a.out << "/summary.json, jobs.csv, report.html\n";

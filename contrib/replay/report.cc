@@ -426,18 +426,15 @@ nlohmann::json SummaryJson(const ReplayRun& run) {
   return out;
 }
 
-std::string JobsCsv(const ReplayRun& run) {
+void JobsCsv(const ReplayRun& run, const std::function<void(absl::string_view)>& emit) {
   std::string out =
       "policy,id,line,submit,start,end,wait,gpus,tp,pp,dp,nvl,status,nodes,gpus_by_node,job_tier,"
       "tp_in_domain,comm_s,stretch,tp_span_domains,tp_span_leaves,dp_span_domains,dp_span_leaves,"
       "step_time_ratio,reason\n";
-  // One reservation for the whole file (400 MB for a million jobs on 131k GPUs): a row is
-  // about 100 bytes and a few per GPU.
-  size_t estimate = out.size();
-  for (const SimResult& r : run.results) {
-    for (const JobRecord& j : r.jobs) estimate += 160 + 6 * j.ranks.size();
-  }
-  out.reserve(estimate);
+  // Rows go out a chunk at a time through one buffer that keeps its room: the whole file
+  // held at once was 400 MB for a million jobs on 131k GPUs, each page of it fresh.
+  constexpr size_t kChunk = size_t{1} << 20;
+  out.reserve(2 * kChunk);
   const double share = StepShare(run.options);
   // A group kind's mean span at level 0 (NVLink domains) or 1 (leaf switches); empty when
   // the job has no such group.
@@ -499,9 +496,19 @@ std::string JobsCsv(const ReplayRun& run) {
       out += j.reason;
       std::replace(out.begin() + static_cast<std::ptrdiff_t>(reason), out.end(), ',', ';');
       out += '\n';
+      if (out.size() >= kChunk) {
+        emit(out);
+        out.clear();
+      }
     }
   }
-  return out;
+  if (!out.empty()) emit(out);
+}
+
+std::string JobsCsv(const ReplayRun& run) {
+  std::string all;
+  JobsCsv(run, [&all](absl::string_view chunk) { all.append(chunk.data(), chunk.size()); });
+  return all;
 }
 
 std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary) {

@@ -3,10 +3,12 @@
 #ifndef NVLPLACE_CONTRIB_REPLAY_REPORT_H_
 #define NVLPLACE_CONTRIB_REPLAY_REPORT_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "contrib/replay/simulator.h"
 #include "nlohmann/json.hpp"
 
@@ -31,7 +33,10 @@ struct ReplayRun {
 };
 
 nlohmann::json SummaryJson(const ReplayRun& run);
+// jobs.csv: a row per job and policy. Whole, or handed to `emit` a chunk (about 1 MiB) at a
+// time in order, so that a million jobs need not be held as one string.
 std::string JobsCsv(const ReplayRun& run);
+void JobsCsv(const ReplayRun& run, const std::function<void(absl::string_view)>& emit);
 std::string ReportHtml(const ReplayRun& run, const nlohmann::json& summary);
 std::string SummaryText(const nlohmann::json& summary);
 
