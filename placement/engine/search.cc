@@ -1142,12 +1142,19 @@ HNodeList SearchState::TightestAtLevel(int level, int k, int limit) const {
     }
     return fits;
   }
-  for (int id : hierarchy_.at_level(level)) {
-    if (index_->cap[id] >= k) fits.push_back(id);
+  // The least room first, ties in level order: one key per part, room above its position,
+  // so that only the `limit` tightest are put in order (stable_sort sorted them all, in a
+  // buffer it allocated, for a handful kept).
+  const std::vector<int>& all = hierarchy_.at_level(level);
+  absl::InlinedVector<uint64_t, 64> keys;
+  for (size_t i = 0; i < all.size(); ++i) {
+    int room = index_->cap[all[i]];
+    if (room >= k && room >= 0) keys.push_back(uint64_t{static_cast<uint32_t>(room)} << 32 | i);
   }
-  std::stable_sort(fits.begin(), fits.end(),
-                   [&](int a, int b) { return index_->cap[a] < index_->cap[b]; });
-  if (fits.size() > static_cast<size_t>(limit)) fits.resize(limit);
+  auto kept = keys.begin() + std::min(keys.size(), static_cast<size_t>(limit));
+  if (kept != keys.end()) std::nth_element(keys.begin(), kept, keys.end());
+  std::sort(keys.begin(), kept);
+  for (auto it = keys.begin(); it != kept; ++it) fits.push_back(all[*it & 0xffffffffu]);
   return fits;
 }
 
