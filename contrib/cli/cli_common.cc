@@ -60,8 +60,7 @@ absl::Status WriteFile(const std::string& file, const OutputWriter& write) {
 }  // namespace
 
 absl::Status WriteOutput(const std::string& path, absl::string_view text) {
-  return WriteOutput(path,
-                     [text](const std::function<void(absl::string_view)>& emit) { emit(text); });
+  return WriteOutput(path, [text](const OutputSink& emit) { emit(text); });
 }
 
 absl::Status WriteOutput(const std::string& path, const OutputWriter& write) {

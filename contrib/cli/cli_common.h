@@ -31,8 +31,9 @@ CLI::Option* AddMaxGpusOption(CLI::App* cmd, TopologyLimits* topology_limits);
 // written through in place: renaming over it would replace the device or the link itself.
 absl::Status WriteOutput(const std::string& path, absl::string_view text);
 // The same with the text made piece by piece: `write` hands each piece, in order, to the
-// function it is given (a file of hundreds of MB need not be held at once).
-using OutputWriter = std::function<void(const std::function<void(absl::string_view)>& emit)>;
+// sink it is given (a file of hundreds of MB need not be held at once).
+using OutputSink = std::function<void(absl::string_view piece)>;
+using OutputWriter = std::function<void(const OutputSink& emit)>;
 absl::Status WriteOutput(const std::string& path, const OutputWriter& write);
 
 // The answer to one line of a batch: the text to print for it (without the newline).

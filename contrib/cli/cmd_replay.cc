@@ -223,9 +223,7 @@ int Replay(const ReplayArgs& a) {
     absl::Status s = WriteOutput(a.out + "/summary.json", summary.dump(2) + "\n");
     if (s.ok()) {
       s = WriteOutput(a.out + "/jobs.csv",
-                      [&run](const std::function<void(absl::string_view)>& emit) {
-                        replay::JobsCsv(run, emit);
-                      });
+                      [&run](const OutputSink& emit) { replay::JobsCsv(run, emit); });
     }
     if (s.ok()) s = WriteOutput(a.out + "/report.html", replay::ReportHtml(run, summary));
     if (!s.ok()) return Fail(s);
