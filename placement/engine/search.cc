@@ -1144,12 +1144,12 @@ HNodeList SearchState::TightestAtLevel(int level, int k, int limit) const {
   }
   // The least room first, ties in level order: one key per part, room above its position,
   // so that only the `limit` tightest are put in order (stable_sort sorted them all, in a
-  // buffer it allocated, for a handful kept).
+  // buffer it allocated, for a handful kept). Room is never negative; a key holds it unsigned.
   const std::vector<int>& all = hierarchy_.at_level(level);
   absl::InlinedVector<uint64_t, 64> keys;
   for (size_t i = 0; i < all.size(); ++i) {
     int room = index_->cap[all[i]];
-    if (room >= k && room >= 0) keys.push_back(uint64_t{static_cast<uint32_t>(room)} << 32 | i);
+    if (room >= std::max(k, 0)) keys.push_back(uint64_t{static_cast<uint32_t>(room)} << 32 | i);
   }
   auto kept = keys.begin() + std::min(keys.size(), static_cast<size_t>(limit));
   if (kept != keys.end()) std::nth_element(keys.begin(), kept, keys.end());
