@@ -80,6 +80,9 @@ class HierarchicalGenerator : public Generator {
     if (hnode < static_cast<int>(h.hosts().size())) return;  // one host: nothing to even
     // A part that holds just the job gives all it has to any take: the best fit's GPUs.
     if (s.capacity(hnode) == k) return;
+    // A part with a host that holds the job: its fewest hosts are that one host, and a take
+    // of one host is never offered beside the best fit; not listed only to find that out.
+    if (s.max_host_capacity(hnode) >= k) return;
     Candidate even;
     even.origin = {"fewest hosts", h.nodes()[hnode].label};
     const HostChunks* fit_taken = earlier->taken.empty() ? nullptr : &earlier->taken;

@@ -661,6 +661,7 @@ SearchState::SearchState(const Hierarchy& h, const ClusterState& state, const Re
       index_(AcquireIndex(h, state, request, rule)) {}
 
 int SearchState::capacity(int hnode) const { return index_->cap[hnode]; }
+int SearchState::max_host_capacity(int hnode) const { return index_->max_host[hnode]; }
 int SearchState::largest_free_domain() const { return index_->largest[hierarchy_.root()]; }
 int SearchState::usable_free() const { return index_->free[hierarchy_.root()]; }
 

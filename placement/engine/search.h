@@ -194,6 +194,8 @@ class SearchState {
 
   // Chunks each HNode can still give.
   int capacity(int hnode) const;
+  // The most chunks one host under `hnode` can give.
+  int max_host_capacity(int hnode) const;
   int total_capacity() const { return capacity(hierarchy_.root()); }
   // Largest number of usable free GPUs in one NVLink domain; in one HNode of a level.
   int largest_free_domain() const;
