@@ -36,7 +36,7 @@ absl::Status ReadSizes(const Row& f, TraceJob* j) {
                                   std::tuple{"tp", &j->tp, int64_t{limits::kMaxGroupSize}},
                                   std::tuple{"pp", &j->pp, int64_t{limits::kMaxGroupSize}},
                                   std::tuple{"dp", &j->dp, int64_t{limits::kMaxGroupSize}}}) {
-    std::string v = f[name];
+    absl::string_view v = f[name];
     if (!v.empty() && !ParseCount(v, 0, max, field)) {
       return absl::InvalidArgumentError(NotACount(name, v, 0, max));
     }
@@ -46,7 +46,7 @@ absl::Status ReadSizes(const Row& f, TraceJob* j) {
 
 // nvl, strict when not given.
 absl::Status ReadNvl(const Row& f, TraceJob* j) {
-  std::string nvl = f["nvl"];
+  absl::string_view nvl = f["nvl"];
   if (nvl.empty()) return absl::OkStatus();
   absl::StatusOr<NvlMode> m = ParseNvlMode(nvl);
   if (!m.ok()) return m.status();

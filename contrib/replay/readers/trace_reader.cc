@@ -153,21 +153,21 @@ absl::Status Reader::AddGpuJob(TraceJob job, const char* relaxed) {
 
 namespace {
 
-// Fields of a line, at most limits::kMaxTraceFields of them (callers count first).
-std::vector<std::string> SplitFields(absl::string_view line, char sep) {
-  std::vector<std::string> out;
+// Fields of a line into `out`, views into it, at most limits::kMaxTraceFields of them
+// (callers count first).
+void SplitFields(absl::string_view line, char sep, std::vector<absl::string_view>* out) {
+  out->clear();
   for (absl::string_view f : absl::StrSplit(line, sep)) {
     f = absl::StripAsciiWhitespace(f);
     if (f.size() >= 2 && f.front() == '"' && f.back() == '"') f = f.substr(1, f.size() - 2);
-    out.emplace_back(f);
+    out->push_back(f);
   }
-  return out;
 }
 
 // A table's header: how many fields it has and the column of each (lower-case) name.
 struct Header {
   size_t fields = 0;
-  std::map<std::string, int> cols;
+  std::map<std::string, int, std::less<>> cols;
 };
 
 // The header of `table` from its first line, `count` fields long (see ForEachTableRow).
@@ -180,7 +180,8 @@ absl::StatusOr<Header> ReadHeader(absl::string_view line, size_t count, int line
   if (count > limits::kMaxTraceFields) {
     return error(absl::StrCat("has ", count, " fields; at most ", limits::kMaxTraceFields));
   }
-  std::vector<std::string> names = SplitFields(line, table.sep);
+  std::vector<absl::string_view> names;
+  SplitFields(line, table.sep, &names);
   Header header;
   header.fields = names.size();
   for (size_t i = 0; i < names.size(); ++i) {
@@ -197,9 +198,9 @@ absl::StatusOr<Header> ReadHeader(absl::string_view line, size_t count, int line
 
 }  // namespace
 
-std::string Row::operator[](const char* name) const {
+absl::string_view Row::operator[](absl::string_view name) const {
   auto it = cols.find(name);
-  return it == cols.end() || it->second >= static_cast<int>(fields.size()) ? ""
+  return it == cols.end() || it->second >= static_cast<int>(fields.size()) ? absl::string_view()
                                                                            : fields[it->second];
 }
 
@@ -207,6 +208,7 @@ absl::Status ForEachTableRow(absl::string_view text, const Table& table, Reader&
                              absl::FunctionRef<absl::Status(const Row&)> fn) {
   int line_no = 0;
   std::optional<Header> header;
+  std::vector<absl::string_view> fields;  // each row's, its room kept
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -223,7 +225,7 @@ absl::Status ForEachTableRow(absl::string_view text, const Table& table, Reader&
         count > limits::kMaxTraceFields) {
       s = r.Bad(line_no, absl::StrCat(count, " fields, the header has ", header->fields));
     } else {
-      std::vector<std::string> fields = SplitFields(line, table.sep);
+      SplitFields(line, table.sep, &fields);
       s = fn(Row{fields, header->cols, line_no});
     }
     if (!s.ok()) return s;

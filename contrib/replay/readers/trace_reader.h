@@ -5,6 +5,7 @@
 #define NVLPLACE_CONTRIB_REPLAY_READERS_TRACE_READER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -91,13 +92,13 @@ struct Table {
   bool exact;                          // a row has exactly the header's number of fields
 };
 
-// One data row of a header-led table.
+// One data row of a header-led table: views into the trace's text, valid for the call.
 struct Row {
-  const std::vector<std::string>& fields;
-  const std::map<std::string, int>& cols;
+  const std::vector<absl::string_view>& fields;
+  const std::map<std::string, int, std::less<>>& cols;
   int line;
   // The field under a (lower-case) header name; "" when the trace has no such column.
-  std::string operator[](const char* name) const;
+  absl::string_view operator[](absl::string_view name) const;
 };
 
 // Calls fn(Row) for each data row of a header-led table. The header must name every

@@ -100,7 +100,7 @@ absl::Status ReadRunTime(const Row& f, TraceJob* j) {
 // NNodes, the nodes the job got; 0 when not given.
 absl::StatusOr<int> ReadNNodes(const Row& f) {
   int nnodes = 0;
-  std::string text = f["nnodes"];
+  absl::string_view text = f["nnodes"];
   if (!text.empty() && !ParseCount(text, 0, limits::kMaxJobNodes, &nnodes)) {
     return absl::InvalidArgumentError(NotACount("NNodes", text, 0, limits::kMaxJobNodes));
   }
@@ -137,8 +137,8 @@ absl::Status AddJob(TraceJob j, const GpuTres& gpus, int nnodes, Reader& r) {
 }
 
 absl::Status ReadRow(const Row& f, Reader& r) {
-  std::string id = f["jobid"];
-  if (id.find('.') != std::string::npos) {
+  absl::string_view id = f["jobid"];
+  if (absl::StrContains(id, '.')) {
     r.Skip(kSacctStep);
     return absl::OkStatus();
   }
