@@ -192,8 +192,9 @@ class Sim {
     const TraceJob& j = jobs_[idx];
     if (j.gpus > FreeFor(idx)) return false;  // cheap: no engine call
     const Shape& shape = *shape_of_[idx];     // set when the job arrived
-    // Only a placement is read here: no text for the many tries that do not fit yet.
-    PlacementResult r = engine_.Place(state_, *shape.request, Engine::Detail::kPlacement);
+    // Only what was chosen is read here: no text, for a placement or for the many tries
+    // that do not fit yet.
+    PlacementResult r = engine_.Place(state_, *shape.request, Engine::Detail::kChoice);
     ++result_.decisions;
     if (!r.placed) return false;
     JobRecord& rec = result_.jobs[idx];

@@ -600,15 +600,18 @@ std::optional<Alternative> BestRejected(const Topology& topo, const Policy& poli
 }
 
 // Explain: the chosen candidate (`best`) into `result`: its GPUs, scores and facts, the TP
-// groups it splits under nvl=prefer, the locality traded and the best rejected alternative.
+// groups it splits under nvl=prefer and, with `text`, its origin and score lines, the
+// locality traded and the best rejected alternative.
 void Explain(const Topology& topo, const Policy& policy, const Request& r,
-             const std::vector<Scored>& scored, int best, bool any_tier_ok,
+             const std::vector<Scored>& scored, int best, bool any_tier_ok, bool text,
              PlacementResult* result) {
   const Scored& win = scored[best];
   result->placed = true;
   result->ranks = win.facts.ranks;
-  result->origin = win.origin.Text();
-  result->scores = Lines(policy, win.scores);
+  if (text) {
+    result->origin = win.origin.Text();
+    result->scores = Lines(policy, win.scores);
+  }
   result->total = win.total;
   result->comm = win.facts.comm;
   result->job_tier = win.facts.job_tier;
@@ -619,6 +622,7 @@ void Explain(const Topology& topo, const Policy& policy, const Request& r,
     result->relaxations.push_back(absl::StrFormat("%d of %d TP groups span NVLink domains",
                                                   result->tp_groups_split, r.num_groups()));
   }
+  if (!text) return;
   result->locality_traded = LocalityTraded(topo, policy, scored, best, any_tier_ok);
   result->best_rejected = BestRejected(topo, policy, r, scored, best, any_tier_ok);
 }
@@ -776,7 +780,9 @@ PlacementResult Engine::Place(const ClusterState& state, const Request& r, Detai
   result.policy = policy_->name;
   DecideAnyModel(state, r, detail, &result);
   if (result.placed && policy_->max_comm_ratio > 0) CheckCommRatio(r, detail, &result);
-  if (detail == Detail::kFull || result.placed) result.request = DescribeRequest(r, *topo_);
+  if (detail == Detail::kFull || (result.placed && detail == Detail::kPlacement)) {
+    result.request = DescribeRequest(r, *topo_);
+  }
   // What resolving the request relaxed comes first: it holds for every candidate.
   result.relaxations.insert(result.relaxations.begin(), r.relaxations.begin(), r.relaxations.end());
   return result;
@@ -817,7 +823,7 @@ void Engine::CheckCommRatio(const Request& r, Detail detail, PlacementResult* re
   const double ideal = IdealComm(*topo_, r, model_).total();
   if (!(ideal > 0) || comm <= limit * ideal) return;
   PlacementResult best;
-  DecideAnyModel(Idle(), r, Detail::kPlacement, &best);
+  DecideAnyModel(Idle(), r, Detail::kChoice, &best);
   const double yardstick = best.comm.total();
   if (!best.placed || !(yardstick > 0) || comm <= limit * yardstick) return;
   PlacementResult waits;
@@ -879,11 +885,12 @@ void Engine::Decide(const ClusterState& state, const Request& r, Detail detail,
     // No scorer read it: priced for what the result tells (the choice, its alternative).
     auto price = [&](CandidateFacts& f) { f.comm = EstimateComm(*topo_, f.ranks, r, model_); };
     price(scoring.candidates[best].facts);
-    int second = RunnerUp(scoring.candidates, best);
+    int second = detail == Detail::kChoice ? -1 : RunnerUp(scoring.candidates, best);
     if (second >= 0) price(scoring.candidates[second].facts);
   }
 
-  Explain(*topo_, *policy_, r, scoring.candidates, best, tier.any_ok, result);
+  Explain(*topo_, *policy_, r, scoring.candidates, best, tier.any_ok, detail != Detail::kChoice,
+          result);
 }
 
 // Models: a request without a model, on allowed nodes of several, is decided on each model's
@@ -911,7 +918,7 @@ void Engine::OneModelAtATime(const ClusterState& state, const Request& r,
   }
   if (best >= 0) {
     PlacementResult& win = tried[best];
-    for (size_t i = 0; i < models.size(); ++i) {
+    for (size_t i = 0; i < models.size() && detail != Detail::kChoice; ++i) {
       if (static_cast<int>(i) == best || !tried[i].placed) continue;
       OfferAlternative(*policy_, topo_->gpu_models()[models[i]].name, tried[i], &win);
     }

@@ -102,8 +102,12 @@ class Engine {
   // (`reason` and `request` empty; its flags, spares_are_why and the others, are set). For
   // callers that ask many times and act only on a placement: a replay's scheduling passes
   // and the start-time search, where most questions on a busy cluster are "not yet", and
-  // writing why was about a third of a replay of a congested GB200 cluster.
-  enum class Detail { kFull, kPlacement };
+  // writing why was about a third of a replay of a congested GB200 cluster. kChoice: as
+  // kPlacement, and a placement carries only what was chosen (ranks, total, comm, tiers,
+  // TP groups split, candidates, relaxations), none of the text that explains it (`scores`,
+  // `origin`, `request`, `locality_traded` and `best_rejected` empty): a replay's starts,
+  // which read nothing else.
+  enum class Detail { kFull, kPlacement, kChoice };
 
   // Chooses GPUs for the request on the free GPUs of `state` (whose topology must be this
   // engine's). "Cannot place now" is a normal result with a reason (kFull). Never throws.

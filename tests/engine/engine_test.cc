@@ -499,7 +499,9 @@ TEST(EngineTest, PlacementDetailLeavesOutOnlyTheTextOfARefusal) {
   EXPECT_EQ(terse.comm.total(), full.comm.total());
   ASSERT_EQ(terse.scores.size(), full.scores.size());
   ASSERT_EQ(terse.best_rejected.has_value(), full.best_rejected.has_value());
-  if (terse.best_rejected) EXPECT_EQ(terse.best_rejected->why, full.best_rejected->why);
+  if (terse.best_rejected) {
+    EXPECT_EQ(terse.best_rejected->why, full.best_rejected->why);
+  }
   // The flags of a refusal stay: spares, and max_comm_ratio.
   std::string yaml = kRacks;
   yaml.replace(yaml.find("{name: rack1, nodes: \"gb[01-06]\"}"),
@@ -525,6 +527,59 @@ TEST(EngineTest, PlacementDetailLeavesOutOnlyTheTextOfARefusal) {
   EXPECT_TRUE(waits.comm_ratio_is_why);
   EXPECT_TRUE(waits.reason.empty());
   EXPECT_TRUE(waits.ranks.empty());
+}
+
+// Detail::kChoice (a replay's starts): the same choice as kFull, every fact of it, and none
+// of the text that explains it; on a cluster of two GPU models, where each model is decided
+// alone, too.
+TEST(EngineTest, ChoiceDetailGivesTheSameChoiceWithoutItsText) {
+  using Detail = Engine::Detail;
+  auto lab = Topo(testing::kLabYaml);
+  ClusterState state(lab);
+  Busy(state, "node[0-7]:0-3\nnode2\n");
+  auto two = Topo(testing::kTwoModelYaml);
+  ClusterState mixed(two);
+  Busy(mixed, "node0:0-3\nnode2:0-1\n");
+  struct Case {
+    std::shared_ptr<const Topology> topo;
+    const ClusterState* state;
+    Request request;
+  };
+  const std::vector<Case> cases = {
+      {lab, &state, Req(*lab, {.gpus = 16, .tp = 8, .nvl = NvlMode::kPrefer})},
+      {lab, &state, Req(*lab, {.gpus = 8, .tp = 4})},
+      {two, &mixed, Req(*two, {.gpus = 6})},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(DescribeRequest(c.request, *c.topo));
+    Engine engine(c.topo, Pol("topo"));
+    PlacementResult full = engine.Place(*c.state, c.request, Detail::kFull);
+    PlacementResult chosen = engine.Place(*c.state, c.request, Detail::kChoice);
+    ASSERT_TRUE(full.placed) << full.reason;
+    ASSERT_TRUE(chosen.placed);
+    EXPECT_EQ(chosen.ranks, full.ranks);
+    EXPECT_EQ(chosen.total, full.total);
+    EXPECT_EQ(chosen.comm.total(), full.comm.total());
+    EXPECT_EQ(chosen.job_tier, full.job_tier);
+    EXPECT_EQ(chosen.dp_tier, full.dp_tier);
+    EXPECT_EQ(chosen.tp_groups_split, full.tp_groups_split);
+    EXPECT_EQ(chosen.candidates, full.candidates);
+    EXPECT_EQ(chosen.relaxations, full.relaxations);
+    EXPECT_FALSE(full.origin.empty());
+    EXPECT_FALSE(full.scores.empty());
+    EXPECT_FALSE(full.request.empty());
+    EXPECT_TRUE(chosen.origin.empty());
+    EXPECT_TRUE(chosen.scores.empty());
+    EXPECT_TRUE(chosen.request.empty());
+    EXPECT_TRUE(chosen.locality_traded.empty());
+    EXPECT_FALSE(chosen.best_rejected.has_value());
+  }
+  // The first case relaxes prefer: said, since a replay counts relaxations.
+  Engine engine(lab, Pol("topo"));
+  EXPECT_THAT(engine.Place(state, cases[0].request, Detail::kChoice).relaxations,
+              ::testing::Not(::testing::IsEmpty()));
+  // The mixed case had another model to offer: kFull names it, kChoice does not.
+  EXPECT_TRUE(Engine(two, Pol("topo")).Place(mixed, cases[2].request).best_rejected.has_value());
 }
 
 TEST(EngineTest, SegmentsAreCheckedAgainstTheNodeCount) {
