@@ -62,12 +62,16 @@ class RandomGenerator : public Generator {
     for (size_t i = identity.size(); i < n; ++i) identity.push_back(static_cast<int>(i));
     Swaps swaps{identity};
     Stream rng(DecisionSeed(ctx.seed, ctx.decision));
+    // The hosts drawn that have room, in the order drawn: a full one would give nothing (on
+    // a busy cluster most of those drawn).
+    std::vector<int> order;
     for (int need = k; need > 0 && swaps.with.size() < n;) {
       const size_t i = swaps.with.size();
       swaps.Swap(i, i + rng.Draw(n - i));
-      need -= s.capacity(identity[i]);
+      const int room = s.capacity(identity[i]);
+      if (room > 0) order.push_back(identity[i]);
+      need -= room;
     }
-    std::vector<int> order(identity.data(), identity.data() + swaps.with.size());
     Candidate c;
     c.origin.what = absl::StrCat("random (seed ", ctx.seed, ")");
     s.TakeInOrder(order, k, &c.ranks);

@@ -658,9 +658,9 @@ SearchState::SearchState(const Hierarchy& h, const ClusterState& state, const Re
       rule_(rule),
       num_hosts_(static_cast<int>(h.hosts().size())),
       id_(NextStateId()),
-      index_(AcquireIndex(h, state, request, rule)) {}
+      index_(AcquireIndex(h, state, request, rule)),
+      cap_(index_->cap.data()) {}
 
-int SearchState::capacity(int hnode) const { return index_->cap[hnode]; }
 int SearchState::max_host_capacity(int hnode) const { return index_->max_host[hnode]; }
 int SearchState::largest_free_domain() const { return index_->largest[hierarchy_.root()]; }
 int SearchState::usable_free() const { return index_->free[hierarchy_.root()]; }

@@ -192,8 +192,9 @@ class SearchState {
   SearchState(const SearchState&) = delete;
   SearchState& operator=(const SearchState&) = delete;
 
-  // Chunks each HNode can still give.
-  int capacity(int hnode) const;
+  // Chunks each HNode can still give. Inline: a random decision on a busy cluster asks it
+  // for every host it draws (a call each was 5% of such a replay).
+  int capacity(int hnode) const { return cap_[hnode]; }
   // The most chunks one host under `hnode` can give.
   int max_host_capacity(int hnode) const;
   int total_capacity() const { return capacity(hierarchy_.root()); }
@@ -292,6 +293,7 @@ class SearchState {
   int num_hosts_ = 0;
   uint64_t id_ = 0;  // this state's own number: TakeFromHost's slots stamped with it are its own
   std::shared_ptr<const CapacityIndex> index_;
+  const int* cap_ = nullptr;  // index_'s capacities (an index is copied on write, never changed)
   // TakeFromHost's lists, per host: the GPUs of its first `chunks` chunks, taken_gpus_[start,
   // start + length).
   struct Taken {
