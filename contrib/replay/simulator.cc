@@ -42,6 +42,7 @@ class Sim {
         options_(options),
         state_(engine.topology_ptr()),
         empty_(engine.topology_ptr()),
+        ended_(jobs.size(), 0),
         shape_of_(jobs.size(), nullptr),
         job_model_(jobs.size(), -1),
         free_by_model_(topo_.gpu_models().size(), 0) {
@@ -113,6 +114,7 @@ class Sim {
       while (!running_.empty() && running_.top().first <= t) {
         int idx = running_.top().second;
         running_.pop();
+        ended_[static_cast<size_t>(idx)] = 1;
         (void)state_.Release(result_.jobs[idx].ranks);
         for (GpuId g : result_.jobs[idx].ranks) ++free_by_model_[ModelOfGpu(g)];
         ++finished;
@@ -221,6 +223,7 @@ class Sim {
     }
     rec.end = t + j.duration * rec.stretch;
     running_.push({rec.end, idx});
+    started_.push_back({rec.end, idx});
     return true;
   }
 
@@ -243,11 +246,20 @@ class Sim {
     return std::numeric_limits<double>::infinity();
   }
 
-  // The running jobs as (end, job) in the order the queue gives them, the earliest end first
-  // (ties by job): its heap sorted, instead of a copy of the queue popped one by one.
-  void RunningInOrder(std::vector<std::pair<double, int>>* out) const {
-    out->assign(running_.items().begin(), running_.items().end());
-    std::sort(out->begin(), out->end());
+  // The running jobs as (end, job) in ends_, the earliest end first (ties by job): the last
+  // call's order without the jobs that ended since, merged with those started since, sorted.
+  // Sorting every running job for each reservation was 3% of a million-job replay.
+  void RunningInOrder() {
+    auto gone = [this](const std::pair<double, int>& e) {
+      return ended_[static_cast<size_t>(e.second)] != 0;
+    };
+    ends_.erase(std::remove_if(ends_.begin(), ends_.end(), gone), ends_.end());
+    started_.erase(std::remove_if(started_.begin(), started_.end(), gone), started_.end());
+    std::sort(started_.begin(), started_.end());
+    const auto middle = static_cast<std::ptrdiff_t>(ends_.size());
+    ends_.insert(ends_.end(), started_.begin(), started_.end());
+    std::inplace_merge(ends_.begin(), ends_.begin() + middle, ends_.end());
+    started_.clear();
   }
 
   // The head's reservation, as Slurm's backfill makes it from the plugin's answer: the
@@ -263,7 +275,7 @@ class Sim {
     reservation_.head = head;
     reservation_.time = std::numeric_limits<double>::infinity();
     reservation_.nodes.clear();
-    RunningInOrder(&ends_);
+    RunningInOrder();
     double from = CountedStart(head, t, ends_);
     if (!(from < std::numeric_limits<double>::infinity())) return reservation_;
     // Views of the running jobs' GPUs: they stay put while the estimate is made.
@@ -385,22 +397,22 @@ class Sim {
   ClusterState empty_;
   SimResult result_;
   std::deque<int> pending_;
-  // (end, job) of the running jobs, the earliest end on top, its heap readable.
-  class Running
-      : public std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>,
-                                   std::greater<std::pair<double, int>>> {
-   public:
-    const std::vector<std::pair<double, int>>& items() const { return c; }
-  };
-  Running running_;
+  // (end, job) of the running jobs, the earliest end on top.
+  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>,
+                      std::greater<std::pair<double, int>>>
+      running_;
   Reservation reservation_;
-  std::vector<std::pair<double, int>> ends_;  // Reserve's scratch: RunningInOrder
-  std::vector<ReleaseView> releases_;         // Reserve's scratch: views into result_.jobs
-  std::map<std::string, Shape> shapes_;       // node-based: the addresses below stay valid
-  std::vector<const Shape*> shape_of_;        // per job, once it arrived
-  std::vector<int> job_model_;                // per job: its request's GPU model, -1 for any
-  std::vector<int> free_by_model_;            // free GPUs of each GPU model
-  std::vector<double> larger_chunk_share_;    // [f]: share of the trace's jobs whose chunk > f
+  // The running jobs in the order they end as of the last RunningInOrder, and what has
+  // started since (those ended since are marked in ended_, per job).
+  std::vector<std::pair<double, int>> ends_;
+  std::vector<std::pair<double, int>> started_;
+  std::vector<char> ended_;
+  std::vector<ReleaseView> releases_;       // Reserve's scratch: views into result_.jobs
+  std::map<std::string, Shape> shapes_;     // node-based: the addresses below stay valid
+  std::vector<const Shape*> shape_of_;      // per job, once it arrived
+  std::vector<int> job_model_;              // per job: its request's GPU model, -1 for any
+  std::vector<int> free_by_model_;          // free GPUs of each GPU model
+  std::vector<double> larger_chunk_share_;  // [f]: share of the trace's jobs whose chunk > f
   // Per GPU: its node's GPU model (-1: a CPU-only node), read for every GPU a job takes or
   // frees: one load instead of the topology's two dependent ones.
   std::vector<int> model_of_gpu_;
