@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "contrib/replay/fixed_decimals.h"
 #include "contrib/replay/headline.h"
 #include "contrib/replay/human_units.h"
 #include "contrib/replay/metrics.h"
@@ -20,18 +20,6 @@ namespace nvlplace::replay {
 namespace {
 
 const char* kColors[] = {"#1b6ac9", "#d1495b", "#2e9d5b", "#8c5cc4", "#e08e0b", "#555555"};
-
-// `v` with `decimals` digits after the point, as printf's "%.Nf" writes it (both round the
-// exact binary value), without printf's cost: jobs.csv writes a dozen per job.
-void AppendFixed(std::string* out, double v, int decimals) {
-  char buf[48];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-  if (ec != std::errc()) {  // too long for the buffer (|v| from about 1e35): printf's way
-    absl::StrAppendFormat(out, "%.*f", decimals, v);
-    return;
-  }
-  out->append(buf, end);
-}
 
 template <typename T>
 double TimeWeightedMean(const std::vector<Sample>& s, T Sample::*field) {
