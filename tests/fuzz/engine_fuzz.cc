@@ -137,5 +137,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                           : terse.internal_error || (terse.reason.empty() && terse.request.empty()),
              "kPlacement text: reason '%s', request '%s'", terse.reason.c_str(),
              terse.request.c_str());
+  // Asking for the choice only (a replay's starts): the same choice and facts, no text.
+  PlacementResult chosen =
+      EngineFor((flags >> 4) & 7).Place(state, *request, Engine::Detail::kChoice);
+  FUZZ_CHECK(
+      chosen.placed == res.placed && chosen.ranks == res.ranks && chosen.total == res.total &&
+          chosen.comm.total() == res.comm.total() && chosen.job_tier == res.job_tier &&
+          chosen.tp_groups_split == res.tp_groups_split && chosen.relaxations == res.relaxations &&
+          chosen.spares_are_why == res.spares_are_why &&
+          chosen.comm_ratio_is_why == res.comm_ratio_is_why &&
+          chosen.internal_error == res.internal_error,
+      "kChoice answered otherwise than kFull (placed %d against %d)", chosen.placed, res.placed);
+  FUZZ_CHECK(chosen.internal_error ||
+                 (chosen.request.empty() && chosen.origin.empty() && chosen.scores.empty() &&
+                  chosen.locality_traded.empty() && !chosen.best_rejected.has_value() &&
+                  (chosen.placed || chosen.reason.empty())),
+             "kChoice text: reason '%s', origin '%s'", chosen.reason.c_str(),
+             chosen.origin.c_str());
   return 0;
 }
