@@ -12,8 +12,7 @@ namespace nvlplace::replay {
 namespace {
 
 constexpr int kMaxFastDecimals = 6;
-constexpr double kPow10[kMaxFastDecimals + 1] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
-constexpr uint64_t kPow10Int[kMaxFastDecimals + 1] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+constexpr uint64_t kPow10[kMaxFastDecimals + 1] = {1, 10, 100, 1000, 10000, 100000, 1000000};
 
 // `v` scaled by 10^decimals and rounded to the nearest integer, into *n; false on a tie
 // (then only the exact digits decide, which to_chars reads). The product x = v * 10^d is the
@@ -21,7 +20,7 @@ constexpr uint64_t kPow10Int[kMaxFastDecimals + 1] = {1, 10, 100, 1000, 10000, 1
 // rounding keeps order, x falls on the same side of every k + 1/2 as the exact product, or
 // on it, so x rounds to the exact product's nearest integer unless its fraction is 1/2.
 bool Scaled(double v, int decimals, uint64_t* n) {
-  const double x = v * kPow10[decimals];
+  const double x = v * static_cast<double>(kPow10[decimals]);  // exact: under 2^53
   const double whole = std::floor(x);
   const double frac = x - whole;  // exact: x and floor(x) are close doubles
   if (frac == 0.5) return false;
@@ -36,7 +35,7 @@ void AppendFixed(std::string* out, double v, int decimals) {
   if (v > 0 && v < 1e9 && decimals >= 0 && decimals <= kMaxFastDecimals &&
       Scaled(v, decimals, &n)) {
     char buf[32];
-    const uint64_t unit = kPow10Int[decimals];
+    const uint64_t unit = kPow10[decimals];
     char* end = std::to_chars(buf, buf + sizeof buf, n / unit).ptr;
     if (decimals > 0) {
       *end++ = '.';

@@ -1,6 +1,5 @@
 #include "contrib/replay/fixed_decimals.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>

@@ -845,7 +845,8 @@ void Engine::CheckCommRatio(const Request& r, Detail detail, PlacementResult* re
 // choose, explain. A stage that leaves nothing to choose ends the decision with its reason.
 void Engine::Decide(const ClusterState& state, const Request& r, Detail detail,
                     PlacementResult* result) const {
-  const bool why = detail == Detail::kFull;
+  const bool why = detail == Detail::kFull;     // a refusal's reason
+  const bool text = detail != Detail::kChoice;  // a placement's explanation
   Chunking chunks = ChooseChunking(hierarchy_, state, r, !(r.may_use_spares || policy_->use_spares),
                                    &result->relaxations);
   if (chunks.search->total_capacity() < chunks.k) {
@@ -885,12 +886,11 @@ void Engine::Decide(const ClusterState& state, const Request& r, Detail detail,
     // No scorer read it: priced for what the result tells (the choice, its alternative).
     auto price = [&](CandidateFacts& f) { f.comm = EstimateComm(*topo_, f.ranks, r, model_); };
     price(scoring.candidates[best].facts);
-    int second = detail == Detail::kChoice ? -1 : RunnerUp(scoring.candidates, best);
+    int second = text ? RunnerUp(scoring.candidates, best) : -1;
     if (second >= 0) price(scoring.candidates[second].facts);
   }
 
-  Explain(*topo_, *policy_, r, scoring.candidates, best, tier.any_ok, detail != Detail::kChoice,
-          result);
+  Explain(*topo_, *policy_, r, scoring.candidates, best, tier.any_ok, text, result);
 }
 
 // Models: a request without a model, on allowed nodes of several, is decided on each model's
@@ -918,9 +918,11 @@ void Engine::OneModelAtATime(const ClusterState& state, const Request& r,
   }
   if (best >= 0) {
     PlacementResult& win = tried[best];
-    for (size_t i = 0; i < models.size() && detail != Detail::kChoice; ++i) {
-      if (static_cast<int>(i) == best || !tried[i].placed) continue;
-      OfferAlternative(*policy_, topo_->gpu_models()[models[i]].name, tried[i], &win);
+    if (detail != Detail::kChoice) {  // the other models' best, as the alternative
+      for (size_t i = 0; i < models.size(); ++i) {
+        if (static_cast<int>(i) == best || !tried[i].placed) continue;
+        OfferAlternative(*policy_, topo_->gpu_models()[models[i]].name, tried[i], &win);
+      }
     }
     win.policy = std::move(result->policy);
     *result = std::move(win);
