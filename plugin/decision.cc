@@ -33,6 +33,47 @@ struct Decider::Shared {
   double last_summary = -1;  // seconds
 };
 
+// The engine's views of the live nodes, kept between calls: one state per kind (Slurm's
+// GPUs as they are; every GPU free, for "could it ever run"), lent to one decision at a
+// time and brought to the caller's nodes by difference (Prepare), so that a call costs
+// what changed since the last one, and the capacity indexes kept with the state catch up
+// through its journal instead of being built per call. A decision that finds its kind lent
+// out (another thread deciding) gets a state of its own; one idle state per kind is kept.
+class StatePool {
+ public:
+  explicit StatePool(std::shared_ptr<const Topology> topo) : topo_(std::move(topo)) {}
+
+  static LentState Lend(const std::shared_ptr<StatePool>& pool, bool all_free) {
+    std::unique_ptr<ClusterState> state;
+    {
+      std::lock_guard<std::mutex> lock(pool->mu_);
+      state = std::move(pool->idle_[all_free]);
+    }
+    if (!state) state = std::make_unique<ClusterState>(pool->topo_);
+    return LentState(state.release(), StateReturn{pool, all_free});
+  }
+
+  void Give(ClusterState* state, bool all_free) {
+    std::unique_ptr<ClusterState> back(state);  // deleted after the lock, if not kept
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!idle_[all_free]) idle_[all_free] = std::move(back);
+  }
+
+ private:
+  std::shared_ptr<const Topology> topo_;
+  std::mutex mu_;
+  std::unique_ptr<ClusterState> idle_[2];
+};
+
+void StateReturn::operator()(ClusterState* state) const {
+  if (state == nullptr) return;
+  if (pool) {
+    pool->Give(state, all_free);
+  } else {
+    delete state;
+  }
+}
+
 namespace {
 
 // A placement as the placement line states it: GPUs, NVLink domains, span, score, origin.
@@ -316,9 +357,9 @@ std::vector<NodeGpus> JobDecision::Gpus(const Layout& layout) const {
   std::vector<NodeGpus> out;
   for (size_t k = 0; k < layout.nodes.size(); ++k) {
     int n = layout.nodes[k];
-    out.push_back(
-        {n >= 0 && n < static_cast<int>(node_names_.size()) ? node_names_[n] : absl::StrCat("#", n),
-         layout.gpus[k]});
+    out.push_back({n >= 0 && n < static_cast<int>(node_names_.size()) ? std::string(node_names_[n])
+                                                                      : absl::StrCat("#", n),
+                   layout.gpus[k]});
   }
   return out;
 }
@@ -522,7 +563,9 @@ Action JobDecision::Exhausted() {
 // ---- the decider ---------------------------------------------------------------------------
 
 Decider::Decider(std::unique_ptr<LoadedConfig> config)
-    : config_(std::move(config)), shared_(std::make_unique<Shared>()) {}
+    : config_(std::move(config)),
+      shared_(std::make_unique<Shared>()),
+      pool_(std::make_shared<StatePool>(config_->topology)) {}
 
 Decider::~Decider() = default;
 
@@ -628,13 +671,29 @@ Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<L
            request->segment > 0;
   p.request = DescribeRequest(*request, topo);
 
-  // The live state: every GPU busy except those the caller lists as free.
+  // The live state: every GPU busy except those the caller lists as free, on the pool's
+  // state brought to the caller's node by node (most nodes are as they were at the last call).
+  live->state = StatePool::Lend(pool_, ignore_busy);
+  ClusterState& state = *live->state;
   live->to_caller.assign(topo.num_nodes(), -1);
-  std::vector<uint8_t> is_free(topo.num_gpus(), 0);
   // A node is allowed when the request allows it (its GPU model) and Slurm offers it.
   std::vector<uint8_t> of_request = std::move(request->allowed_node);
   request->allowed_node.assign(topo.num_nodes(), false);
-  request->allowed_set = Request::kListed;
+  thread_local std::vector<uint8_t> mine;  // one node's GPUs: free or not
+  // Whether node n of the state already has free exactly the GPUs `free` lists: only for a
+  // list in ascending order (as Slurm's bitmaps give it; anything else is compared in full).
+  auto as_listed = [&state, &topo](NodeId n, const std::vector<int>& free) {
+    if (static_cast<size_t>(state.free_on_node(n)) != free.size()) return false;
+    const nvlplace::NodeGpus& gpus = topo.nodes()[n].gpus;
+    int before = -1;
+    for (int idx : free) {
+      if (idx <= before || static_cast<size_t>(idx) >= gpus.size() || state.busy(gpus[idx])) {
+        return false;
+      }
+      before = idx;
+    }
+    return true;
+  };
   // Slurm's nodes mostly come in the model's order: each is looked for first after the one
   // before (FindNode's guess), before the name index.
   NodeId guess = 0;
@@ -644,17 +703,33 @@ Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<L
     if (n < 0 || live->to_caller[n] >= 0) continue;  // unknown, or named twice: the first counts
     live->to_caller[n] = static_cast<int>(i);
     request->allowed_node[n] = nodes[i].usable && of_request[n];
-    const auto& gpus = topo.nodes()[n].gpus;
-    if (ignore_busy) {
-      for (GpuId g : gpus) is_free[g] = 1;
+    const Node& node = topo.nodes()[n];
+    if (!node.placed) continue;  // its GPUs are busy for good
+    const size_t num_gpus = node.gpus.size();
+    if (ignore_busy ? static_cast<size_t>(state.free_on_node(n)) == num_gpus
+                    : as_listed(n, nodes[i].free)) {
       continue;
     }
-    for (int idx : nodes[i].free) {
-      if (idx >= 0 && idx < static_cast<int>(gpus.size())) is_free[gpus[idx]] = 1;
+    mine.assign(num_gpus, ignore_busy ? 1 : 0);
+    if (!ignore_busy) {
+      for (int idx : nodes[i].free) {
+        if (idx >= 0 && static_cast<size_t>(idx) < num_gpus) mine[static_cast<size_t>(idx)] = 1;
+      }
     }
+    state.SetNodeFree(n, mine);
   }
-  live->state = std::make_unique<ClusterState>(config_->topology);
-  live->state->ResetToFree(is_free);
+  // Nodes the caller did not give: every GPU busy. When Slurm offers every node the request
+  // allows, the request keeps its set (every node, or one model's): the capacity indexes kept
+  // with the state serve it; any narrower offer is a listed set, indexed per decision.
+  bool narrowed = false;
+  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
+    if (live->to_caller[n] < 0 && state.free_on_node(n) > 0) {
+      mine.assign(topo.nodes()[n].gpus.size(), 0);
+      state.SetNodeFree(n, mine);
+    }
+    narrowed |= request->allowed_node[n] != of_request[n];
+  }
+  if (narrowed) request->allowed_set = Request::kListed;
   live->request = std::move(*request);
   p.status = Placement::kPlaced;
   return p;
@@ -724,6 +799,8 @@ Decider::Placement Decider::Place(const RequestSpec& spec, const std::vector<Liv
     // after it, and the whole cluster when they have no room.
     const Topology& topo = *config_->topology;
     std::vector<uint8_t> all = live.request->allowed_node;
+    const int all_set = live.request->allowed_set;
+    live.request->allowed_set = Request::kListed;
     for (NodeId n = 0; n < topo.num_nodes(); ++n) {
       bool inside = false;
       for (DomainId dom : topo.nodes()[n].domains) {
@@ -734,6 +811,7 @@ Decider::Placement Decider::Place(const RequestSpec& spec, const std::vector<Liv
     // Its refusal is never told (the whole cluster is tried next): no text built for it.
     first = config_->engine->Place(*live.state, *live.request, Engine::Detail::kPlacement);
     live.request->allowed_node = std::move(all);
+    live.request->allowed_set = all_set;
   }
   if (!first.placed) first = config_->engine->Place(*live.state, *live.request);
   return Offer(std::move(live), std::move(first), std::move(p), d);

@@ -79,9 +79,10 @@ struct TresGpus {
 };
 TresGpus GpusInTres(absl::string_view tres);
 
-// A node as slurmctld sees it now.
+// A node as slurmctld sees it now. Its name is the caller's (slurmctld's node record, kept
+// for the whole call): not copied per node and call.
 struct LiveNode {
-  std::string name;
+  absl::string_view name;
   bool usable = false;    // in the bitmap slurmctld offers for this job
   std::vector<int> free;  // free GPU indexes
   // Mode::kWillRun: busy GPUs whose job ends, and when ({index, end time}).
@@ -134,6 +135,16 @@ std::vector<NodeGpus> GroupedByDomain(const Topology& topo, std::vector<NodeGpus
 std::string CountersText(const Counters& counters);
 
 class Decider;
+class StatePool;
+
+// Gives a ClusterState lent by a StatePool back to it (or deletes it when it has none).
+struct StateReturn {
+  std::shared_ptr<StatePool> pool;
+  bool all_free = false;  // the pool's state for "could it ever run" (every GPU free)
+  void operator()(ClusterState* state) const;
+};
+// The engine's view of the live nodes for one decision, lent by the Decider's pool.
+using LentState = std::unique_ptr<ClusterState, StateReturn>;
 
 // One job in one job_test call.
 class JobDecision {
@@ -212,11 +223,11 @@ class JobDecision {
   std::string relaxations_ = "none";
   LogLine log_;
   std::optional<std::string> comment_;
-  std::vector<std::string> node_names_;  // the caller's node names, by index
+  std::vector<absl::string_view> node_names_;  // the caller's node names, by index
   std::vector<Candidate> candidates_;
   // For more candidates on demand.
   std::optional<Request> rest_;
-  std::unique_ptr<ClusterState> state_;
+  LentState state_;
   std::vector<int> to_caller_;                 // topology node -> caller index, -1
   std::vector<std::vector<int>> passed_over_;  // node sets not offered (the job's node count)
   int rounds_ = 0;
@@ -268,7 +279,7 @@ class Decider {
   // each topology node's index in the caller's array (-1: not given).
   struct Live {
     std::optional<Request> request;
-    std::unique_ptr<ClusterState> state;
+    LentState state;
     std::vector<int> to_caller;
   };
   Placement Prepare(const RequestSpec& spec, const std::vector<LiveNode>& nodes, bool ignore_busy,
@@ -289,6 +300,7 @@ class Decider {
 
   std::unique_ptr<LoadedConfig> config_;
   std::unique_ptr<Shared> shared_;
+  std::shared_ptr<StatePool> pool_;
 };
 
 // RequestSpec from the job's GPU request and options, or why the plugin cannot use it.

@@ -5,8 +5,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -47,7 +50,7 @@ class DeciderTest : public ::testing::Test {
     for (int i = first; i <= last; ++i) {
       char name[32];
       std::snprintf(name, sizeof(name), name_format, i);
-      nodes_.push_back(LiveNode{name, true, all});
+      nodes_.push_back(LiveNode{names_.emplace_back(name), true, all});
     }
   }
   void TearDown() override {
@@ -55,8 +58,90 @@ class DeciderTest : public ::testing::Test {
   }
   std::unique_ptr<JobDecision> Decide(const SlurmJob& job) { return decider_->Decide(job, nodes_); }
 
+  // The Decider keeps one engine state between calls and brings it to each call's nodes by
+  // difference (the capacity indexes kept with it catch up). Whatever the calls before left
+  // in it, a decision is the one a Decider that never decided before makes: the same action,
+  // node sets, start time, line and comment, over random snapshots (lists out of order, with
+  // repeats, a node missing or unusable, exclusive jobs) in every mode. And a node Slurm does
+  // not give is one with every GPU busy that it does not offer.
+  void ExpectKeptStateDecidesAsAFreshOne(int gpus_per_node, int rounds) {
+    std::mt19937 rng(11);
+    auto pick = [&rng](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+    const std::string path = (dir_ / "nvlplace.yaml").string();
+    auto fresh = [&path]() {
+      auto config = LoadPluginConfig(path);
+      EXPECT_TRUE(config.ok()) << config.status();
+      return std::make_unique<Decider>(*std::move(config));
+    };
+    for (int round = 0; round < rounds; ++round) {
+      SCOPED_TRACE(round);
+      const std::vector<LiveNode> before = nodes_;
+      const int busy_in_4 = pick(4);  // of 4 GPUs, about this many busy
+      for (LiveNode& n : nodes_) {
+        n.free.clear();
+        n.busy_until.clear();
+        for (int g = 0; g < gpus_per_node; ++g) {
+          if (pick(4) >= busy_in_4) {
+            n.free.push_back(g);
+          } else {
+            n.busy_until.push_back({g, 1000 + 50 * pick(20)});
+          }
+        }
+        if (pick(20) == 0 && !n.free.empty()) n.free.push_back(n.free.front());  // a repeat
+        if (pick(20) == 0) std::reverse(n.free.begin(), n.free.end());
+        n.usable = pick(10) > 0;
+      }
+      if (pick(3) == 0) {
+        for (LiveNode& n : nodes_) n.usable = true;  // every node offered: the kept index
+      }
+      if (pick(5) == 0) nodes_.pop_back();  // a node Slurm does not give
+      const int gpus = 1 << pick(7);
+      SlurmJob job;
+      job.id = static_cast<uint32_t>(1000 + round);
+      const Mode modes[] = {Mode::kRunNow, Mode::kRunNow, Mode::kWillRun, Mode::kTestOnly};
+      job.mode = modes[pick(4)];
+      job.gpus_per_job = static_cast<uint64_t>(gpus);
+      job.gpu_requests = 1;
+      job.min_nodes = 1;
+      job.max_nodes = 64;
+      if (int tp = 1 << pick(5); tp > 1 && tp <= gpus) {
+        job.env.push_back("NVLPLACE_TP=" + std::to_string(tp));
+      }
+      if (pick(3) == 0) job.env.push_back("NVLPLACE_NVL=prefer");
+      job.now = 1000;
+      job.whole_node = pick(10) == 0;
+      std::unique_ptr<Decider> new_one = fresh();
+      auto kept = decider_->Decide(job, nodes_);
+      auto want = new_one->Decide(job, nodes_);
+      ASSERT_EQ(kept->action(), want->action()) << want->log().text;
+      EXPECT_EQ(kept->log().text, want->log().text);
+      EXPECT_EQ(kept->comment(), want->comment());
+      EXPECT_EQ(kept->start_time(), want->start_time());
+      if (nodes_.size() < before.size()) {
+        std::vector<LiveNode> full = nodes_;
+        full.push_back(LiveNode{before.back().name, false, {}});
+        std::unique_ptr<Decider> other = fresh();
+        auto same = other->Decide(job, full);
+        ASSERT_EQ(same->action(), want->action()) << same->log().text;
+        EXPECT_EQ(same->log().text, want->log().text);
+        nodes_ = before;  // the node comes back next round
+      }
+      for (int i = 0; i < 4; ++i) {
+        const Candidate* k = kept->CandidateAt(i);
+        const Candidate* w = want->CandidateAt(i);
+        ASSERT_EQ(k == nullptr, w == nullptr) << i;
+        if (w == nullptr) break;
+        EXPECT_EQ(k->layout, w->layout) << i;
+        EXPECT_EQ(k->describe, w->describe) << i;
+        kept->Refused(i);
+        want->Refused(i);
+      }
+    }
+  }
+
   std::filesystem::path dir_;
   std::unique_ptr<Decider> decider_;
+  std::deque<std::string> names_;  // the nodes' names (LiveNode holds a view, as of Slurm's)
   std::vector<LiveNode> nodes_;
 };
 
@@ -265,6 +350,10 @@ TEST_F(DecisionTest, ANodeListedTwiceCountsOnceWithItsFirstFreeList) {
   EXPECT_EQ(e->CandidateAt(0)->layout, (Layout{{1}, {{0, 1, 2, 3}}}));
 }
 
+TEST_F(DecisionTest, AStateKeptBetweenCallsDecidesAsAFreshOne) {
+  ExpectKeptStateDecidesAsAFreshOne(8, 300);
+}
+
 // Backfill's will_run for a strict job that cannot fit now: the earliest end time of the
 // running jobs after which its TP group has a whole island, on the nodes that give it.
 TEST_F(DecisionTest, WillRunGivesAStrictJobTheEarliestTimeItsIslandIsFree) {
@@ -425,10 +514,11 @@ TEST_F(DecisionTest, ATypedJobIsOfferedOnlyNodesOfItsModel) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   Decider mixed(*std::move(loaded));
   std::vector<LiveNode> live;
+  std::deque<std::string> names;
   for (int i = 0; i < 14; ++i) {
     char name[16];
     std::snprintf(name, sizeof(name), "node%02d", i);
-    live.push_back(LiveNode{name, true, {0, 1, 2, 3, 4, 5, 6, 7}});
+    live.push_back(LiveNode{names.emplace_back(name), true, {0, 1, 2, 3, 4, 5, 6, 7}});
   }
   live[6].free = {4, 5, 6, 7};
   live.push_back(LiveNode{"cpu0", true, {}});
@@ -683,6 +773,12 @@ class DecisionSparesTest : public DeciderTest {
 
 // A job requeued after it lost a tray may take its rack's spare trays: a replacement inside
 // the NVLink domain (issue 25). Only rack01's 18 trays are free.
+// As DecisionTest's, on NVL72 racks that keep 2 spare trays each: a tray not given must
+// count as busy, never as a free spare.
+TEST_F(DecisionSparesTest, AStateKeptBetweenCallsDecidesAsAFreshOne) {
+  ExpectKeptStateDecidesAsAFreshOne(4, 150);
+}
+
 TEST_F(DecisionSparesTest, ARequeuedJobMayTakeTheSpares) {
   Free(1, 18);
   // 17 trays in one TP group: one more than the rack plans for.

@@ -2,8 +2,14 @@
 // state as nvl_ctld.c hands it over (the job's GPU counts and SPANK environment, every node's
 // free GPU indexes, in WILL_RUN the running jobs' end times), then the steps job_test takes
 // (the first node set, taken as decided), on the 128-GPU lab-islands cluster (the integration
-// tests' and bench.sh's) and the 1,152-GPU NVL72 one.
+// tests' and bench.sh's) and the 1,152-GPU NVL72 one; with --rail=FILE also on a generated
+// rail-optimized fabric (contrib/tools/gen_fabric.py h100-rail 8192 is contrib/cluster/
+// bench.sh's 1,024 nodes; 131072 is frontier scale), for a TP=8 job, a plain 4-GPU job and
+// backfill's question. The decider keeps its state between calls, as in slurmctld: each
+// iteration decides on the same snapshot, so this is the cost of a call on a cluster whose
+// state did not change since the last one (in slurmctld one job's nodes change between two).
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -11,6 +17,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "placement/formats/topology_yaml.h"
 #include "plugin/nvlplace_facade.h"
 
 namespace {
@@ -24,31 +31,33 @@ struct World {
 
 constexpr int64_t kNow = 1'800'000'000;
 
-// Loads `config` (run from the source root) and marks `busy` of every node's GPUs taken,
-// seeded, so that each node keeps free GPUs at random indexes; a busy GPU's job ends within
-// the hour.
-World Make(const std::string& config, const char* name_format, int first, int num_nodes, int gpus,
-           double busy) {
+// Loads `config` (a path from the source root, or absolute) and marks `busy` of every node's
+// GPUs taken, seeded, so that each node keeps free GPUs at random indexes; a busy GPU's job
+// ends within the hour. The nodes are the topology's, in its order.
+World Make(const std::string& config, double busy) {
   World w;
   std::string dir = std::filesystem::temp_directory_path() / "nvlplace-facade-bench";
   std::filesystem::create_directories(dir);
   std::string path = dir + "/nvlplace.yaml";
-  std::ofstream(path) << "topology: " << std::filesystem::current_path().string() << "/" << config
-                      << "\n";
+  std::ofstream(path) << "topology: " << std::filesystem::absolute(config).string() << "\n";
   char err[1024] = "";
   w.facade = nvl_facade_load(path.c_str(), err, sizeof(err));
   if (w.facade == nullptr) std::fprintf(stderr, "facade_bench: %s\n", err);
+  auto topo = nvlplace::LoadTopologyFile(config);
+  if (!topo.ok()) {
+    std::fprintf(stderr, "facade_bench: %s\n", std::string(topo.status().message()).c_str());
+    w.facade = nullptr;
+    return w;
+  }
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(0, 1);
   std::uniform_int_distribution<int64_t> end(60, 3600);
-  for (int i = 0; i < num_nodes; ++i) {
-    char name[32];
-    std::snprintf(name, sizeof(name), name_format, first + i);
-    w.names.push_back(name);
+  for (const nvlplace::Node& node : (*topo)->nodes()) {
+    w.names.push_back(node.name);
     w.free.emplace_back();
     w.busy.emplace_back();
     w.until.emplace_back();
-    for (int g = 0; g < gpus; ++g) {
+    for (int g = 0; g < static_cast<int>(node.gpus.size()); ++g) {
       if (u(rng) >= busy) {
         w.free.back().push_back(g);
       } else {
@@ -106,7 +115,7 @@ void Run(benchmark::State& state, World& w, uint64_t gpus, std::vector<std::stri
 
 // lab-islands, 50% busy, loaded once for every case.
 World& Lab() {
-  static World w = Make("configs/lab-islands.yaml", "node%02d", 0, 16, 8, 0.5);
+  static World w = Make("configs/lab-islands.yaml", 0.5);
   return w;
 }
 
@@ -123,7 +132,7 @@ void BM_LabWillRun(benchmark::State& state) {
   Run(state, Lab(), 64, {"NVLPLACE_TP=4"}, NVL_MODE_WILL_RUN, NVL_ACT_TRY);
 }
 void BM_Nvl72Fits(benchmark::State& state) {
-  static World w = Make("configs/gb200-nvl72-2su.yaml", "gb%03d", 1, 288, 4, 0.5);
+  static World w = Make("configs/gb200-nvl72-2su.yaml", 0.5);
   Run(state, w, 64, {"NVLPLACE_TP=4"}, NVL_MODE_RUN_NOW, NVL_ACT_TRY);
 }
 BENCHMARK(BM_LabFits);
@@ -133,4 +142,36 @@ BENCHMARK(BM_Nvl72Fits);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// --rail=FILE (taken out before Google Benchmark reads the rest): the rail fabric's cases,
+// half of every node's GPUs busy. An 8-GPU TP=8 job, a plain 4-GPU job, and backfill's
+// question for 64 GPUs at TP=8 (when running jobs free 8 whole nodes).
+int main(int argc, char** argv) {
+  std::string rail;
+  int kept = 0;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && std::strncmp(argv[i], "--rail=", 7) == 0) {
+      rail = argv[i] + 7;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  static World w;
+  if (!rail.empty()) {
+    w = Make(rail, 0.5);
+    benchmark::RegisterBenchmark("BM_RailTp8Fits", [](benchmark::State& state) {
+      Run(state, w, 8, {"NVLPLACE_TP=8"}, NVL_MODE_RUN_NOW, NVL_ACT_TRY);
+    });
+    benchmark::RegisterBenchmark("BM_RailPlainFits", [](benchmark::State& state) {
+      Run(state, w, 4, {}, NVL_MODE_RUN_NOW, NVL_ACT_TRY);
+    });
+    benchmark::RegisterBenchmark("BM_RailWillRun", [](benchmark::State& state) {
+      Run(state, w, 64, {"NVLPLACE_TP=8"}, NVL_MODE_WILL_RUN, NVL_ACT_TRY);
+    });
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

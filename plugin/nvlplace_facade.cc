@@ -63,7 +63,7 @@ void LiveNodes(const nvl_node_t* nodes, int num_nodes, std::string* bad,
   out->resize(num_nodes);  // 0 when `nodes` is NULL (checked above)
   for (int i = 0; i < num_nodes; ++i) {
     LiveNode& n = (*out)[i];
-    n.name.assign(nodes[i].name != nullptr ? nodes[i].name : "");
+    n.name = nodes[i].name != nullptr ? absl::string_view(nodes[i].name) : absl::string_view();
     n.usable = nodes[i].name != nullptr && nodes[i].usable != 0;
     if (nodes[i].free_gpus == nullptr && nodes[i].num_free > 0) {
       *bad = absl::StrCat("node ", i, " lists ", nodes[i].num_free, " free GPUs but no indexes");

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Hand mutations of the guards that matter, each of which some test must kill."""
-# Usage: contrib/tools/mutants.py [--build-dir build] [NAME ...]
+# Usage: contrib/tools/mutants.py [--build-dir build] [--check] [NAME ...]
+#
+# --check only verifies that each mutant's line is in its source exactly once (no build, no
+# test run): ctest's `mutants_current` runs it, so that a change that moves a guarded line
+# fails CI until its mutant is updated.
 #
 # Each mutant below breaks one promise of nvlplace in one line of its source: a strict TP
 # job run as Slurm chose, a GPU named twice counted twice, a failed Allocate leaving GPUs
@@ -36,10 +40,25 @@ MUTANTS = [
      PLUGIN_TESTS,
      "a strict job whose GPUs Slurm would change is refused, not run as Slurm chose"),
     ("facade-dedup", "plugin/decision.cc",
-     "if (n < 0 || to_caller[n] >= 0) continue;",
+     "if (n < 0 || live->to_caller[n] >= 0) continue;",
      "if (n < 0) continue;",
      PLUGIN_TESTS,
      "a node slurmctld lists twice counts once (its first free list)"),
+    ("kept-state-list-order", "plugin/decision.cc",
+     "      if (idx <= before || static_cast<size_t>(idx) >= gpus.size() || state.busy(gpus[idx])) {",
+     "      if (static_cast<size_t>(idx) >= gpus.size() || state.busy(gpus[idx])) {",
+     PLUGIN_TESTS,
+     "a node's free list with repeats or out of order is compared in full with the kept state"),
+    ("kept-state-ungiven-busy", "plugin/decision.cc",
+     "    if (live->to_caller[n] < 0 && state.free_on_node(n) > 0) {",
+     "    if (false) {",
+     PLUGIN_TESTS,
+     "a node slurmctld does not give has every GPU busy in the kept state (never a free spare)"),
+    ("kept-state-narrowed-listed", "plugin/decision.cc",
+     "  if (narrowed) request->allowed_set = Request::kListed;",
+     "  (void)narrowed;",
+     PLUGIN_TESTS,
+     "a request Slurm offers fewer nodes than it allows is a listed set, never the kept index's"),
     ("allocate-rollback", "placement/model/cluster_state.cc",
      "        if (!Held(gpus[j])) Set(gpus[j], false);",
      "",
@@ -51,9 +70,9 @@ MUTANTS = [
      ["cluster_state_test"] + ENGINE_TESTS,
      "a Release that fails part-way leaves every GPU of it allocated"),
     ("allocate-checks-ids", "placement/model/cluster_state.cc",
-     "absl::Status ClusterState::Allocate(const std::vector<GpuId>& gpus) {\n"
+     "absl::Status ClusterState::Allocate(absl::Span<const GpuId> gpus) {\n"
      "  if (absl::Status s = CheckIds(gpus); !s.ok()) return s;",
-     "absl::Status ClusterState::Allocate(const std::vector<GpuId>& gpus) {\n"
+     "absl::Status ClusterState::Allocate(absl::Span<const GpuId> gpus) {\n"
      "  for (GpuId g : gpus) if (g >= topo_->num_gpus()) return absl::OutOfRangeError(\"no GPU\");",
      ["cluster_state_test"] + ENGINE_TESTS,
      "every id is checked, negative ones too, before any GPU is allocated"),
@@ -116,8 +135,10 @@ MUTANTS = [
      ENGINE_TESTS,
      "a domain's spares stay free unless the job or the policy may take them"),
     ("replay-reservation-keeps-off", "contrib/replay/simulator.cc",
-     "    for (NodeId n : kept_off) {",
-     "    for (NodeId n : std::vector<NodeId>{}) {",
+     "      for (NodeId n : nodes) {\n        for (GpuId g : topo_.nodes()[n].gpus) {\n"
+     "          if (!state_->busy(g)) held_.push_back(g);",
+     "      for (NodeId n : std::vector<NodeId>{}) {\n        for (GpuId g : topo_.nodes()[n].gpus) {\n"
+     "          if (!state_->busy(g)) held_.push_back(g);",
      ["simulator_test", "nvlplace"],
      "a job the replay backfills past the head's reservation keeps off the reserved nodes, as "
      "Slurm's backfill does with the plugin's answer"),
@@ -136,8 +157,10 @@ def build(build_dir, targets):
 
 
 def failing_tests(build_dir):
-    # Layout is not behaviour: the clang-format check is left out.
-    r = run(["ctest", "-L", "unit|golden", "-E", "^format$", "-j2"], cwd=build_dir)
+    # Layout is not behaviour: the clang-format check is left out; so is mutants_current,
+    # which fails on any mutated source.
+    r = run(["ctest", "-L", "unit|golden", "-E", "^(format|mutants_current)$", "-j2"],
+            cwd=build_dir)
     # ctest's summary: "The following tests FAILED:" then "\t 12 - Name (Failed)", or
     # (SEGFAULT), (Subprocess aborted), (Timeout)...
     summary = r.stdout.split("The following tests FAILED:", 1)[-1] if r.returncode else ""
@@ -176,6 +199,8 @@ def try_mutant(build_dir, mutant):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--check", action="store_true",
+                    help="only check that each mutant's line is in its source exactly once")
     ap.add_argument("names", nargs="*", help="mutants to try (default: all)")
     args = ap.parse_args()
     known = [m[0] for m in MUTANTS]
@@ -183,6 +208,18 @@ def main():
         if n not in known:
             sys.exit(f"mutants.py: no mutant '{n}'; mutants are {', '.join(known)}")
     chosen = [m for m in MUTANTS if not args.names or m[0] in args.names]
+    if args.check:
+        moved = []
+        for name, rel, text, *_ in chosen:
+            with open(os.path.join(ROOT, rel)) as f:
+                found = f.read().count(text)
+            if found != 1:
+                moved.append(f"{name}: its line is found {found} times in {rel}, not once "
+                             "(the code moved: update the mutant, do not drop it)")
+        for line in moved:
+            print(f"mutants.py: {line}", file=sys.stderr)
+        print(f"{len(chosen)} mutants, {len(chosen) - len(moved)} current")
+        sys.exit(2 if moved else 0)
     build_dir = os.path.abspath(args.build_dir)
     ok, log = build(build_dir, sorted({t for m in chosen for t in m[4]}))
     if not ok:

@@ -116,31 +116,25 @@ absl::Status ClusterState::Allocate(absl::Span<const GpuId> gpus) {
   return absl::OkStatus();
 }
 
-void ClusterState::ResetToFree(const std::vector<uint8_t>& free) {
-  std::fill(node_free_.begin(), node_free_.end(), 0);
-  std::fill(domain_free_.begin(), domain_free_.end(), 0);
-  std::fill(leaf_group_free_.begin(), leaf_group_free_.end(), 0);
-  num_free_ = 0;
-  busy_fingerprint_ = 0;
-  const std::vector<Gpu>& gpus = topo_->gpus();
-  for (GpuId g = 0; g < topo_->num_gpus(); ++g) {
-    if (busy_[g] != kHeld) busy_[g] = free[g] ? kFree : kBusy;
-    if (busy_[g] != kFree) {
-      busy_fingerprint_ ^= topo_->GpuMix(g);
-      continue;
+bool ClusterState::SetNodeFree(NodeId n, absl::Span<const uint8_t> free) {
+  const NodeGpus& gpus = topo_->nodes()[n].gpus;
+  bool changed = false;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    GpuId g = gpus[i];
+    bool busy = free[i] == 0;
+    if (busy_[g] == kHeld || (busy_[g] != kFree) == busy) continue;
+    Set(g, busy);
+    changed = true;
+  }
+  if (changed) {
+    // As Journal keeps it: at most about one entry per node.
+    if (journal_.size() >= static_cast<size_t>(topo_->num_nodes()) + 64) {
+      journal_begin_ += journal_.size();
+      journal_.clear();
     }
-    ++node_free_[gpus[g].node];
-    ++domain_free_[gpus[g].domain];
-    ++num_free_;
+    journal_.push_back(n);
   }
-  for (NodeId n = 0; n < topo_->num_nodes(); ++n) {
-    leaf_group_free_[topo_->LeafGroup(n)] += node_free_[n];
-  }
-  // As after operator=: the derived index followed the old contents.
-  journal_begin_ += journal_.size() + 1;
-  journal_.clear();
-  std::lock_guard<std::mutex> lock(derived_mutex_);
-  derived_.reset();
+  return changed;
 }
 
 absl::Status ClusterState::Release(absl::Span<const GpuId> gpus) {

@@ -43,12 +43,13 @@ class ClusterState {
   // Marks GPUs free. No change on error: OutOfRange as above, FailedPrecondition if any is
   // already free (or listed twice).
   absl::Status Release(absl::Span<const GpuId> gpus);
-  // Every GPU busy except those `free` marks (one byte per GPU, nonzero: free; GPUs held for
-  // good stay busy): the state Allocate of the others would give a fresh state, in one pass
-  // over the GPUs instead of each count updated per busy GPU (the plugin reads Slurm's
-  // state afresh on every call). An index derived before no longer follows the state.
-  // Requires free.size() == num_gpus().
-  void ResetToFree(const std::vector<uint8_t>& free);
+  // Node n's GPUs free exactly where `free` says (one byte per GPU of the node, in index
+  // order, nonzero: free), busy elsewhere; GPUs held for good stay busy. A node that changes
+  // is journaled as Allocate and Release journal theirs, so that a derived index catches up
+  // (the plugin brings one kept state to Slurm's on every call, node by node, instead of
+  // building a state per call). RET whether any GPU changed. Requires free.size() ==
+  // topology().num_gpus_on(n).
+  bool SetNodeFree(NodeId n, absl::Span<const uint8_t> free);
 
   // The journal: every node whose free GPUs changed, in order of the change, so that an index
   // derived from this state (the engine's capacity indexes, search.h) catches up by visiting

@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "absl/algorithm/container.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/status_matchers.h"
@@ -170,13 +171,16 @@ TEST(ClusterStateTest, GpusOfUnplacedNodesAreNeverFree) {
   EXPECT_EQ(state.free_on_node(2), 0);
 }
 
-// ResetToFree gives what Allocate of every other GPU gives a fresh state: the same busy GPUs,
-// counts and fingerprint, on a state that had other GPUs busy (held GPUs stay held, whichever
-// way the mask says), and the derived index is dropped.
-TEST(ClusterStateTest, ResetToFreeIsAllocateOfTheOthersOnAFreshState) {
+// SetNodeFree of every node gives what Allocate of every other GPU gives a fresh state, from
+// any state before (held GPUs stay held, whichever way the mask says): the same busy GPUs,
+// counts and fingerprint. It journals exactly the nodes that changed, once each, and keeps
+// the derived index (which catches up through the journal).
+TEST(ClusterStateTest, SetNodeFreeOfEveryNodeIsAllocateOfTheOthersOnAFreshState) {
   struct Derived : ClusterState::Derived {};
   std::mt19937 rng(3);
   for (const auto& topo : {TwoNodes(), WithUnplacedAndCpuNodes()}) {
+    ClusterState got(topo);
+    got.set_derived(std::make_unique<Derived>());
     for (int round = 0; round < 20; ++round) {
       std::vector<uint8_t> free(static_cast<size_t>(topo->num_gpus()));
       std::vector<GpuId> others;
@@ -186,13 +190,23 @@ TEST(ClusterStateTest, ResetToFreeIsAllocateOfTheOthersOnAFreshState) {
       }
       ClusterState want(topo);
       ASSERT_THAT(want.Allocate(others), IsOk());
-      ClusterState got(topo);
-      ASSERT_THAT(got.Allocate({0, 2}), IsOk());
-      got.set_derived(std::make_unique<Derived>());
-      const uint64_t end = got.journal_end();
-      got.ResetToFree(free);
-      EXPECT_EQ(got.derived(), nullptr);
-      EXPECT_GT(got.journal_begin(), end);  // an index that read the journal rebuilds
+      std::vector<NodeId> changed_nodes;
+      for (NodeId n = 0; n < topo->num_nodes(); ++n) {
+        bool differs = false;
+        for (GpuId g : topo->nodes()[n].gpus) differs |= got.busy(g) != want.busy(g);
+        if (differs) changed_nodes.push_back(n);
+      }
+      const uint64_t begin = got.journal_end();
+      for (NodeId n = 0; n < topo->num_nodes(); ++n) {
+        std::vector<uint8_t> mine;
+        for (GpuId g : topo->nodes()[n].gpus) mine.push_back(free[g]);
+        EXPECT_EQ(got.SetNodeFree(n, mine), absl::c_linear_search(changed_nodes, n)) << n;
+      }
+      ASSERT_NE(got.derived(), nullptr);
+      ASSERT_LE(got.journal_begin(), begin);  // small: nothing was trimmed
+      std::vector<NodeId> journaled;
+      for (uint64_t p = begin; p < got.journal_end(); ++p) journaled.push_back(got.journal_at(p));
+      EXPECT_EQ(journaled, changed_nodes);
       EXPECT_EQ(got.num_free(), want.num_free());
       EXPECT_EQ(got.busy_fingerprint(), want.busy_fingerprint());
       for (GpuId g = 0; g < topo->num_gpus(); ++g) EXPECT_EQ(got.busy(g), want.busy(g)) << g;

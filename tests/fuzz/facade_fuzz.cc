@@ -44,6 +44,7 @@ namespace {
 constexpr int kGpusPerNode = 8;  // every node of lab-islands
 constexpr int64_t kNow = 1000000000;
 nvl_facade_t* g_facade[2];
+nvl_facade_t* g_twin[2];  // the same configurations, their kept states left otherwise
 
 // The configuration, written to a temporary nvlplace.yaml and loaded once.
 nvl_facade_t* Load(const std::string& text) {
@@ -164,9 +165,13 @@ void Steps(nvl_decision_t* d, const std::vector<uint8_t>& steps, const std::vect
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   std::string topology = std::string(NVLPLACE_SOURCE_DIR) + "/configs/lab-islands.yaml";
-  g_facade[0] = Load("topology: " + topology + "\ncandidates: 3\n");
-  g_facade[1] =
-      Load("topology: " + topology + "\npolicy: pack\ncandidates: 16\ndefault_nvl: prefer\n");
+  const std::string configs[2] = {
+      "topology: " + topology + "\ncandidates: 3\n",
+      "topology: " + topology + "\npolicy: pack\ncandidates: 16\ndefault_nvl: prefer\n"};
+  for (int k = 0; k < 2; ++k) {
+    g_facade[k] = Load(configs[k]);
+    g_twin[k] = Load(configs[k]);
+  }
   return 0;
 }
 
@@ -274,6 +279,43 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                action);
   }
   CheckText(nvl_decision_reason(d));
+  if (!caller_error && !null_facade) {
+    // The facade keeps its engine state between calls: its twin, whose kept state a decision
+    // on every GPU free has just left otherwise, decides the same (action, node sets, start,
+    // comment; not the log line, which is once per job and text).
+    nvl_facade_t* twin = g_twin[(flags >> 6) & 1];
+    std::vector<std::vector<int>> all_free(entries.size());
+    std::vector<nvl_node_t> scramble = nodes;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      for (int g = 0; g < kGpusPerNode; ++g) all_free[i].push_back(g);
+      scramble[i].free_gpus = all_free[i].data();
+      scramble[i].num_free = kGpusPerNode;
+    }
+    nvl_job_t run_now = job;
+    run_now.mode = NVL_MODE_RUN_NOW;
+    nvl_decision_free(nvl_decide(twin, &run_now, scramble.data(), num_nodes));
+    nvl_decision_t* t = nvl_decide(twin, &job, given, count);
+    FUZZ_CHECK(nvl_decision_action(t) == action, "the twin's action %d, not %d",
+               nvl_decision_action(t), action);
+    FUZZ_CHECK(nvl_decision_start_time(t) == nvl_decision_start_time(d), "the twin's start");
+    const char* tc = nvl_decision_comment(t);
+    const char* dc = nvl_decision_comment(d);
+    FUZZ_CHECK((tc == nullptr) == (dc == nullptr) && (tc == nullptr || std::strcmp(tc, dc) == 0),
+               "the twin's comment %s, not %s", tc ? tc : "(none)", dc ? dc : "(none)");
+    for (int i = 0; i < 2; ++i) {
+      const nvl_candidate_t* a = nvl_decision_candidate(d, i);
+      const nvl_candidate_t* b = nvl_decision_candidate(t, i);
+      FUZZ_CHECK((a == nullptr) == (b == nullptr), "the twin's node set %d", i);
+      if (a == nullptr) break;
+      FUZZ_CHECK(std::strcmp(a->describe, b->describe) == 0, "the twin's node set %d: %s, not %s",
+                 i, b->describe, a->describe);
+      FUZZ_CHECK(a->num_nodes == b->num_nodes &&
+                     std::equal(a->nodes, a->nodes + a->num_nodes, b->nodes) &&
+                     std::equal(a->gpus, a->gpus + a->gpu_offsets[a->num_nodes], b->gpus),
+                 "the twin's node set %d differs: %s", i, b->describe);
+    }
+    nvl_decision_free(t);
+  }
   Steps(d, steps, entries, num_nodes, job);
   nvl_decision_free(d);
 
