@@ -2,13 +2,20 @@
 // state as nvl_ctld.c hands it over (the job's GPU counts and SPANK environment, every node's
 // free GPU indexes, in WILL_RUN the running jobs' end times), then the steps job_test takes
 // (the first node set, taken as decided), on the 128-GPU lab-islands cluster (the integration
-// tests' and bench.sh's) and the 1,152-GPU NVL72 one; with --rail=FILE also on a generated
-// rail-optimized fabric (contrib/tools/gen_fabric.py h100-rail 8192 is contrib/cluster/
-// bench.sh's 1,024 nodes; 131072 is frontier scale), for a TP=8 job, a plain 4-GPU job and
-// backfill's question. The decider keeps its state between calls, as in slurmctld: each
-// iteration decides on the same snapshot, so this is the cost of a call on a cluster whose
-// state did not change since the last one (in slurmctld one job's nodes change between two).
+// tests' and bench.sh's) and the 1,152-GPU NVL72 one.
+//
+// With --cluster=FILE [--policy=NAME] [--busy=PERCENT] also on that cluster (a generated one:
+// contrib/tools/gen_fabric.py h100-rail 8192 is contrib/cluster/bench.sh's 1,024 nodes,
+// 131072 frontier scale), under the policy (default topo), its nodes occupied as scale_bench
+// occupies them (seeded: a node wholly busy with probability 0.9 x PERCENT, half busy with
+// 0.2 x PERCENT; default 50): TP=8 jobs of 64 and 1,024 GPUs, a plain 4-GPU job, and
+// backfill's question for 64 GPUs at TP=8 (every busy GPU's job ends within the hour).
+//
+// The decider keeps its state between calls, as in slurmctld: each iteration decides on the
+// same snapshot, so a figure is the cost of a call on a cluster whose state did not change
+// since the last one (in slurmctld one job's nodes change between two).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -31,15 +38,20 @@ struct World {
 
 constexpr int64_t kNow = 1'800'000'000;
 
-// Loads `config` (a path from the source root, or absolute) and marks `busy` of every node's
-// GPUs taken, seeded, so that each node keeps free GPUs at random indexes; a busy GPU's job
-// ends within the hour. The nodes are the topology's, in its order.
-World Make(const std::string& config, double busy) {
+// How Make marks GPUs busy: each GPU at random, or whole and half nodes as scale_bench does.
+enum class Occupancy { kGpus, kNodes };
+
+// Loads `config` (a path from the source root, or absolute) with `more` configuration lines
+// and marks `busy` (a fraction) of the cluster taken, seeded: each GPU at random (kGpus), or
+// whole and half nodes (kNodes); a busy GPU's job ends within the hour. The nodes are the
+// topology's, in its order.
+World Make(const std::string& config, double busy, Occupancy occupancy = Occupancy::kGpus,
+           const std::string& more = "") {
   World w;
   std::string dir = std::filesystem::temp_directory_path() / "nvlplace-facade-bench";
   std::filesystem::create_directories(dir);
   std::string path = dir + "/nvlplace.yaml";
-  std::ofstream(path) << "topology: " << std::filesystem::absolute(config).string() << "\n";
+  std::ofstream(path) << "topology: " << std::filesystem::absolute(config).string() << "\n" << more;
   char err[1024] = "";
   w.facade = nvl_facade_load(path.c_str(), err, sizeof(err));
   if (w.facade == nullptr) std::fprintf(stderr, "facade_bench: %s\n", err);
@@ -49,7 +61,7 @@ World Make(const std::string& config, double busy) {
     w.facade = nullptr;
     return w;
   }
-  std::mt19937 rng(7);
+  std::mt19937 rng(occupancy == Occupancy::kGpus ? 7 : 12345);
   std::uniform_real_distribution<double> u(0, 1);
   std::uniform_int_distribution<int64_t> end(60, 3600);
   for (const nvlplace::Node& node : (*topo)->nodes()) {
@@ -57,8 +69,14 @@ World Make(const std::string& config, double busy) {
     w.free.emplace_back();
     w.busy.emplace_back();
     w.until.emplace_back();
-    for (int g = 0; g < static_cast<int>(node.gpus.size()); ++g) {
-      if (u(rng) >= busy) {
+    const int gpus = static_cast<int>(node.gpus.size());
+    int busy_below = 0;  // kNodes: GPUs 0 .. busy_below-1 busy
+    if (occupancy == Occupancy::kNodes) {
+      double x = u(rng);
+      busy_below = x < busy * 0.9 ? gpus : x < busy * 1.1 ? gpus / 2 : 0;
+    }
+    for (int g = 0; g < gpus; ++g) {
+      if (occupancy == Occupancy::kGpus ? u(rng) >= busy : g >= busy_below) {
         w.free.back().push_back(g);
       } else {
         w.busy.back().push_back(g);
@@ -142,30 +160,46 @@ BENCHMARK(BM_Nvl72Fits);
 
 }  // namespace
 
-// --rail=FILE (taken out before Google Benchmark reads the rest): the rail fabric's cases,
-// half of every node's GPUs busy. An 8-GPU TP=8 job, a plain 4-GPU job, and backfill's
-// question for 64 GPUs at TP=8 (when running jobs free 8 whole nodes).
+// --cluster=FILE, --policy=NAME and --busy=PERCENT (see the top; taken out before Google
+// Benchmark reads the rest).
 int main(int argc, char** argv) {
-  std::string rail;
+  std::string cluster, policy = "topo";
+  double busy = 50;
   int kept = 0;
   for (int i = 0; i < argc; ++i) {
-    if (i > 0 && std::strncmp(argv[i], "--rail=", 7) == 0) {
-      rail = argv[i] + 7;
+    std::string arg = argv[i];
+    if (i > 0 && arg.rfind("--cluster=", 0) == 0) {
+      cluster = arg.substr(10);
+    } else if (i > 0 && arg.rfind("--policy=", 0) == 0) {
+      policy = arg.substr(9);
+    } else if (i > 0 && arg.rfind("--busy=", 0) == 0) {
+      char* end = nullptr;
+      busy = std::strtod(arg.c_str() + 7, &end);
+      if (*end != '\0' || !(busy >= 0 && busy <= 100)) {
+        std::fprintf(stderr, "facade_bench: --busy takes a percent, 0 to 100, not %s\n",
+                     arg.c_str() + 7);
+        return 2;
+      }
     } else {
       argv[kept++] = argv[i];
     }
   }
   argc = kept;
   static World w;
-  if (!rail.empty()) {
-    w = Make(rail, 0.5);
-    benchmark::RegisterBenchmark("BM_RailTp8Fits", [](benchmark::State& state) {
-      Run(state, w, 8, {"NVLPLACE_TP=8"}, NVL_MODE_RUN_NOW, NVL_ACT_TRY);
-    });
-    benchmark::RegisterBenchmark("BM_RailPlainFits", [](benchmark::State& state) {
+  if (!cluster.empty()) {
+    w = Make(cluster, busy / 100, Occupancy::kNodes, "policy: " + policy + "\n");
+    if (w.facade == nullptr) return 2;
+    for (int gpus : {64, 1024}) {
+      benchmark::RegisterBenchmark(("cluster/tp8x" + std::to_string(gpus)).c_str(),
+                                   [gpus](benchmark::State& state) {
+                                     Run(state, w, static_cast<uint64_t>(gpus), {"NVLPLACE_TP=8"},
+                                         NVL_MODE_RUN_NOW, NVL_ACT_TRY);
+                                   });
+    }
+    benchmark::RegisterBenchmark("cluster/plain4", [](benchmark::State& state) {
       Run(state, w, 4, {}, NVL_MODE_RUN_NOW, NVL_ACT_TRY);
     });
-    benchmark::RegisterBenchmark("BM_RailWillRun", [](benchmark::State& state) {
+    benchmark::RegisterBenchmark("cluster/will-run-tp8x64", [](benchmark::State& state) {
       Run(state, w, 64, {"NVLPLACE_TP=8"}, NVL_MODE_WILL_RUN, NVL_ACT_TRY);
     });
   }

@@ -9,8 +9,12 @@ the whole `nvlplace place` process with a busy list in Slurm hostlist form (time
 memory, growth from the smallest fabric: at most linear; the fabrics run in turn, best of 5;
 also with glibc's heap on transparent huge pages, for comparison), and
 the decision time of the topo policy beside firstfit measured in the same run, at 50% and 85%
-occupancy, for TP=8 jobs of 64 and 1,024 GPUs, with the index kept with the state (a replay)
-and built per decision (the plugin). Prints Markdown tables; exits 1 when a target is missed:
+occupancy, for TP=8 jobs of 64 and 1,024 GPUs, with the index kept with the state (a replay,
+and the plugin when Slurm offers every node) and built per decision (the plugin when Slurm
+offers fewer nodes than the job may use), and at 131,072 GPUs the whole call slurmctld makes
+(`nvl_decide` through the plugin's facade, `facade_bench --cluster`: the nodes' free lists
+read into its kept state, the decision, the node set taken) under topo and firstfit. Prints
+Markdown tables; exits 1 when a target is missed:
 parse + build (cold) under 100 ms at 131,072 GPUs, peak under 1 GiB at 1,048,576, decision median under
 1 ms at 131,072 and 10 ms at 1,048,576 GPUs (kept index).
 
@@ -102,6 +106,22 @@ def bench(config, repetitions, *extra, min_time=0.05):
     return times, counters
 
 
+def facade(config, policy, busy, repetitions):
+    """facade_bench --cluster's medians in microseconds: {case: us} (cluster/tp8x64, ...)."""
+    out = subprocess.run(
+        [os.path.join(BUILD, "plugin", "facade_bench"), f"--cluster={config}",
+         f"--policy={policy}", f"--busy={busy}", "--benchmark_filter=^cluster/",
+         "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
+         "--benchmark_report_aggregates_only=true", "--benchmark_min_time=0.2"],
+        check=True, capture_output=True, text=True).stdout
+    times = {}
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("aggregate_name") == "median":
+            scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
+            times[b["run_name"]] = b["cpu_time"] * scale
+    return times
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--kinds", default="h100-rail,gb200-nvl72")
@@ -112,12 +132,12 @@ def main():
         # Google Benchmark reports medians only over repetitions: with one there is none.
         p.error("--repetitions must be 2 or more: the figures are medians of the repetitions")
     subprocess.run([os.path.join(ROOT, "contrib", "build.sh"), "--target", "nvlplace",
-                    "scale_bench"], check=True, stdout=subprocess.DEVNULL)
+                    "scale_bench", "facade_bench"], check=True, stdout=subprocess.DEVNULL)
     work = os.path.join(BUILD, "scale-bench")
     os.makedirs(work, exist_ok=True)
     nvl = os.path.join(BUILD, "contrib", "nvlplace")
     missed = []
-    load_rows, place_rows = [], []
+    load_rows, place_rows, call_rows = [], [], []
     growth = {}  # kind: {GPUs: (whole-process place seconds, peak MB, page faults)}, best
     page_us = fault_us()
     kinds, sizes = a.kinds.split(","), [int(g) for g in a.gpus.split(",")]
@@ -162,6 +182,16 @@ def main():
                                           f"{limit_us} us")
                     place_rows.append(f"| {kind} | {gpus:,} | {busy}% | {job} | " +
                                       " | ".join(cells) + " |")
+            if gpus == 131072:
+                for busy in (50, 85):
+                    calls = {p: facade(config, p, busy, a.repetitions) for p in ("topo", "firstfit")}
+                    for case in ("tp8x64", "tp8x1024", "plain4", "will-run-tp8x64"):
+                        topo, ff = calls["topo"][f"cluster/{case}"], calls["firstfit"][f"cluster/{case}"]
+                        call_rows.append(f"| {kind} | {gpus:,} | {busy}% | {case} | {topo:,.0f} us | "
+                                         f"{ff:,.0f} us | {topo / ff:.2f} |")
+                        if case.startswith("tp8") and topo > 2 * ff:
+                            missed.append(f"{kind} {gpus} busy {busy}% {case}: the plugin's call "
+                                          f"under topo {topo:.0f} us > 2 x firstfit's {ff:.0f} us")
             print(f"scale: {kind} {gpus:,} GPUs done in {time.time() - started:.0f} s",
                   file=sys.stderr)
     # The whole process as a user or a script runs it: load, a busy list in hostlist form, one
@@ -196,6 +226,15 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(place_rows))
     print()
+    if call_rows:
+        print("The whole call slurmctld makes at 131,072 GPUs (`nvl_decide` through the facade, "
+              "its kept state brought to the nodes' free lists, the first node set taken; "
+              "facade_bench --cluster, medians):")
+        print()
+        print("| fabric | GPUs | busy | job | topo | firstfit | ratio |")
+        print("|---|---|---|---|---|---|---|")
+        print("\n".join(call_rows))
+        print()
     print("Whole-process `nvlplace place --busy` (64 GPUs, TP=8; half the nodes busy, in "
           f"hostlist form; best of {WHOLE_ROUNDS}, the sizes in turn), growth against the "
           "smallest fabric:")

@@ -76,9 +76,9 @@ void BM_Engine(benchmark::State& st) {
 
 // Args: occupancy percent, job GPUs (TP=8), and how the engine sees the state: 1 the index
 // kept with the state (a replay: between two decisions one job started and ended, so the
-// next decision catches up on the nodes it touched), 0 built afresh per decision (the
-// plugin, which reads Slurm's state on each call: a request of Slurm's usable nodes is a
-// listed set). Each iteration places, then starts and ends the job.
+// next decision catches up on the nodes it touched; so does the plugin's kept state when
+// Slurm offers every node the job may use), 0 built afresh per decision (the plugin when
+// Slurm offers fewer: a listed set). Each iteration places, then starts and ends the job.
 void BM_Place(benchmark::State& st, const char* policy) {
   auto pol = LoadPolicy(std::string(NVLPLACE_SOURCE_DIR "/configs/policies/") + policy + ".yaml");
   if (!pol.ok()) Die(pol.status());
