@@ -18,7 +18,12 @@
 # jobs tested) is shown beside the mean, because a cycle's length depends on how deep it
 # went; the main scheduler's cycles until the burst's last job started are shown apart from
 # the ones after it (an empty queue while the last jobs run: short cycles whose number
-# moves the pooled mean). Prints one table; the cluster is left stopped.
+# moves the pooled mean). sdiag's cycle times are wall time, and slurmctld's threads share
+# one CPU here (beyond 64 nodes: the other runs the slurmd): a cycle also lasts while the
+# backfill and RPC threads run. So the CPU time of the main scheduler's and the backfill's
+# threads over the burst (/proc's schedstat of slurmctld's sched_agent and bckfl threads)
+# is shown beside them, per cycle and per job: the schedulers' own work. Prints one table;
+# the cluster is left stopped.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
@@ -36,8 +41,8 @@ while (($#)); do
     --fabric) fabric=$2; shift 2 ;;
     --queued) queued=1; shift ;;
     --submitters) submitters=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
-    *) echo "bench.sh: unknown argument $1" >&2; sed -n '2,21p' "$0" >&2; exit 2 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    *) echo "bench.sh: unknown argument $1" >&2; sed -n '2,26p' "$0" >&2; exit 2 ;;
   esac
 done
 [[ $jobs =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ && $submitters =~ ^[1-9][0-9]*$ ]] ||
@@ -109,11 +114,36 @@ stats() {
                c["bf"], m["bf"] * c["bf"], d["bf"] * c["bf"], x["main"], x["bf"]}'
 }
 
+# CPU nanoseconds slurmctld's threads named NAME have run so far (schedstat's first field,
+# summed over the threads of that name), or 0 when there is no slurmctld.
+thread_cpu_ns() {
+  local pid t n=0 cpu _
+  pid=$(nvl_pid_of "$NVL_RUN/run/slurmctld.pid") || { echo 0; return; }
+  for t in /proc/"$pid"/task/*; do
+    [[ $(cat "$t/comm" 2>/dev/null) == "$1" ]] || continue
+    read -r cpu _ <"$t/schedstat" 2>/dev/null || continue
+    n=$((n + cpu))
+  done
+  echo "$n"
+}
+
 # Jobs started since `sdiag -r`, from sdiag's counter, which costs slurmctld no lock (a
 # squeue of thousands of jobs takes the job read lock from the scheduler it measures). Its
 # count of completed jobs is no use: it counts completion RPCs, and a job step that timed
 # out waiting for slurmctld's answer and sent again counted twice (2,569 of 2,000 jobs).
-started() { { sdiag 2>/dev/null || true; } | awk '/^Jobs started:/ {n = $3} END {print n + 0}'; }
+# Without --queued, jobs that start at their submission (a free node then) are counted by
+# neither sdiag counter (22.05, checked: sdiag -r, one job on an idle cluster: "Jobs
+# submitted: 0", "Jobs started: 0"): there the burst's jobs are all submitted before this
+# is asked, and the started ones are those no longer pending (squeue of hundreds of jobs).
+started() {
+  if [[ -z $queued ]]; then
+    local pending
+    pending=$(squeue -h -t PD -o %i 2>/dev/null | wc -l) || pending=$jobs
+    echo $((jobs - pending))
+    return
+  fi
+  { sdiag 2>/dev/null || true; } | awk '/^Jobs started:/ {n = $3} END {print n + 0}'
+}
 
 # Waits until every job of the burst started (by sdiag, failing when none started for
 # 300 s), then until squeue lists none, asking it once a second. Sets at_last_start to the
@@ -168,13 +198,16 @@ for ((round = 1; round <= rounds; round++)); do
       echo "bench: round $round, $select: $jobs jobs queued in $((SECONDS - submit_start)) s" >&2
       sdiag_try -r >/dev/null
       start=$SECONDS
+      m0=$(thread_cpu_ns sched_agent) b0=$(thread_cpu_ns bckfl)
       scontrol update PartitionName=gpu State=UP
     else
       sdiag_try -r >/dev/null
       start=$SECONDS
+      m0=$(thread_cpu_ns sched_agent) b0=$(thread_cpu_ns bckfl)
       burst 0 1
     fi
     wait_burst
+    mcpu=$((($(thread_cpu_ns sched_agent) - m0) / 1000)) bcpu=$((($(thread_cpu_ns bckfl) - b0) / 1000))
     wall=$((SECONDS - start))
     read -r mc mt md bc bt bd mx bx <<<"$(stats)"
     read -r pc pt _ <<<"$at_last_start"
@@ -182,7 +215,7 @@ for ((round = 1; round <= rounds; round++)); do
     echo "bench: round $round, $select: $jobs jobs in $wall s; main $mc cycles," \
       "mean $((mc ? ${mt%.*} / mc : 0)) us; backfill $bc cycles," \
       "mean $((bc ? ${bt%.*} / bc : 0)) us; nvlplace placed $p" >&2
-    for k in mc mt md bc bt bd pc pt; do sum[$select.$k]=$((${sum[$select.$k]:-0} + ${!k%.*})); done
+    for k in mc mt md bc bt bd pc pt mcpu bcpu; do sum[$select.$k]=$((${sum[$select.$k]:-0} + ${!k%.*})); done
     sum[$select.mx]=$(( ${mx%.*} > ${sum[$select.mx]:-0} ? ${mx%.*} : ${sum[$select.mx]:-0} ))
     sum[$select.bx]=$(( ${bx%.*} > ${sum[$select.bx]:-0} ? ${bx%.*} : ${sum[$select.bx]:-0} ))
     sum[$select.wall]=$((${sum[$select.wall]:-0} + wall))
@@ -206,9 +239,14 @@ echo "| main scheduler cycles | ${sum[$c.mc]} | ${sum[$n.mc]} | |"
 row "main scheduler mean cycle until the last job started (us)" "$(per "${sum[$c.pt]}" "${sum[$c.pc]}")" "$(per "${sum[$n.pt]}" "${sum[$n.pc]}")"
 echo "| main scheduler cycles until the last job started | ${sum[$c.pc]} | ${sum[$n.pc]} | |"
 row "main scheduler mean cycle after it (us)" "$(per $((${sum[$c.mt]} - ${sum[$c.pt]})) $((${sum[$c.mc]} - ${sum[$c.pc]})))" "$(per $((${sum[$n.mt]} - ${sum[$n.pt]})) $((${sum[$n.mc]} - ${sum[$n.pc]})))"
+row "main scheduler thread's CPU time per cycle (us)" "$(per "${sum[$c.mcpu]}" "${sum[$c.mc]}")" "$(per "${sum[$n.mcpu]}" "${sum[$n.mc]}")"
+row "main scheduler thread's CPU time per job tested (us)" "$(per "${sum[$c.mcpu]}" "${sum[$c.md]}")" "$(per "${sum[$n.mcpu]}" "${sum[$n.md]}")"
+row "main scheduler thread's CPU time, all rounds (ms)" "$((${sum[$c.mcpu]} / 1000))" "$((${sum[$n.mcpu]} / 1000))"
 row "backfill mean cycle (us)" "$(per "${sum[$c.bt]}" "${sum[$c.bc]}")" "$(per "${sum[$n.bt]}" "${sum[$n.bc]}")"
 row "backfill time per job tried (us)" "$(per "${sum[$c.bt]}" "${sum[$c.bd]}")" "$(per "${sum[$n.bt]}" "${sum[$n.bd]}")"
 row "backfill max cycle (us)" "${sum[$c.bx]}" "${sum[$n.bx]}"
+row "backfill thread's CPU time per job tried (us)" "$(per "${sum[$c.bcpu]}" "${sum[$c.bd]}")" "$(per "${sum[$n.bcpu]}" "${sum[$n.bd]}")"
+row "backfill thread's CPU time, all rounds (ms)" "$((${sum[$c.bcpu]} / 1000))" "$((${sum[$n.bcpu]} / 1000))"
 echo "| backfill cycles | ${sum[$c.bc]} | ${sum[$n.bc]} | |"
 echo "| wall time, all rounds (s) | ${sum[$c.wall]} | ${sum[$n.wall]} | |"
 echo "| jobs placed by nvlplace (its log lines) | ${sum[$c.placed]} | ${sum[$n.placed]} | |"
