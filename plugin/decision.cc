@@ -151,9 +151,7 @@ Candidate CandidateOf(const PlacementResult& r, const Topology& topo,
     }
     return CandidateOf(whole, topo, to_caller, false);
   }
-  Candidate c{CallerLayout(r.ranks, topo, to_caller), FactsOf(r, topo), ""};
-  c.describe = FormatPlacement(c.facts);
-  return c;
+  return Candidate{CallerLayout(r.ranks, topo, to_caller), FactsOf(r, topo)};
 }
 
 // A constraint the job would wait for rather than run without (each is checked by the
@@ -190,6 +188,8 @@ const char* ModeName(Mode mode) {
 }
 
 }  // namespace
+
+std::string Candidate::Describe() const { return FormatPlacement(facts); }
 
 // ---- the job's request ----------------------------------------------------------------
 
@@ -382,13 +382,15 @@ void JobDecision::WithCandidate(PlacementLine* line, int i) const {
 }
 
 bool JobDecision::Tell(LogLevel level, const PlacementLine& line, bool once, bool comment) {
-  bool said = Say(level, Format(line), once);
-  if (comment) {
+  std::string text = Format(line);
+  if (comment && line.cons_tres_alone) {
     PlacementLine own = line;
     own.cons_tres_alone.reset();  // the admin's measurement, not the job's
     Comment(absl::StrCat("nvlplace: ", Format(own)));
+  } else if (comment) {
+    Comment(absl::StrCat("nvlplace: ", text));  // the same line (formatted once: it can be long)
   }
-  return said;
+  return Say(level, std::move(text), once);
 }
 
 void JobDecision::SayFitsLater() {
@@ -682,7 +684,7 @@ Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<L
   thread_local std::vector<uint8_t> mine;  // one node's GPUs: free or not
   // Whether node n of the state already has free exactly the GPUs `free` lists: only for a
   // list in ascending order (as Slurm's bitmaps give it; anything else is compared in full).
-  auto as_listed = [&state, &topo](NodeId n, const std::vector<int>& free) {
+  auto as_listed = [&state, &topo](NodeId n, absl::Span<const int> free) {
     if (static_cast<size_t>(state.free_on_node(n)) != free.size()) return false;
     const nvlplace::NodeGpus& gpus = topo.nodes()[n].gpus;
     int before = -1;
@@ -905,6 +907,7 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
       d->action_ = Action::kRefuse;
       return d;
     }
+    d->node_names_.reserve(nodes.size());
     for (const LiveNode& n : nodes) d->node_names_.push_back(n.name);
     if (job.gpus_unreadable) return d;  // slurmctld's own checks decide on the GPU counts
     if (!jr.gpus) return d;             // nothing for nvlplace: cons_tres, silently

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "placement/engine/engine.h"
 #include "placement/model/cluster_state.h"
 #include "placement/model/request.h"
@@ -79,14 +80,15 @@ struct TresGpus {
 };
 TresGpus GpusInTres(absl::string_view tres);
 
-// A node as slurmctld sees it now. Its name is the caller's (slurmctld's node record, kept
-// for the whole call): not copied per node and call.
+// A node as slurmctld sees it now, viewed in the caller's arrays, not copied per node and
+// call: its GPU lists for the Decide call, its name (slurmctld's node record) for as long as
+// the decision lives.
 struct LiveNode {
   absl::string_view name;
-  bool usable = false;    // in the bitmap slurmctld offers for this job
-  std::vector<int> free;  // free GPU indexes
+  bool usable = false;         // in the bitmap slurmctld offers for this job
+  absl::Span<const int> free;  // free GPU indexes
   // Mode::kWillRun: busy GPUs whose job ends, and when ({index, end time}).
-  std::vector<std::pair<int, int64_t>> busy_until;
+  absl::Span<const std::pair<int, int64_t>> busy_until;
 };
 
 // Nodes (indexes into the caller's node array, ascending) and the GPU indexes on each.
@@ -98,8 +100,9 @@ struct Layout {
 
 struct Candidate {
   Layout layout;
-  LinePlacement facts;   // for the placement line
-  std::string describe;  // FormatPlacement(facts): "gpus=\"node03:4-7 node05:0-3\" ..."
+  LinePlacement facts;  // for the placement line
+  // FormatPlacement(facts): "gpus=\"node03:4-7 node05:0-3\" ..." (formatted on each call).
+  std::string Describe() const;
 };
 
 enum class Action { kConsTres, kTry, kRefuse };

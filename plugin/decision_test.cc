@@ -27,6 +27,20 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
 
+// A node as the tests hold it, its GPU lists owned; Decide takes views of them (LiveNode), as
+// of slurmctld's snapshot.
+struct TestNode {
+  absl::string_view name;
+  bool usable = false;
+  std::vector<int> free;
+  std::vector<std::pair<int, int64_t>> busy_until;
+};
+std::vector<LiveNode> Views(const std::vector<TestNode>& nodes) {
+  std::vector<LiveNode> views;
+  for (const TestNode& n : nodes) views.push_back(LiveNode{n.name, n.usable, n.free, n.busy_until});
+  return views;
+}
+
 // A decider loaded from an nvlplace.yaml that names one of configs/ (and any further
 // lines), and the nodes slurmctld lists, each wholly free: what the fixtures below share.
 class DeciderTest : public ::testing::Test {
@@ -50,13 +64,15 @@ class DeciderTest : public ::testing::Test {
     for (int i = first; i <= last; ++i) {
       char name[32];
       std::snprintf(name, sizeof(name), name_format, i);
-      nodes_.push_back(LiveNode{names_.emplace_back(name), true, all});
+      nodes_.push_back(TestNode{names_.emplace_back(name), true, all});
     }
   }
   void TearDown() override {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
-  std::unique_ptr<JobDecision> Decide(const SlurmJob& job) { return decider_->Decide(job, nodes_); }
+  std::unique_ptr<JobDecision> Decide(const SlurmJob& job) {
+    return decider_->Decide(job, Views(nodes_));
+  }
 
   // The Decider keeps one engine state between calls and brings it to each call's nodes by
   // difference (the capacity indexes kept with it catch up). Whatever the calls before left
@@ -75,9 +91,9 @@ class DeciderTest : public ::testing::Test {
     };
     for (int round = 0; round < rounds; ++round) {
       SCOPED_TRACE(round);
-      const std::vector<LiveNode> before = nodes_;
+      const std::vector<TestNode> before = nodes_;
       const int busy_in_4 = pick(4);  // of 4 GPUs, about this many busy
-      for (LiveNode& n : nodes_) {
+      for (TestNode& n : nodes_) {
         n.free.clear();
         n.busy_until.clear();
         for (int g = 0; g < gpus_per_node; ++g) {
@@ -92,7 +108,7 @@ class DeciderTest : public ::testing::Test {
         n.usable = pick(10) > 0;
       }
       if (pick(3) == 0) {
-        for (LiveNode& n : nodes_) n.usable = true;  // every node offered: the kept index
+        for (TestNode& n : nodes_) n.usable = true;  // every node offered: the kept index
       }
       if (pick(5) == 0) nodes_.pop_back();  // a node Slurm does not give
       const int gpus = 1 << pick(7);
@@ -111,17 +127,17 @@ class DeciderTest : public ::testing::Test {
       job.now = 1000;
       job.whole_node = pick(10) == 0;
       std::unique_ptr<Decider> new_one = fresh();
-      auto kept = decider_->Decide(job, nodes_);
-      auto want = new_one->Decide(job, nodes_);
+      auto kept = decider_->Decide(job, Views(nodes_));
+      auto want = new_one->Decide(job, Views(nodes_));
       ASSERT_EQ(kept->action(), want->action()) << want->log().text;
       EXPECT_EQ(kept->log().text, want->log().text);
       EXPECT_EQ(kept->comment(), want->comment());
       EXPECT_EQ(kept->start_time(), want->start_time());
       if (nodes_.size() < before.size()) {
-        std::vector<LiveNode> full = nodes_;
-        full.push_back(LiveNode{before.back().name, false, {}});
+        std::vector<TestNode> full = nodes_;
+        full.push_back(TestNode{before.back().name, false, {}});
         std::unique_ptr<Decider> other = fresh();
-        auto same = other->Decide(job, full);
+        auto same = other->Decide(job, Views(full));
         ASSERT_EQ(same->action(), want->action()) << same->log().text;
         EXPECT_EQ(same->log().text, want->log().text);
         nodes_ = before;  // the node comes back next round
@@ -132,7 +148,7 @@ class DeciderTest : public ::testing::Test {
         ASSERT_EQ(k == nullptr, w == nullptr) << i;
         if (w == nullptr) break;
         EXPECT_EQ(k->layout, w->layout) << i;
-        EXPECT_EQ(k->describe, w->describe) << i;
+        EXPECT_EQ(k->Describe(), w->Describe()) << i;
         kept->Refused(i);
         want->Refused(i);
       }
@@ -141,8 +157,8 @@ class DeciderTest : public ::testing::Test {
 
   std::filesystem::path dir_;
   std::unique_ptr<Decider> decider_;
-  std::deque<std::string> names_;  // the nodes' names (LiveNode holds a view, as of Slurm's)
-  std::vector<LiveNode> nodes_;
+  std::deque<std::string> names_;  // the nodes' names (a TestNode holds a view, as of Slurm's)
+  std::vector<TestNode> nodes_;
 };
 
 // lab-islands: node[00-15], 8 GPUs each in two NVLink islands {0-3} and {4-7}; four leaves
@@ -166,7 +182,7 @@ class DecisionTest : public DeciderTest {
   }
   // Only these GPUs free on these nodes; every other node full.
   void OnlyFree(std::vector<std::pair<int, std::vector<int>>> free) {
-    for (LiveNode& n : nodes_) n.free.clear();
+    for (TestNode& n : nodes_) n.free.clear();
     for (auto& [node, gpus] : free) nodes_[node].free = gpus;
   }
 };
@@ -196,9 +212,9 @@ TEST_F(DecisionTest, StrictTpGroupIsTriedOnAFreeIslandAndCheckedAgainstSlurm) {
   EXPECT_EQ(d->log().text,
             "v=1 event=placed asked_gpus=4 asked_nodes=any tp=4 pp=1 dp=1 nvl=strict "
             "max_tier=none model=any exclusive=no " +
-                c->describe + " slurm_gpus=node01:4-7 candidate=1 candidates=1 relaxations=none");
-  EXPECT_THAT(c->describe, StartsWith("gpus=node01:4-7 domains=node01:nvl1 span_domains=1 "
-                                      "span_nodes=1 span_tier=node score="));
+                c->Describe() + " slurm_gpus=node01:4-7 candidate=1 candidates=1 relaxations=none");
+  EXPECT_THAT(c->Describe(), StartsWith("gpus=node01:4-7 domains=node01:nvl1 span_domains=1 "
+                                        "span_nodes=1 span_tier=node score="));
   ASSERT_TRUE(d->comment());
   EXPECT_EQ(*d->comment(), "nvlplace: " + d->log().text);  // the same line
   EXPECT_EQ(decider_->counters().as_decided, 1u);
@@ -337,7 +353,7 @@ TEST_F(DecisionTest, ANodeListedTwiceCountsOnceWithItsFirstFreeList) {
   // slurmctld never lists a node twice; if a snapshot did, its first entry is the node's
   // state: a second entry must neither add free GPUs nor move the node's index.
   OnlyFree({{0, {2, 3, 6, 7}}});  // node01 is full
-  nodes_.push_back(LiveNode{"node01", true, {0, 1, 2, 3}});
+  nodes_.push_back(TestNode{"node01", true, {0, 1, 2, 3}});
   auto d = Decide(Job(41, 4, {"NVLPLACE_TP=4"}));
   EXPECT_EQ(d->action(), Action::kRefuse) << d->log().text;
   EXPECT_EQ(d->CandidateAt(0), nullptr);
@@ -513,26 +529,26 @@ TEST_F(DecisionTest, ATypedJobIsOfferedOnlyNodesOfItsModel) {
   auto loaded = LoadPluginConfig(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   Decider mixed(*std::move(loaded));
-  std::vector<LiveNode> live;
+  std::vector<TestNode> live;
   std::deque<std::string> names;
   for (int i = 0; i < 14; ++i) {
     char name[16];
     std::snprintf(name, sizeof(name), "node%02d", i);
-    live.push_back(LiveNode{names.emplace_back(name), true, {0, 1, 2, 3, 4, 5, 6, 7}});
+    live.push_back(TestNode{names.emplace_back(name), true, {0, 1, 2, 3, 4, 5, 6, 7}});
   }
   live[6].free = {4, 5, 6, 7};
-  live.push_back(LiveNode{"cpu0", true, {}});
+  live.push_back(TestNode{"cpu0", true, {}});
   for (auto [type, first, last] : {std::tuple{"A100", 6, 9}, std::tuple{"H100", 0, 5}}) {
     SCOPED_TRACE(type);
     SlurmJob typed = Job(19, 4, {"NVLPLACE_TP=4"});
     typed.gpu_type = type;
-    auto d = mixed.Decide(typed, live);
+    auto d = mixed.Decide(typed, Views(live));
     ASSERT_EQ(d->action(), Action::kTry) << d->log().text;
     int offered = 0;
     for (int i = 0; const Candidate* c = d->CandidateAt(i); ++i, ++offered) {
       for (int node : c->layout.nodes) {
-        EXPECT_GE(node, first) << c->describe;
-        EXPECT_LE(node, last) << c->describe;
+        EXPECT_GE(node, first) << c->Describe();
+        EXPECT_LE(node, last) << c->Describe();
       }
       d->Refused(i);
     }
@@ -561,7 +577,7 @@ TEST_F(DecisionTest, TheSameShapesWithoutOptionsAreLeftToConsTres) {
 
 TEST_F(DecisionTest, NodesNamedWithDashWAreAllTheJobsNodes) {
   // -w node[08-09] --gpus=8 --nvl-tp=4: min_nodes 2 (Slurm counts the named nodes), any max.
-  for (LiveNode& n : nodes_) n.usable = n.name == "node08" || n.name == "node09";
+  for (TestNode& n : nodes_) n.usable = n.name == "node08" || n.name == "node09";
   SlurmJob job = Job(22, 8, {"NVLPLACE_TP=4"});
   job.required_nodes = 2;
   job.min_nodes = 2;

@@ -6,14 +6,17 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "plugin/decision.h"
 #include "plugin/guard.h"
 #include "plugin/nvl_options.h"
@@ -47,43 +50,49 @@ void CopyMessage(const std::string& text, char* buf, size_t len) {
   std::snprintf(buf, len, "%s", text.c_str());
 }
 
-// The nodes as plain structs, copied into *out, whose lists keep their room from call to call
-// (a thread's vector is reused: slurmctld asks on every job_test, and a list per node and call
-// was one allocation per node). A NULL name is a node nvlplace does not know; a free list that
-// is NULL while num_free > 0, a negative count or a NULL array with a positive one are the
-// caller's bugs: *bad says which, and *out is left empty.
-void LiveNodes(const nvl_node_t* nodes, int num_nodes, std::string* bad,
-               std::vector<LiveNode>* out) {
+// The nodes as views of the caller's arrays in *out (a thread's vector, reused: slurmctld asks
+// on every job_test), the busy GPUs of WILL_RUN paired in *busy. Nothing is copied per node
+// but its name's view. A NULL name is a node nvlplace does not know; a list that is NULL
+// while its count is positive, a negative node count or a NULL array with a positive one are
+// the caller's bugs: *bad says which, and *out is left empty.
+void LiveNodes(const nvl_node_t* nodes, int num_nodes, std::string* bad, std::vector<LiveNode>* out,
+               std::vector<std::pair<int, int64_t>>* busy) {
+  busy->clear();
   if (num_nodes < 0 || (nodes == nullptr && num_nodes > 0)) {
     *bad = absl::StrCat(num_nodes, " nodes at ", nodes == nullptr ? "NULL" : "an array");
     out->clear();
     return;
   }
-  // Resized, not cleared: the nodes kept from the last call keep their lists' room.
-  out->resize(num_nodes);  // 0 when `nodes` is NULL (checked above)
+  out->resize(num_nodes);  // 0 when `nodes` is NULL (checked above); every field set below
+  // WILL_RUN's busy GPUs go to one buffer, which keeps its room from call to call: the views
+  // point into it, and are pointed again should it grow during this call.
+  const size_t room = busy->capacity();
   for (int i = 0; i < num_nodes; ++i) {
+    const nvl_node_t& c = nodes[i];
+    const bool free_unlisted = c.free_gpus == nullptr && c.num_free > 0;
+    if (free_unlisted || (c.num_busy > 0 && (c.busy_gpus == nullptr || c.busy_until == nullptr))) {
+      *bad = absl::StrCat("node ", i, " lists ", free_unlisted ? c.num_free : c.num_busy,
+                          free_unlisted ? " free" : " busy", " GPUs but no indexes");
+      out->clear();
+      return;
+    }
     LiveNode& n = (*out)[i];
-    n.name = nodes[i].name != nullptr ? absl::string_view(nodes[i].name) : absl::string_view();
-    n.usable = nodes[i].name != nullptr && nodes[i].usable != 0;
-    if (nodes[i].free_gpus == nullptr && nodes[i].num_free > 0) {
-      *bad = absl::StrCat("node ", i, " lists ", nodes[i].num_free, " free GPUs but no indexes");
-      out->clear();
-      return;
-    }
-    n.free.clear();
-    if (nodes[i].num_free > 0) {
-      n.free.assign(nodes[i].free_gpus, nodes[i].free_gpus + nodes[i].num_free);
-    }
-    if (nodes[i].num_busy > 0 &&
-        (nodes[i].busy_gpus == nullptr || nodes[i].busy_until == nullptr)) {
-      *bad = absl::StrCat("node ", i, " lists ", nodes[i].num_busy, " busy GPUs but no indexes");
-      out->clear();
-      return;
-    }
-    n.busy_until.clear();
-    for (int k = 0; k < nodes[i].num_busy; ++k) {
-      n.busy_until.emplace_back(nodes[i].busy_gpus[k], nodes[i].busy_until[k]);
-    }
+    n.name = c.name != nullptr ? absl::string_view(c.name) : absl::string_view();
+    n.usable = c.name != nullptr && c.usable != 0;
+    n.free =
+        c.num_free > 0 ? absl::MakeConstSpan(c.free_gpus, c.num_free) : absl::Span<const int>();
+    n.busy_until = {};
+    if (c.num_busy <= 0) continue;
+    const size_t from = busy->size();
+    for (int k = 0; k < c.num_busy; ++k) busy->emplace_back(c.busy_gpus[k], c.busy_until[k]);
+    n.busy_until = absl::MakeConstSpan(busy->data() + from, busy->size() - from);
+  }
+  if (busy->capacity() == room) return;
+  for (size_t i = 0, at = 0; i < out->size(); ++i) {
+    LiveNode& n = (*out)[i];
+    if (n.busy_until.empty()) continue;
+    n.busy_until = absl::MakeConstSpan(busy->data() + at, n.busy_until.size());
+    at += n.busy_until.size();
   }
 }
 
@@ -157,14 +166,18 @@ nvlplace::plugin::SlurmJob SlurmJobOf(const nvl_job_t& job) {
   return j;
 }
 
-// C views of a decision's node sets, rebuilt when the list grows.
+// C views of a decision's node sets, built as the caller asks for them (a node set's text is
+// formatted only when it is offered: a job of 1,024 GPUs names 256 trays).
 struct CandidateViews {
   std::vector<std::vector<int>> offsets, gpus;
+  std::deque<std::string> describes;  // never moved: the views point into them
   std::vector<nvl_candidate_t> views;
 
-  void Sync(const JobDecision& d) {
+  // Views of node sets 0..upto (each computed by the decision already).
+  void Sync(const JobDecision& d, int upto) {
     // Views already published point into vectors that are never touched again.
-    while (static_cast<int>(views.size()) < d.num_candidates()) {
+    while (static_cast<int>(views.size()) <= upto &&
+           static_cast<int>(views.size()) < d.num_candidates()) {
       size_t i = views.size();
       const nvlplace::plugin::Candidate& c = *d.Peek(static_cast<int>(i));
       offsets.emplace_back(1, 0);
@@ -173,9 +186,9 @@ struct CandidateViews {
         gpus.back().insert(gpus.back().end(), g.begin(), g.end());
         offsets.back().push_back(static_cast<int>(gpus.back().size()));
       }
-      views.push_back(nvl_candidate_t{static_cast<int>(c.layout.nodes.size()),
-                                      c.layout.nodes.data(), offsets.back().data(),
-                                      gpus.back().data(), c.describe.c_str()});
+      views.push_back(nvl_candidate_t{
+          static_cast<int>(c.layout.nodes.size()), c.layout.nodes.data(), offsets.back().data(),
+          gpus.back().data(), describes.emplace_back(c.Describe()).c_str()});
     }
     // offsets/gpus may have reallocated: point every view at the current storage.
     for (size_t i = 0; i < views.size(); ++i) {
@@ -407,7 +420,8 @@ nvl_decision_t* nvl_decide(nvl_facade_t* facade, const nvl_job_t* job, const nvl
         auto out = std::make_unique<nvl_decision>();
         std::string broken;
         thread_local std::vector<LiveNode> live;
-        LiveNodes(nodes, num_nodes, &broken, &live);
+        thread_local std::vector<std::pair<int, int64_t>> busy;
+        LiveNodes(nodes, num_nodes, &broken, &live, &busy);
         out->d = broken.empty() ? facade->decider->Decide(j, live)
                                 : facade->decider->Unusable(j, "internal error: " + broken);
         return out.release();
@@ -486,7 +500,7 @@ const nvl_candidate_t* nvl_decision_candidate(nvl_decision_t* d, int i) {
   return Resolve<const nvl_candidate_t*>("nvl_decision_candidate", "no more node sets", nullptr,
                                          [&]() -> const nvl_candidate_t* {
                                            if (d->d->CandidateAt(i) == nullptr) return nullptr;
-                                           d->views.Sync(*d->d);
+                                           d->views.Sync(*d->d, i);
                                            return &d->views.views[i];
                                          });
 }

@@ -82,7 +82,8 @@ int nvl_facade_knows_node(const nvl_facade_t* facade, const char* name);
 int nvl_facade_summary(const nvl_facade_t* facade, double now_s, double interval_s, char* buf,
                        size_t buf_len);
 
-/* A node as slurmctld sees it now. */
+/* A node as slurmctld sees it now. Its GPU arrays are read during nvl_decide only; its name
+ * is kept until the decision is freed. */
 typedef struct {
   const char* name;
   int usable;           /* the job may be placed here (in the node bitmap it was given) */

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -329,6 +330,57 @@ TEST_F(FacadeTest, AFreeListWithoutIndexesIsRefusedNotRead) {
                         "indexes\""));
   EXPECT_EQ(level, NVL_LOG_ERROR);
   nvl_decision_free(d);
+}
+
+TEST_F(FacadeTest, ABusyListWithoutIndexesIsRefusedNotRead) {
+  std::vector<int> gpus = {0, 1};
+  std::vector<int64_t> until = {100, 100};
+  nvl_node_t nodes[2] = {{"node00", 1, nullptr, 0, gpus.data(), until.data(), 2},
+                         {"node01", 1, nullptr, 0, gpus.data(), nullptr, 2}};
+  Job job(4, {"NVLPLACE_TP=4"}, NVL_MODE_WILL_RUN);
+  nvl_decision_t* d = nvl_decide(facade_, job.get(), nodes, 2);
+  EXPECT_THAT(nvl_decision_log(d, nullptr),
+              HasSubstr("internal error: node 1 lists 2 busy GPUs but no indexes"));
+  nvl_decision_free(d);
+}
+
+// WILL_RUN reads every node's busy GPUs and end times through one buffer a thread keeps from
+// call to call; on a thread's first call, and on a call with more busy GPUs than any before,
+// it grows while the nodes are read. Each answer is the one the end times give. (A view left
+// in the buffer's old room can read the right values here by luck; fuzz.facade, under ASan,
+// fails on it: checked by hand on 2026-12-06.)
+TEST_F(FacadeTest, WillRunReadsEveryNodesEndTimesAsTheBufferGrows) {
+  const int64_t now = 1'000'000;
+  // Every GPU busy. Node k's GPUs end at now + 1000 + 10 k, except node09's island {4-7},
+  // which ends first (now + 500) when `early`.
+  auto ask = [&](bool early) {
+    std::vector<std::vector<int>> busy(16);
+    std::vector<std::vector<int64_t>> until(16);
+    std::vector<nvl_node_t> nodes;
+    for (int k = 0; k < 16; ++k) {
+      for (int g = 0; g < 8; ++g) {
+        busy[k].push_back(g);
+        until[k].push_back(early && k == 9 && g >= 4 ? now + 500 : now + 1000 + 10 * k);
+      }
+      nodes.push_back({names_[k].c_str(), 1, nullptr, 0, busy[k].data(), until[k].data(), 8});
+    }
+    Job job(4, {"NVLPLACE_TP=4"}, NVL_MODE_WILL_RUN);
+    job.job.now = now;
+    nvl_decision_t* d = nvl_decide(facade_, job.get(), nodes.data(), 16);
+    std::pair<int64_t, std::vector<std::string>> got{nvl_decision_start_time(d), {}};
+    if (const nvl_candidate_t* c = nvl_decision_candidate(d, 0)) got.second = Names(*c);
+    nvl_decision_free(d);
+    return got;
+  };
+  using Answer = std::pair<int64_t, std::vector<std::string>>;
+  const Answer early{now + 500, {"node09"}}, late{now + 1000, {"node00"}};
+  std::vector<Answer> in_thread;
+  std::thread([&] {
+    in_thread.push_back(ask(true));   // the thread's first call: the buffer grows
+    in_thread.push_back(ask(false));  // its room kept
+  }).join();
+  EXPECT_THAT(in_thread, ElementsAre(early, late));
+  EXPECT_EQ(ask(true), early);
 }
 
 TEST_F(FacadeTest, TheSubmitCheckReadsTheJobDescriptionsTres) {
