@@ -7,7 +7,9 @@
 // count are caller errors, left to cons_tres and never read; every node set is on usable,
 // known nodes of the caller's array, ascending, with ascending GPUs that are free (TEST_ONLY:
 // any), as many nodes as the job allows; a start time is 0 or within [now, the window's end]
-// and only with node sets; a hard job never accepts an allocation other than its node set.
+// and only with node sets; a hard job never accepts an allocation other than its node set;
+// the node array and its GPU lists are read during nvl_decide only (freed when it returns, as
+// nvl_ctld.c frees its snapshot).
 //
 // Input (tests/fuzz/fuzz_common.h ByteReader; the first part is the layout of the earlier
 // target, so its findings still reach the same values): flags (bit 0 TEST_ONLY instead of
@@ -30,6 +32,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -114,6 +117,29 @@ void CheckCandidate(const nvl_candidate_t& c, int i, const std::vector<Entry>& e
       FUZZ_CHECK(any_gpu || IsFreeIn(entries, *e.name, g), "%s:%d is not free", e.name->c_str(), g);
     }
   }
+}
+
+// nvl_decide as nvl_ctld.c calls it: the node array and its GPU lists are a snapshot freed as
+// soon as the call returns (the names stay: slurmctld's node records), so that a decision
+// that reads them later is a use after free here.
+nvl_decision_t* DecideOnSnapshot(nvl_facade_t* facade, const nvl_job_t* job,
+                                 const nvl_node_t* nodes, int count) {
+  if (nodes == nullptr || count <= 0) return nvl_decide(facade, job, nodes, count);
+  std::vector<nvl_node_t> snapshot(nodes, nodes + count);
+  std::deque<std::vector<int>> ints;
+  std::deque<std::vector<int64_t>> ends;
+  for (nvl_node_t& n : snapshot) {
+    if (n.free_gpus != nullptr && n.num_free > 0) {
+      n.free_gpus = ints.emplace_back(n.free_gpus, n.free_gpus + n.num_free).data();
+    }
+    if (n.busy_gpus != nullptr && n.num_busy > 0) {
+      n.busy_gpus = ints.emplace_back(n.busy_gpus, n.busy_gpus + n.num_busy).data();
+    }
+    if (n.busy_until != nullptr && n.num_busy > 0) {
+      n.busy_until = ends.emplace_back(n.busy_until, n.busy_until + n.num_busy).data();
+    }
+  }
+  return nvl_decide(facade, job, snapshot.data(), count);
 }
 
 // The steps of job_test on one decision, as the input orders them.
@@ -267,7 +293,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const nvl_node_t* given = null_nodes ? nullptr : nodes.data();
   const int count = negative ? -num_nodes : num_nodes;
-  nvl_decision_t* d = nvl_decide(facade, null_job ? nullptr : &job, given, count);
+  nvl_decision_t* d = DecideOnSnapshot(facade, null_job ? nullptr : &job, given, count);
   FUZZ_CHECK(d != nullptr, "no decision");
   int action = nvl_decision_action(d);
   FUZZ_CHECK(action >= NVL_ACT_CONS_TRES && action <= NVL_ACT_REFUSE, "action %d", action);
@@ -294,7 +320,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     nvl_job_t run_now = job;
     run_now.mode = NVL_MODE_RUN_NOW;
     nvl_decision_free(nvl_decide(twin, &run_now, scramble.data(), num_nodes));
-    nvl_decision_t* t = nvl_decide(twin, &job, given, count);
+    nvl_decision_t* t = DecideOnSnapshot(twin, &job, given, count);
     FUZZ_CHECK(nvl_decision_action(t) == action, "the twin's action %d, not %d",
                nvl_decision_action(t), action);
     FUZZ_CHECK(nvl_decision_start_time(t) == nvl_decision_start_time(d), "the twin's start");
@@ -325,7 +351,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!caller_error && !null_facade && job.mode == NVL_MODE_RUN_NOW) {
     nvl_job_t all = job;
     all.free_is_all = 1;
-    nvl_decision_t* q = nvl_decide(facade, &all, given, count);
+    nvl_decision_t* q = DecideOnSnapshot(facade, &all, given, count);
     if (nvl_decision_action(q) == NVL_ACT_REFUSE && !nvl_decision_comment(q)) {
       uint64_t free = 0;
       for (const Entry& e : entries)
@@ -345,7 +371,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   job.tres_per_job = job.tres_per_node = nullptr;
   job.will_run_start = from ? kNow + from : 0;
   job.will_run_end = to ? kNow + to : 0;
-  d = nvl_decide(facade, &job, will_nodes.data(), num_nodes);
+  d = DecideOnSnapshot(facade, &job, will_nodes.data(), num_nodes);
   FUZZ_CHECK(d != nullptr, "no decision");
   action = nvl_decision_action(d);
   if (null_busy || null_free) {
@@ -370,7 +396,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   job.mode = NVL_MODE_RUN_NOW;
   job.restarts = 1;
   job.previous_comment = previous.c_str();
-  d = nvl_decide(facade, &job, nodes.data(), num_nodes);
+  d = DecideOnSnapshot(facade, &job, nodes.data(), num_nodes);
   FUZZ_CHECK(d != nullptr, "no decision");
   action = nvl_decision_action(d);
   FUZZ_CHECK(action >= NVL_ACT_CONS_TRES && action <= NVL_ACT_REFUSE, "action %d", action);
