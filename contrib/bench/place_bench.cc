@@ -3,8 +3,8 @@
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
-#include <random>
 
+#include "contrib/bench/occupancy.h"
 #include "placement/engine/engine.h"
 #include "placement/formats/topology_yaml.h"
 #include "policies/policy_loader.h"
@@ -19,24 +19,9 @@ struct Setup {
   std::unique_ptr<Engine> engine;
 };
 
-// Occupancy as jobs leave it: whole nodes and partly used nodes, seeded.
+// Occupancy as jobs leave it (occupancy.h).
 void Occupy(double occupancy, ClusterState* state) {
-  const Topology& topo = state->topology();
-  std::mt19937 rng(12345);
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<GpuId> busy;
-  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-    const NodeGpus& gpus = topo.nodes()[n].gpus;
-    double x = u(rng);
-    // 90% of the occupancy as wholly busy nodes, 10% as half-busy ones (2 x 0.1 x 0.5).
-    if (x < occupancy * 0.9) {
-      busy.insert(busy.end(), gpus.begin(), gpus.end());
-    } else if (x < occupancy * 1.1) {
-      busy.insert(busy.end(), gpus.begin(),
-                  gpus.begin() + static_cast<std::ptrdiff_t>(gpus.size() / 2));
-    }
-  }
-  (void)state->Allocate(busy);
+  (void)state->Allocate(bench::OccupiedGpus(state->topology(), occupancy));
 }
 
 Setup Make(const char* config, double occupancy, int tp, int dp, const char* policy) {

@@ -109,7 +109,7 @@ def bench(config, repetitions, *extra, min_time=0.05):
 def facade(config, policy, busy, repetitions):
     """facade_bench --cluster's medians in microseconds: {case: us} (cluster/tp8x64, ...)."""
     out = subprocess.run(
-        [os.path.join(BUILD, "plugin", "facade_bench"), f"--cluster={config}",
+        [os.path.join(BUILD, "contrib", "facade_bench"), f"--cluster={config}",
          f"--policy={policy}", f"--busy={busy}", "--benchmark_filter=^cluster/",
          "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
          "--benchmark_report_aggregates_only=true", "--benchmark_min_time=0.2"],

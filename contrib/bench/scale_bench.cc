@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "contrib/bench/occupancy.h"
 #include "placement/engine/engine.h"
 #include "placement/formats/topology_yaml.h"
 #include "policies/policy_loader.h"
@@ -28,23 +28,12 @@ void Die(const absl::Status& s) {
   std::exit(2);
 }
 
-// Occupancy as jobs leave it, seeded: 90% of it as wholly busy nodes, 10% as half-busy ones.
+// Occupancy as jobs leave it (occupancy.h).
 void Occupy(double occupancy, ClusterState* state) {
-  const Topology& topo = state->topology();
-  std::mt19937 rng(12345);
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<GpuId> busy;
-  for (NodeId n = 0; n < topo.num_nodes(); ++n) {
-    const NodeGpus& gpus = topo.nodes()[n].gpus;
-    double x = u(rng);
-    if (x < occupancy * 0.9) {
-      busy.insert(busy.end(), gpus.begin(), gpus.end());
-    } else if (x < occupancy * 1.1) {
-      busy.insert(busy.end(), gpus.begin(),
-                  gpus.begin() + static_cast<std::ptrdiff_t>(gpus.size() / 2));
-    }
+  if (absl::Status s = state->Allocate(bench::OccupiedGpus(state->topology(), occupancy));
+      !s.ok()) {
+    Die(s);
   }
-  if (absl::Status s = state->Allocate(busy); !s.ok()) Die(s);
 }
 
 void BM_Parse(benchmark::State& st) {

@@ -7,8 +7,8 @@
 // With --cluster=FILE [--policy=NAME] [--busy=PERCENT] also on that cluster (a generated one:
 // contrib/tools/gen_fabric.py h100-rail 8192 is contrib/cluster/bench.sh's 1,024 nodes,
 // 131072 frontier scale), under the policy (default topo), its nodes occupied as scale_bench
-// occupies them (seeded: a node wholly busy with probability 0.9 x PERCENT, half busy with
-// 0.2 x PERCENT; default 50): TP=8 jobs of 64 and 1,024 GPUs, a plain 4-GPU job, and
+// occupies them (occupancy.h: a node wholly busy with probability 0.9 x PERCENT, half busy
+// with 0.2 x PERCENT; default 50): TP=8 jobs of 64 and 1,024 GPUs, a plain 4-GPU job, and
 // backfill's question for 64 GPUs at TP=8 (every busy GPU's job ends within the hour).
 //
 // The decider keeps its state between calls, as in slurmctld: each iteration decides on the
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "contrib/bench/occupancy.h"
 #include "placement/formats/topology_yaml.h"
 #include "plugin/nvlplace_facade.h"
 
@@ -61,22 +62,23 @@ World Make(const std::string& config, double busy, Occupancy occupancy = Occupan
     w.facade = nullptr;
     return w;
   }
-  std::mt19937 rng(occupancy == Occupancy::kGpus ? 7 : 12345);
+  std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(0, 1);
   std::uniform_int_distribution<int64_t> end(60, 3600);
-  for (const nvlplace::Node& node : (*topo)->nodes()) {
+  // kNodes: node n's GPUs 0 .. busy_below[n]-1 busy.
+  const std::vector<int> busy_below = occupancy == Occupancy::kNodes
+                                          ? nvlplace::bench::BusyGpusPerNode(**topo, busy)
+                                          : std::vector<int>();
+  for (nvlplace::NodeId n = 0; n < (*topo)->num_nodes(); ++n) {
+    const nvlplace::Node& node = (*topo)->nodes()[n];
     w.names.push_back(node.name);
     w.free.emplace_back();
     w.busy.emplace_back();
     w.until.emplace_back();
     const int gpus = static_cast<int>(node.gpus.size());
-    int busy_below = 0;  // kNodes: GPUs 0 .. busy_below-1 busy
-    if (occupancy == Occupancy::kNodes) {
-      double x = u(rng);
-      busy_below = x < busy * 0.9 ? gpus : x < busy * 1.1 ? gpus / 2 : 0;
-    }
     for (int g = 0; g < gpus; ++g) {
-      if (occupancy == Occupancy::kGpus ? u(rng) >= busy : g >= busy_below) {
+      if (occupancy == Occupancy::kGpus ? u(rng) >= busy
+                                        : g >= busy_below[static_cast<size_t>(n)]) {
         w.free.back().push_back(g);
       } else {
         w.busy.back().push_back(g);
