@@ -167,33 +167,27 @@ nvlplace::plugin::SlurmJob SlurmJobOf(const nvl_job_t& job) {
 }
 
 // C views of a decision's node sets, built as the caller asks for them (a node set's text is
-// formatted only when it is offered: a job of 1,024 GPUs names 256 trays).
+// formatted only when it is offered: a job of 1,024 GPUs names 256 trays). Deques: what a
+// view points into never moves as more are added.
 struct CandidateViews {
-  std::vector<std::vector<int>> offsets, gpus;
-  std::deque<std::string> describes;  // never moved: the views point into them
-  std::vector<nvl_candidate_t> views;
+  std::deque<std::vector<int>> offsets, gpus;
+  std::deque<std::string> describes;
+  std::deque<nvl_candidate_t> views;
 
   // Views of node sets 0..upto (each computed by the decision already).
   void Sync(const JobDecision& d, int upto) {
-    // Views already published point into vectors that are never touched again.
     while (static_cast<int>(views.size()) <= upto &&
            static_cast<int>(views.size()) < d.num_candidates()) {
-      size_t i = views.size();
-      const nvlplace::plugin::Candidate& c = *d.Peek(static_cast<int>(i));
-      offsets.emplace_back(1, 0);
-      gpus.emplace_back();
+      const nvlplace::plugin::Candidate& c = *d.Peek(static_cast<int>(views.size()));
+      std::vector<int>& offset = offsets.emplace_back(1, 0);
+      std::vector<int>& gpu = gpus.emplace_back();
       for (const std::vector<int>& g : c.layout.gpus) {
-        gpus.back().insert(gpus.back().end(), g.begin(), g.end());
-        offsets.back().push_back(static_cast<int>(gpus.back().size()));
+        gpu.insert(gpu.end(), g.begin(), g.end());
+        offset.push_back(static_cast<int>(gpu.size()));
       }
-      views.push_back(nvl_candidate_t{
-          static_cast<int>(c.layout.nodes.size()), c.layout.nodes.data(), offsets.back().data(),
-          gpus.back().data(), describes.emplace_back(c.Describe()).c_str()});
-    }
-    // offsets/gpus may have reallocated: point every view at the current storage.
-    for (size_t i = 0; i < views.size(); ++i) {
-      views[i].gpu_offsets = offsets[i].data();
-      views[i].gpus = gpus[i].data();
+      views.push_back(nvl_candidate_t{static_cast<int>(c.layout.nodes.size()),
+                                      c.layout.nodes.data(), offset.data(), gpu.data(),
+                                      describes.emplace_back(c.Describe()).c_str()});
     }
   }
 };
