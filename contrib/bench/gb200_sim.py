@@ -18,7 +18,9 @@ Usage: gb200_sim.py [--cli CLI] [--topology FILE] [--trays N] [--patterns P,...]
            the rack with the fewest free GPUs that holds it, else it waits), run time from
            the cost model for Slurm's node order, as the benchmark's job scripts have it;
            ideal: any free GPUs of trays not drained, every job at its best speed (stretch
-           1): what no placement can beat with this queue, order and start rule
+           1): no NVLink rule and no communication cost, a reference rather than a bound
+           (a placement that cannot start a big job lets later small ones start, which can
+           lower the mean completion: see the README)
 
 --policy   the policy the jobs are placed under; by default the benchmark's: the topo
            preset with use_spares: true and max_comm_ratio: 3
@@ -131,6 +133,14 @@ class Sim:
             whole[r] = whole[r][segment:]
         return [(t, g) for t in sorted(chosen) for g in range(gb200_report.TRAY_GPUS)]
 
+    def room(self):
+        """Free GPUs per rack, and what of them whole groups of 8 inside one rack can take (every
+        job of the mix asks for groups of 8 or 16 that stay inside a rack)."""
+        free = [sum(gb200_report.TRAY_GPUS - len(self.busy.get(t, ())) for t in self.rack_trays(r))
+                for r in range(len(self.trays) // gb200_report.RACK_TRAYS)]
+        return (f"free GPUs per rack {' '.join(map(str, free))}: {sum(free)} free, "
+                f"{sum(f // 8 * 8 for f in free)} in whole groups of 8 inside racks")
+
     def stretch(self, ranks, tp):
         words = []
         for tray, gpu in ranks:
@@ -154,7 +164,10 @@ class Sim:
         started = {}  # job index -> (start, end, stretch)
         now = 0.0
         while pending:
+            if self.a.v:
+                print(f"  t={now:.1f} {self.room()}")
             waiting = []
+            taken = 0
             for i, job in pending:
                 kind, tp, nodes, gpus = job
                 ranks = None if (self.a.fifo and waiting) else self.place(kind, tp, nodes, gpus)
@@ -163,6 +176,7 @@ class Sim:
                     continue
                 for tray, gpu in ranks:
                     self.busy.setdefault(tray, set()).add(gpu)
+                taken += len(ranks)
                 s = 1.0 if self.setup == "ideal" else self.stretch(ranks, tp if kind != "plain" else 1)
                 started[i] = (now, now + self.a.base_seconds * s, s)
                 heapq.heappush(running, (started[i][1], i, ranks))
@@ -171,6 +185,8 @@ class Sim:
                     racks = sorted({(int(t[2:]) - 1) // gb200_report.RACK_TRAYS for t in trays})
                     print(f"  t={now:.1f} job {i} {kind} starts, stretch {s:.2f}, "
                           f"{len(trays)} trays in racks {','.join(map(str, racks))}")
+            if self.a.v:
+                print(f"  t={now:.1f} {taken} GPUs taken, jobs waiting: {len(waiting)}")
             pending = waiting
             if not running:
                 break  # what waits can never start: the pattern leaves it no room
