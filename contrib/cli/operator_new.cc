@@ -1,14 +1,14 @@
 // The `nvlplace` binary's global operator new: large blocks on transparent huge pages.
 //
 // A model of a million GPUs is over 100 MB written once, and most of a CLI run's load
-// was the kernel handing out fresh 4 KiB pages (README, "Frontier scale"). The whole 2 MiB
-// pages inside every block that C++ code allocates (the model's arrays, the parsed file's
-// lists, vectors growing while a file is read) are marked for huge pages before anything
-// touches them. Memory still comes from malloc and goes back with free (the default aligned
-// and nothrow forms of libstdc++ call these or malloc and free too); small blocks, C code
-// (libyaml) and the rest of the process keep glibc's defaults. Only this executable replaces
-// operator new: the plugin never touches slurmctld's allocator. Left out of sanitizer builds,
-// whose runtimes bring their own.
+// was the kernel handing out fresh 4 KiB pages (contrib/bench/RESULTS.md, "Frontier
+// scale"). The whole 2 MiB pages inside every block that C++ code allocates (the model's
+// arrays, the parsed file's lists, vectors growing while a file is read) are marked for huge
+// pages before anything touches them. Memory still comes from malloc and goes back with free
+// (the default aligned and nothrow forms of libstdc++ call these or malloc and free too);
+// small blocks, C code (libyaml) and the rest of the process keep glibc's defaults. Only this
+// executable replaces operator new: the plugin never touches slurmctld's allocator. Left out
+// of sanitizer builds, whose runtimes bring their own.
 #include <cstdlib>
 #include <new>
 

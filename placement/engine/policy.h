@@ -30,7 +30,8 @@ struct Policy {
   // fewer than `candidates`), so that a decision scores a bounded number of GPUs. 2,048
   // since 2026-11-29 (4,096 before): in 19 of 20 replays (3,000 jobs of up to 1,024 GPUs,
   // GB200 and H100 fabrics of 16k and 131k GPUs) every placement stayed the same, and a
-  // 1,024-GPU decision prices about half as many candidates (README "Frontier scale").
+  // 1,024-GPU decision prices about half as many candidates (contrib/bench/RESULTS.md,
+  // "Frontier scale").
   int candidate_gpus = kDefaultCandidateGpus;
   // Whether one placement may span GPU models. Off: a request without a model is placed on
   // one model at a time and the best kept; on: when no single model can hold the job, it
