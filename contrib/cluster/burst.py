@@ -280,6 +280,15 @@ STARTED_RE = re.compile(r"(?:sched: Allocate|sched/backfill: _start_job: Started
 LOG_TIME_RE = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\]")
 CTLD_STARTED_RE = re.compile(r"slurmctld version \S+ started")
 HELD_DRIFT = "differ from Slurm's GRES"  # nvl_ctld.c's line when its held view drifted
+# A slurmd that died during the burst is named with the end of its log. One cause is known
+# and Slurm's: before 24.11, stepd_connect() closes its socket when the step daemon goes away
+# between connect and reply but returns the closed descriptor; slurmd logs this line, then
+# closes the number again, and another thread's socket of that number (glibc's netlink socket
+# in getaddrinfo) aborts the process ("Unexpected error 9 on netlink descriptor"; seen once,
+# 22.05, 2026-12-06, a job's completion racing its TERMINATE_JOB). The jobs on that node
+# still end (their step daemons report to slurmctld), so the checks above hold; any other
+# death is a problem.
+SLURMD_DOUBLE_CLOSE = "stepd_signal_container: invalid protocol_version 0"
 # How long after its placement line slurmctld may log a job's start or stamp its StartTime:
 # both happen in one job_test under slurmctld's node write lock, well within a second even on
 # a loaded machine.
@@ -569,6 +578,22 @@ class Burst:
         os.rename(self.topo_copy + ".away", self.topo_copy)
         self.c.reconfigure()
 
+    def slurmd_deaths(self):
+        """[(node, explained, last log lines)] for each slurmd that is not running."""
+        out = []
+        for node in self.nodes:
+            if self.c.pid(f"slurmd-{node}.pid"):
+                continue
+            try:
+                with open(os.path.join(self.c.run, "log", f"slurmd-{node}.log"),
+                          errors="replace") as f:
+                    tail = f.readlines()[-8:]
+            except OSError:
+                tail = []
+            out.append((node, any(SLURMD_DOUBLE_CLOSE in l for l in tail),
+                        [l.rstrip() for l in tail]))
+        return out
+
     def restart_slurmd(self):
         node = self.rng.choice(self.nodes)
         pid = self.c.pid(f"slurmd-{node}.pid")
@@ -766,7 +791,14 @@ class Burst:
         m = re.search(r"^MinJobAge\s*=\s*(\d+)", r.stdout, re.M)
         min_job_age = int(m.group(1)) if m else 0
         summary["min_job_age"] = min_job_age
+        deaths = self.slurmd_deaths()
+        summary["slurmd_deaths"] = [
+            {"node": n, "cause": "Slurm's stepd_connect double close (before 24.11)"
+             if known else "unknown", "log": tail} for n, known, tail in deaths]
+        unknown = [n for n, known, _ in deaths if not known]
         problems = [what for what, bad in [
+            (f"slurmd died on {','.join(unknown)} (the end of each log is in slurmd_deaths)",
+             unknown),
             (f"the burst took {self.wall:.0f} s, longer than MinJobAge={min_job_age} s: "
              "finished jobs were purged before they could be checked",
              min_job_age and self.wall > min_job_age),

@@ -149,7 +149,9 @@ print("%(jobs_submitted)d jobs, %(jobs_started)d started, %(placed_by_nvlplace)d
       "differences, %(silent_difference_count)d silent; %(strict_jobs_checked)d strict jobs, "
       "%(strict_split_count)d split; %(double_allocation_count)d GPUs held twice in %(samples)d "
       "samples; %(unaccounted_count)d arrays unaccounted; states %(final_states)s; "
-      "faults %(faults)s; %(wall_seconds)s s" % d)' "$1" 2>&1) || line="no report: $(tail -5 "$2")"
+      "faults %(faults)s; %(wall_seconds)s s" % d
+      + "".join("; slurmd on %(node)s died: %(cause)s" % x for x in d.get("slurmd_deaths", [])))' \
+    "$1" 2>&1) || line="no report: $(tail -5 "$2")"
   echo "$line"
 }
 
