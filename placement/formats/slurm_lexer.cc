@@ -179,19 +179,34 @@ absl::Status GetInt(const Fields& f, absl::string_view key, int min, int max, in
   return absl::OkStatus();
 }
 
+namespace {
+
+constexpr absl::string_view kBackslash =
+    "has a backslash, which Slurm's files read as an escape or a line continuation; rename it";
+
+}  // namespace
+
+absl::Status CheckSlurmName(absl::string_view name, absl::string_view what) {
+  NVL_RETURN_IF_ERROR(CheckName(name, what));
+  if (absl::StrContains(name, '\\')) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " '", Printable(name), "' ", kBackslash));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSlurmList(absl::string_view list) {
+  if (absl::StrContains(list, '\\')) {
+    return absl::InvalidArgumentError(absl::StrCat("'", Printable(list), "' ", kBackslash));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> GetName(const Fields& f, absl::string_view key,
                                     absl::string_view what) {
   const std::string* v = f.Find(key);
   if (v == nullptr) return std::string();
-  absl::Status ok = CheckName(*v, what);
+  absl::Status ok = CheckSlurmName(*v, what);
   if (!ok.ok()) return f.Error(key, ok.message());
-  // Written back into a Slurm file, a backslash at the end of a name (or of a list ending in
-  // it) continues the line: the file would no longer read as the cluster.
-  if (v->find('\\') != std::string::npos) {
-    return f.Error(key, absl::StrCat(what, " '", Printable(*v),
-                                     "' has a backslash, which Slurm's files read as an escape "
-                                     "or a line continuation; rename it"));
-  }
   return *v;
 }
 
@@ -220,6 +235,7 @@ absl::Status GetHostlist(const Fields& f, absl::string_view key, NameBudget* bud
                          HostNames* out) {
   const std::string* v = f.Find(key);
   if (v == nullptr) return absl::OkStatus();
+  if (absl::Status ok = CheckSlurmList(*v); !ok.ok()) return f.Error(key, ok.message());
   NVL_RETURN_IF_ERROR(CountNames(f, key, budget).status());
   absl::StatusOr<HostNames> names = ParseHostlist(*v);
   if (!names.ok()) return f.Error(key, names.status().message());

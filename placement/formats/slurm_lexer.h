@@ -98,9 +98,18 @@ absl::Status GetBounded(const Fields& f, absl::string_view key, double min, bool
 // not a whole number from <min> to <max>".
 absl::Status GetInt(const Fields& f, absl::string_view key, int min, int max, int* out);
 
-// A name (CheckName: printable UTF-8 of at most limits::kMaxNameBytes bytes; `what` begins its
-// message); an empty string when the key is absent.
+// A name (CheckSlurmName; `what` begins its message); an empty string when the key is absent.
 absl::StatusOr<std::string> GetName(const Fields& f, absl::string_view key, absl::string_view what);
+
+// The rules for a name read from any of Slurm's files (topology.conf, topology.yaml,
+// gres.conf), which nvlplace may write back into them: CheckName's (printable UTF-8 of at most
+// limits::kMaxNameBytes bytes) and no backslash, which Slurm's files read as an escape or, at a
+// line's end, a continuation (the name would not read back as itself). The message, without
+// its place, begins with `what`.
+absl::Status CheckSlurmName(absl::string_view name, absl::string_view what);
+
+// No backslash in a hostlist (or list of paths) of a Slurm file, for the same reason.
+absl::Status CheckSlurmList(absl::string_view list);
 
 // Names expanded from the hostlists of one file, all together, against `max`
 // (TopologyLimits::max_names, limits::kMaxNamesPerFile unless the caller lowers it).

@@ -376,6 +376,19 @@ TEST(GetHostlistTest, BadHostlistNamesKeyAndCharacter) {
   EXPECT_EQ(budget.names, 0u);
 }
 
+// A backslash anywhere in a list: Slurm's parsers strip it as an escape (or continue the line
+// at its end), so the nodes would not read back from the files nvlplace writes.
+TEST(GetHostlistTest, BackslashIsRefusedBeforeAnythingIsCharged) {
+  NameBudget budget;
+  std::vector<std::string> out;
+  EXPECT_THAT(GetHostlist(Line("Nodes", "n1,n\\2"), "Nodes", &budget, &out),
+              StatusIs(kInvalid,
+                       "t.conf:3: Nodes: 'n1,n\\2' has a backslash, which Slurm's files read as "
+                       "an escape or a line continuation; rename it"));
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(budget.names, 0u);
+}
+
 TEST(CountNamesTest, CountsWithoutExpanding) {
   NameBudget budget;
   // 2^20 names: counted, never built.

@@ -271,6 +271,24 @@ INSTANTIATE_TEST_SUITE_P(
                  {},
                  "t.yaml:5:28: #/0/block/blocks/1/nodes: node 'n2' is in block 'r0' (line 4) "
                  "and in block 'r1'; a node belongs to one block: remove it from one of them"},
+        // Fuzz finding (tests/fuzz/findings/slurm_topology_yaml/crash-check-topology.conf-
+        // does-not-import-0ebb6812): a block named '\\' was read, then exported into a
+        // topology.conf line that continues onto the next.
+        YamlCase{"BackslashInABlockName",
+                 "- topology: b\n  block:\n    blocks:\n      - block: \\\n        nodes: n1\n",
+                 {},
+                 "t.yaml:4:16: #/0/block/blocks/0/block: block '\\' has a backslash, which "
+                 "Slurm's files read as an escape or a line continuation; rename it"},
+        YamlCase{"BackslashInASwitchName",
+                 "- topology: t\n  tree:\n    switches: [{switch: 's\\x', nodes: n1}]\n",
+                 {},
+                 "t.yaml:3:25: #/0/tree/switches/0/switch: switch 's\\x' has a backslash, "
+                 "which Slurm's files read as an escape or a line continuation; rename it"},
+        YamlCase{"BackslashAtTheEndOfANodeList",
+                 "- topology: b\n  block:\n    blocks: [{block: r0, nodes: 'n[1-2],m\\'}]\n",
+                 {},
+                 "t.yaml:3:33: #/0/block/blocks/0/nodes: 'n[1-2],m\\' has a backslash, which "
+                 "Slurm's files read as an escape or a line continuation; rename it"},
         YamlCase{"NoTreeNoBlock",
                  "- {topology: x, flat: true}\n",
                  {},

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "placement/formats/slurm_lexer.h"
 #include "placement/formats/slurm_topology.h"
 #include "placement/formats/yaml_reader.h"
 #include "placement/model/hostlist.h"
@@ -38,7 +39,7 @@ struct Entry {
 absl::StatusOr<std::string> ReadName(const Where& w, absl::string_view what) {
   NVL_ASSIGN_OR_RETURN(std::string name, ReadString(w));
   if (name.empty()) return w.Error(absl::StrCat("a ", what, " needs a name"));
-  absl::Status ok = CheckName(name, what);
+  absl::Status ok = CheckSlurmName(name, what);
   if (!ok.ok()) return w.Error(ok.message());
   return name;
 }
@@ -46,6 +47,7 @@ absl::StatusOr<std::string> ReadName(const Where& w, absl::string_view what) {
 // A hostlist, counted against the names budget before it is read.
 absl::StatusOr<HostNames> ReadHostlist(const Where& w, NameBudget* budget) {
   NVL_ASSIGN_OR_RETURN(std::string expr, ReadString(w));
+  if (absl::Status ok = CheckSlurmList(expr); !ok.ok()) return w.Error(ok.message());
   absl::StatusOr<size_t> count = CountHostlist(expr);
   if (!count.ok()) return w.Error(count.status().message());
   if (absl::Status charged = ChargeNames(*count, budget); !charged.ok()) {
