@@ -183,6 +183,10 @@ int ExportSlurmFiles(const ExportArgs& args) {
   if (!options.ok()) return Fail(options.status());
   absl::StatusOr<std::shared_ptr<const Topology>> topo = LoadTopologyFile(args.file, args.limits);
   if (!topo.ok()) return Fail(topo.status());
+  if (absl::Status ok = CheckSlurmExportable(**topo); !ok.ok()) {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat(args.file, ": cannot be written as Slurm's files: ", ok.message())));
+  }
   size_t gres_bytes = ExportedGresBytes(**topo, *options);
   if (gres_bytes > limits::kMaxConfigBytes) {
     return Fail(absl::InvalidArgumentError(

@@ -17,6 +17,7 @@
 #include "placement/formats/slurm_lexer.h"
 #include "placement/formats/slurm_topology.h"
 #include "placement/model/hostlist.h"
+#include "placement/model/status_macros.h"
 
 namespace nvlplace {
 namespace {
@@ -501,6 +502,49 @@ bool SlurmLinksHelp(int major, int minor) { return major < 24 || (major == 24 &&
 
 bool SlurmReadsTopologyYaml(int major, int minor) {
   return major > 25 || (major == 25 && minor >= 5);
+}
+
+namespace {
+
+// `name` as CheckSlurmExportable asks; `listed`: Slurm's hostlists hold it.
+absl::Status Exportable(absl::string_view name, absl::string_view what, bool listed) {
+  NVL_RETURN_IF_ERROR(slurm::CheckSlurmName(name, what));
+  size_t at = name.find_first_of(listed ? ",\"[] \t" : ",\"");
+  if (at == absl::string_view::npos) return absl::OkStatus();
+  absl::string_view why;
+  switch (name[at]) {
+    case ',':
+      why = "a comma, which Slurm's lists read as a separator";
+      break;
+    case '"':
+      why = "a quote, which Slurm's lines read as the start of a quoted value";
+      break;
+    case '[':
+    case ']':
+      why = "a bracket, which Slurm's hostlists read as a range";
+      break;
+    default:
+      why = "a space, which ends a name in Slurm's hostlists";
+      break;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " '", Printable(name), "' has ", why, "; rename it"));
+}
+
+}  // namespace
+
+absl::Status CheckSlurmExportable(const Topology& topo) {
+  NVL_RETURN_IF_ERROR(Exportable(topo.name(), "cluster name", false));
+  for (const std::string& tier : topo.tiers()) NVL_RETURN_IF_ERROR(Exportable(tier, "tier", false));
+  for (const GpuModelSpec& m : topo.gpu_models()) {
+    NVL_RETURN_IF_ERROR(Exportable(m.name, "GPU model", false));
+  }
+  for (const Node& n : topo.nodes()) NVL_RETURN_IF_ERROR(Exportable(n.name, "node", true));
+  for (const Switch& sw : topo.switches()) NVL_RETURN_IF_ERROR(Exportable(sw.name, "switch", true));
+  for (const NvlDomain& d : topo.domains()) {
+    if (d.multi_node) NVL_RETURN_IF_ERROR(Exportable(d.name, "NVLink domain", true));
+  }
+  return absl::OkStatus();
 }
 
 SlurmFiles ExportSlurm(const Topology& topo, const SlurmExportOptions& options) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "absl/status/status.h"
 #include "placement/model/topology.h"
 
 namespace nvlplace {
@@ -68,6 +69,14 @@ struct SlurmExportOptions {
   Blocks blocks = Blocks::kConf;
 };
 SlurmFiles ExportSlurm(const Topology& topo, const SlurmExportOptions& options = {});
+
+// Whether every name ExportSlurm would write can be read back from Slurm's files as itself
+// (callers check before exporting; the YAML loader takes names these files cannot hold): no
+// backslash (slurm::CheckSlurmName), no ',' or '"' in any name (cluster, tiers, GPU models,
+// nodes, switches, NVLink domains), and no space or bracket in the names Slurm's hostlists
+// hold (nodes, switches, multi-node NVLink domains). InvalidArgument naming the first name
+// that is not, why, and "rename it".
+absl::Status CheckSlurmExportable(const Topology& topo);
 
 // Whether gres.conf Links= helps stock cons_tres of Slurm `major`.`minor` (before 24.05).
 bool SlurmLinksHelp(int major, int minor);

@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -101,6 +102,51 @@ void ExpectRoundTrip(const Topology& m, const std::string& what) {
     }
   }
 }
+
+// Names the cluster YAML takes but Slurm's files cannot hold as themselves are refused before
+// anything is written: the export of a switch named 'le\\af0' read back as 'leaf0' in Slurm
+// (an escape) and not at all in nvlplace's own import; one named 'le"af1' opened a quote
+// that never closed.
+struct UnexportableCase {
+  std::string name;
+  std::string from;  // replaced in the cluster below
+  std::string to;
+  std::string error;
+};
+
+class UnexportableTest : public ::testing::TestWithParam<UnexportableCase> {};
+
+TEST_P(UnexportableTest, IsRefusedWithTheName) {
+  const UnexportableCase& c = GetParam();
+  std::string yaml =
+      "name: c\ntiers: [leaf, spine]\ngpu_models: [{name: H100}]\n"
+      "nodes: [{names: 'n[0-3]', gpus: 8, model: H100}]\n"
+      "switches:\n  - {name: l0, tier: leaf, nodes: 'n[0-1]'}\n"
+      "  - {name: l1, tier: leaf, nodes: 'n[2-3]'}\n"
+      "  - {name: s0, tier: spine, switches: 'l0,l1'}\n";
+  ASSERT_THAT(CheckSlurmExportable(*FromYaml(yaml)), IsOk());
+  std::shared_ptr<const Topology> topo = FromYaml(absl::StrReplaceAll(yaml, {{c.from, c.to}}));
+  ASSERT_NE(topo, nullptr);
+  EXPECT_THAT(CheckSlurmExportable(*topo),
+              ::nvlplace::testing::StatusIs(absl::StatusCode::kInvalidArgument, c.error));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Names, UnexportableTest,
+    ::testing::Values(
+        UnexportableCase{"BackslashInASwitch", "name: s0", "name: 's\\0'",
+                         "switch 's\\0' has a backslash, which Slurm's files read as an escape "
+                         "or a line continuation; rename it"},
+        UnexportableCase{"QuoteInASwitch", "name: s0", "name: 's\"0'",
+                         "switch 's\"0' has a quote, which Slurm's lines read as the start of a "
+                         "quoted value; rename it"},
+        UnexportableCase{"SpaceInASwitch", "name: s0", "name: 's 0'",
+                         "switch 's 0' has a space, which ends a name in Slurm's hostlists; "
+                         "rename it"},
+        UnexportableCase{"CommaInTheClusterName", "name: c\n", "name: 'c,d'\n",
+                         "cluster name 'c,d' has a comma, which Slurm's lists read as a "
+                         "separator; rename it"}),
+    [](const auto& info) { return info.param.name; });
 
 // From Slurm 24.05 cons_tres takes the least-linked GPU first: the export for such a release
 // writes no Links=, and the islands still come back from the nvlplace annotations.
