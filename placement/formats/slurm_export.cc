@@ -508,8 +508,10 @@ namespace {
 
 // `name` as CheckSlurmExportable asks; `listed`: Slurm's hostlists hold it.
 absl::Status Exportable(absl::string_view name, absl::string_view what, bool listed) {
+  // CheckSlurmName refuses control characters (a tab among them), so a space is the one
+  // blank left to find.
   NVL_RETURN_IF_ERROR(slurm::CheckSlurmName(name, what));
-  size_t at = name.find_first_of(listed ? ",\"[] \t" : ",\"");
+  size_t at = name.find_first_of(listed ? ",\"[] " : ",\"");
   if (at == absl::string_view::npos) return absl::OkStatus();
   absl::string_view why;
   switch (name[at]) {
