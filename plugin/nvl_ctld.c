@@ -26,6 +26,15 @@
  * each job_test holds its own reference, so the lock is never held across cons_tres. */
 static pthread_mutex_t nvl_lock = PTHREAD_MUTEX_INITIALIZER;
 static nvl_facade_t* nvl_facade = NULL;
+/* Loads run one at a time, and the status file is written by one thread at a time. Several
+ * slurmctld threads can load at once: job_submit runs under the job read lock, so two submits
+ * can find the NVLink health file changed in the same second, and each load frees the
+ * configuration it replaced (another load still using it would read freed memory), writes the
+ * last good copy through the same DIR.new and DIR.old (two at once could leave no good copy)
+ * and the status file through the same FILE.new. Taken before nvl_lock and nvl_held_lock,
+ * never while holding either. */
+static pthread_mutex_t nvl_load_serial = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t nvl_status_serial = PTHREAD_MUTEX_INITIALIZER;
 static bool nvl_load_tried = false;
 /* The last load's error ("" after a good load), and when the configuration in force was
  * loaded. Under nvl_lock. */
@@ -119,19 +128,24 @@ static void _write_status(const nvl_facade_t* f) {
   loaded_at = nvl_loaded_at;
   error_at = nvl_error_at;
   slurm_mutex_unlock(&nvl_lock);
+  slurm_mutex_lock(&nvl_status_serial);
   if (nvl_write_status(status, f, config, in_force, (double)loaded_at, problem, (double)error_at) !=
       0)
     debug("nvlplace: cannot write %s", status);
+  slurm_mutex_unlock(&nvl_status_serial);
   xfree(status);
   xfree(config);
 }
 
-extern void nvl_ctld_load_config(void) {
+/* Loads nvlplace.yaml (or, with nothing good in memory, the last good copy) and puts it in
+ * force unless it is bad. Under nvl_load_serial. */
+static void _load_config(void) {
   char err[2048] = "", source[1024] = "", snap_err[2048] = "";
   char* path = _config_path();
   char* snapshot = _state_path("last-good");
   nvl_facade_t *loaded, *old, *status_of;
   bool had_good, from_snapshot = false;
+  time_t old_loaded_at;
 
   nvl_facade_set_log_sink(_log_sink);
   loaded = nvl_facade_load(path, err, sizeof(err));
@@ -147,6 +161,7 @@ extern void nvl_ctld_load_config(void) {
 
   slurm_mutex_lock(&nvl_lock);
   old = nvl_facade;
+  old_loaded_at = nvl_loaded_at;
   if (loaded) {
     nvl_facade = loaded;
     nvl_loaded_at = time(NULL);
@@ -186,7 +201,7 @@ extern void nvl_ctld_load_config(void) {
      * good configuration too. */
     char when[64];
     struct tm tm;
-    localtime_r(&nvl_loaded_at, &tm);
+    localtime_r(&old_loaded_at, &tm);
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
     nvl_facade_accept_files(old);
     error(
@@ -205,7 +220,28 @@ extern void nvl_ctld_load_config(void) {
   xfree(path);
 }
 
+extern void nvl_ctld_load_config(void) {
+  slurm_mutex_lock(&nvl_load_serial);
+  _load_config();
+  slurm_mutex_unlock(&nvl_load_serial);
+}
+
+/* The first load (seen NULL), or a reload because `seen` (a reference the caller holds, so
+ * its address is not reused) found its files changed: done unless another thread did it
+ * while this one waited for its turn. */
+static void _load_unless_done(const nvl_facade_t* seen) {
+  bool go;
+
+  slurm_mutex_lock(&nvl_load_serial);
+  slurm_mutex_lock(&nvl_lock);
+  go = seen ? nvl_facade == seen : !nvl_load_tried;
+  slurm_mutex_unlock(&nvl_lock);
+  if (go) _load_config();
+  slurm_mutex_unlock(&nvl_load_serial);
+}
+
 extern void nvl_ctld_fini(void) {
+  slurm_mutex_lock(&nvl_load_serial);
   slurm_mutex_lock(&nvl_lock);
   nvl_facade_free(nvl_facade);
   nvl_facade = NULL;
@@ -220,6 +256,7 @@ extern void nvl_ctld_fini(void) {
   nvl_held = NULL;
   nvl_held_valid = false;
   slurm_mutex_unlock(&nvl_held_lock);
+  slurm_mutex_unlock(&nvl_load_serial);
 }
 
 /* A reference to the configuration (loaded at the first call), or NULL. */
@@ -229,7 +266,7 @@ static nvl_facade_t* _acquire(void) {
   slurm_mutex_lock(&nvl_lock);
   if (!nvl_load_tried) {
     slurm_mutex_unlock(&nvl_lock);
-    nvl_ctld_load_config();
+    _load_unless_done(NULL);
     slurm_mutex_lock(&nvl_lock);
   }
   f = nvl_facade_ref(nvl_facade);
@@ -237,8 +274,8 @@ static nvl_facade_t* _acquire(void) {
   /* The NVLink health file changed (a rack split, a tray's NVLink down): the next decision
    * sees the new domains. */
   if (f && nvl_facade_stale(f, (double)time(NULL))) {
+    _load_unless_done(f);
     nvl_facade_free(f);
-    nvl_ctld_load_config();
     slurm_mutex_lock(&nvl_lock);
     f = nvl_facade_ref(nvl_facade);
     slurm_mutex_unlock(&nvl_lock);
