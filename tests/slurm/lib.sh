@@ -122,6 +122,18 @@ log_since() { tail -n +"$(($1 + 1))" "$NVL_CTLD_LOG"; }
 # SIGPIPE while it still writes, and the pipeline then fails although the line is there.
 log_has() { log_since "$1" | grep -- "$2" >/dev/null; }
 
+# one_error_since MARK PATTERN: one bad file, one error: exactly one "error: nvlplace: " line
+# logged since MARK, and it matches PATTERN (grep's basic regex: its file:line and what stays
+# in force); else the test fails with the lines found.
+one_error_since() {
+  local lines count
+  lines=$(log_since "$1" | grep "error: nvlplace: ")
+  count=$(grep -c . <<<"$lines")
+  [[ $count -eq 1 ]] || fail "$count error lines for one bad file: $lines"
+  grep -- "$2" <<<"$lines" >/dev/null ||
+    fail "the error lacks the file:line or what stays in force: $lines"
+}
+
 # The plugin's placement lines (nvl_placement_log; conditions KEY=VALUE, or KEY~TEXT: the
 # field holds TEXT). log_line_has MARK JOB CONDITION...: a line of JOB ("*": of any job; "":
 # any line, also job_submit's, which names no job) logged since MARK meets every condition.
