@@ -74,7 +74,6 @@ settled_or_passed_over() {
   return 1
 }
 
-gone() { [[ -z $(squeue -h -j "$1" -o %A 2>/dev/null) ]]; }
 # Ends, in end order, every started job the replay ends by time $1.
 running_end=() running_job=()
 end_jobs_by() {
@@ -82,7 +81,7 @@ end_jobs_by() {
   for id in $(for k in "${!running_end[@]}"; do echo "${running_end[$k]} $k"; done | sort -g |
     awk -v t="$t" '$1 <= t {print $2}'); do
     scancel "${running_job[$id]}"
-    nvl_wait_for 30 "job ${running_job[$id]} ($id) to end" gone "${running_job[$id]}" ||
+    nvl_wait_for 30 "job ${running_job[$id]} ($id) to end" job_gone "${running_job[$id]}" ||
       fail "$id did not end"
     note "$id: ended at ${running_end[$id]}"
     unset "running_end[$id]" "running_job[$id]"

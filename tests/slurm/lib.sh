@@ -91,6 +91,14 @@ wait_state() {
 }
 
 
+# job_gone JOB: no longer in the queue (ended and done completing: its GPUs are free again).
+job_gone() { [[ -z $(squeue -h -j "$1" -o %A 2>/dev/null) ]]; }
+# cancel_job JOB: cancels it and waits until it has left the queue.
+cancel_job() {
+  scancel "$1"
+  nvl_wait_for 30 "job $1 to end" job_gone "$1" || fail "job $1 did not end"
+}
+
 job_field() { scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
 job_comment() { nvl_job_comment "$1"; }
 
