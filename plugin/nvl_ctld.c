@@ -138,8 +138,9 @@ static void _write_status(const nvl_facade_t* f) {
 }
 
 /* Loads nvlplace.yaml (or, with nothing good in memory, the last good copy) and puts it in
- * force unless it is bad. Under nvl_load_serial. */
-static void _load_config(void) {
+ * force unless it is bad. health_changed: the load is the NVLink health file's change, not a
+ * reconfigure (the next change of that file loads again too). Under nvl_load_serial. */
+static void _load_config(bool health_changed) {
   char err[2048] = "", source[1024] = "", snap_err[2048] = "";
   char* path = _config_path();
   char* snapshot = _state_path("last-good");
@@ -206,8 +207,10 @@ static void _load_config(void) {
     nvl_facade_accept_files(old);
     error(
         "nvlplace: %s; the configuration loaded at %s stays in force until this is fixed "
-        "and `scontrol reconfigure` is run",
-        err, when);
+        "and %s",
+        err, when,
+        health_changed ? "the NVLink health file changes again or `scontrol reconfigure` is run"
+                       : "`scontrol reconfigure` is run");
   } else
     error(
         "nvlplace: %s; no usable configuration (and no last good copy in %s): jobs with "
@@ -222,21 +225,23 @@ static void _load_config(void) {
 
 extern void nvl_ctld_load_config(void) {
   slurm_mutex_lock(&nvl_load_serial);
-  _load_config();
+  _load_config(false);
   slurm_mutex_unlock(&nvl_load_serial);
 }
 
 /* The first load (seen NULL), or a reload because `seen` (a reference the caller holds, so
  * its address is not reused) found its files changed: done unless another thread did it
- * while this one waited for its turn. */
-static void _load_unless_done(const nvl_facade_t* seen) {
+ * while this one waited for its turn (loaded the change, or failed to and kept `seen`, which
+ * then accepted the files: one error per change, not one per thread that saw it). */
+static void _load_unless_done(nvl_facade_t* seen) {
   bool go;
 
   slurm_mutex_lock(&nvl_load_serial);
   slurm_mutex_lock(&nvl_lock);
   go = seen ? nvl_facade == seen : !nvl_load_tried;
   slurm_mutex_unlock(&nvl_lock);
-  if (go) _load_config();
+  if (go && seen) go = nvl_facade_files_changed(seen);
+  if (go) _load_config(seen != NULL);
   slurm_mutex_unlock(&nvl_load_serial);
 }
 

@@ -368,20 +368,38 @@ int nvl_facade_summary(const nvl_facade_t* facade, double now_s, double interval
   });
 }
 
+namespace {
+
+// The NVLink health file differs from the one last loaded or accepted.
+bool HealthChanged(nvl_facade& facade) {
+  const std::string& health = facade.decider->config().config.nvlink_health;
+  if (health.empty()) return false;
+  nvlplace::plugin::FileStamp now = nvlplace::plugin::StampOf(health);
+  std::lock_guard<std::mutex> lock(facade.stamp_mu);
+  return !(now == facade.seen_health);
+}
+
+}  // namespace
+
 int nvl_facade_stale(nvl_facade_t* facade, double now_s) {
   if (facade == nullptr) return 0;
   return Resolve("nvl_facade_stale", "the files are taken as unchanged", 0, [&] {
     const nvlplace::plugin::LoadedConfig& c = facade->decider->config();
     if (c.config.nvlink_health.empty()) return 0;
-    // At most once a second: a stat per job_test would be one more system call in the
-    // scheduler's inner loop.
+    // At most once a second, and by one thread: a stat per job_test would be one more system
+    // call in the scheduler's inner loop.
     double last = facade->last_stale_check.load(std::memory_order_relaxed);
-    if (now_s - last < 1.0) return 0;
-    facade->last_stale_check.store(now_s, std::memory_order_relaxed);
-    nvlplace::plugin::FileStamp now = nvlplace::plugin::StampOf(c.config.nvlink_health);
-    std::lock_guard<std::mutex> lock(facade->stamp_mu);
-    return now == facade->seen_health ? 0 : 1;
+    if (now_s - last < 1.0 ||
+        !facade->last_stale_check.compare_exchange_strong(last, now_s, std::memory_order_relaxed))
+      return 0;
+    return HealthChanged(*facade) ? 1 : 0;
   });
+}
+
+int nvl_facade_files_changed(nvl_facade_t* facade) {
+  if (facade == nullptr) return 0;
+  return Resolve("nvl_facade_files_changed", "the files are taken as unchanged", 0,
+                 [&] { return HealthChanged(*facade) ? 1 : 0; });
 }
 
 void nvl_facade_accept_files(nvl_facade_t* facade) {

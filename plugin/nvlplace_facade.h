@@ -72,6 +72,11 @@ int nvl_facade_stale(nvl_facade_t* facade, double now_s);
 /* The files as they are now count as seen: nvl_facade_stale says 0 until they change again
  * (after a load of the changed files failed and this configuration stays in force). */
 void nvl_facade_accept_files(nvl_facade_t* facade);
+/* 1 when a file the configuration was loaded from differs from what it last loaded or
+ * accepted, checked now (no once-a-second limit): a thread that found the configuration stale
+ * checks again once its turn to load comes, since another thread may have loaded the change,
+ * or failed to and accepted it, meanwhile. Else 0. */
+int nvl_facade_files_changed(nvl_facade_t* facade);
 
 /* 1 when the topology has a node of this name, else 0. */
 int nvl_facade_knows_node(const nvl_facade_t* facade, const char* name);

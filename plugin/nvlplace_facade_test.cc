@@ -538,13 +538,19 @@ TEST_F(FacadeTest, AChangedHealthFileMakesTheConfigurationStale) {
   ASSERT_NE(f, nullptr) << err_;
   EXPECT_THAT(nvl_facade_describe(f), HasSubstr("NVLink health from " + health));
   EXPECT_EQ(nvl_facade_stale(f, 1000.0), 0);
+  EXPECT_EQ(nvl_facade_files_changed(f), 0);
   std::ofstream(health) << "down: [node03, node04]\n";
   EXPECT_EQ(nvl_facade_stale(f, 1000.5), 0);  // at most once a second
+  EXPECT_EQ(nvl_facade_files_changed(f), 1);  // at once: the check of a thread whose turn came
   EXPECT_EQ(nvl_facade_stale(f, 1002.0), 1);
+  EXPECT_EQ(nvl_facade_stale(f, 1002.5), 0);  // another thread in the same second: not again
   nvl_facade_accept_files(f);  // its reload failed: this one stays, the change counts as seen
+  EXPECT_EQ(nvl_facade_files_changed(f), 0);  // a thread that waited for that load: no reload
   EXPECT_EQ(nvl_facade_stale(f, 1004.0), 0);
   // The configuration without a health file never is.
   EXPECT_EQ(nvl_facade_stale(facade_, 1004.0), 0);
+  EXPECT_EQ(nvl_facade_files_changed(facade_), 0);
+  EXPECT_EQ(nvl_facade_files_changed(nullptr), 0);
   nvl_facade_free(f);
 }
 
