@@ -18,7 +18,7 @@ PACKAGES="build-essential cmake pkg-config python3 \
   libcli11-dev nlohmann-json3-dev clang-format clang-tidy clang libclang-rt-14-dev \
   slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-basic-plugins slurm-wlm-basic-plugins-dev \
   libmunge-dev libjson-c-dev libhttp-parser-dev libyaml-dev libdbus-1-dev libhwloc-dev liblz4-dev \
-  dpkg-dev chromium iproute2 expect"
+  dpkg-dev chromium iproute2 expect procps"
 
 SUDO=
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi

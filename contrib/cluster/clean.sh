@@ -10,6 +10,12 @@ esac
 source "$(dirname "$0")/common.sh"
 
 "$(dirname "$0")/stop.sh"
+# A daemon the stop missed would run on in a removed directory and meet the next cluster
+# started here (same ports and node names): say which, keep the directory.
+if left=$(nvl_cluster_daemons) && [[ -n $left ]]; then
+  echo "clean.sh: still running after stop.sh, $NVL_RUN kept:" $left >&2
+  exit 1
+fi
 if [[ -d $NVL_RUN ]]; then
   # Only a directory that start.sh made: never a path given by mistake.
   if [[ ! -f $NVL_RUN/env.sh && -n $(ls -A "$NVL_RUN" | grep -vxE 'etc|export|munge|munge-key|plugins|state|spool|log|run|tmp|dev|env.sh|settings') ]]; then

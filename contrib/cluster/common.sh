@@ -124,12 +124,33 @@ nvl_stop_pids() {
   nvl_wait_for 10 "${#left[@]} $what to die" nvl_all_gone "${left[@]}"
 }
 
-# The pids of this cluster's running slurmd, from their pid files, one per line.
+# The pids of this cluster's running slurmd, one per line: from their pid files, and every
+# slurmd started with this cluster's slurm.conf that they miss. From 24.11 a slurmd re-executes
+# itself on `scontrol reconfigure` and the new process writes its pid file: a stop that read
+# the file before that stopped the old process only, and the new one outlived the cluster
+# (found after a 24.11 health test; the next start failed with that node's old slurm.conf).
 nvl_slurmd_pids() {
-  local f pid
-  for f in "$NVL_RUN"/run/slurmd-*.pid; do
-    [[ -s $f ]] && read -r pid 2>/dev/null <"$f" && [[ $pid =~ ^[0-9]+$ ]] &&
-      kill -0 "$pid" 2>/dev/null && echo "$pid"
+  local f pid conf
+  # start.sh runs `slurmd -f $SLURM_CONF -N NODE` (one pgrep for a thousand nodes).
+  conf=$(sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$SLURM_CONF")
+  {
+    for f in "$NVL_RUN"/run/slurmd-*.pid; do
+      [[ -s $f ]] && read -r pid 2>/dev/null <"$f" && [[ $pid =~ ^[0-9]+$ ]] &&
+        kill -0 "$pid" 2>/dev/null && echo "$pid"
+    done
+    pgrep -f -- "(^|/)slurmd -f $conf( |\$)"
+  } | sort -un
+  return 0
+}
+
+# Slurm and munge daemons of this cluster still running, found by their command lines (every
+# one names a file of $NVL_RUN), not by pid files: "PID NAME" per line.
+nvl_cluster_daemons() {
+  local f comm
+  for f in $(grep -lsF -- "$NVL_RUN/" /proc/[0-9]*/cmdline); do
+    comm=
+    read -r comm 2>/dev/null <"${f%/cmdline}/comm"
+    case $comm in slurmd | slurmctld | slurmstepd | munged) f=${f#/proc/} && echo "${f%/cmdline} $comm" ;; esac
   done
   return 0
 }

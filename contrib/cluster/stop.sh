@@ -23,9 +23,15 @@ fi
 
 # 64 slurmd at a time: one after the other took 68 s for 1,024; all at once, each exit
 # (about 30 ms of CPU) shares the CPU with a thousand others and none ends for 20 s or more.
-mapfile -t pids < <(nvl_slurmd_pids)
-for ((i = 0; i < ${#pids[@]}; i += 64)); do
-  nvl_stop_pids slurmd "${pids[@]:i:64}"
+# Again while any is left: a slurmd re-executing itself (a reconfigure just before) forks
+# its successor while the first round stops it.
+for round in 1 2 3; do
+  mapfile -t pids < <(nvl_slurmd_pids)
+  ((${#pids[@]})) || break
+  ((round == 1)) || nvl_log "stopping ${#pids[@]} slurmd started while the others stopped"
+  for ((i = 0; i < ${#pids[@]}; i += 64)); do
+    nvl_stop_pids slurmd "${pids[@]:i:64}"
+  done
 done
 rm -f "$NVL_RUN"/run/slurmd-*.pid
 nvl_stop_slurmctld
