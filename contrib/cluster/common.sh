@@ -143,15 +143,19 @@ nvl_slurmd_pids() {
   return 0
 }
 
-# Slurm and munge daemons of this cluster still running, found by their command lines (every
-# one names a file of $NVL_RUN), not by pid files: "PID NAME" per line.
+# Slurm and munge daemons of this cluster still running, not found by pid files: slurmd,
+# slurmctld and munged by their command lines (each names a file of $NVL_RUN), slurmstepd as
+# nvl_stray_stepds finds them (their command line is "slurmstepd: [JOB.STEP]"). "PID NAME"
+# per line.
 nvl_cluster_daemons() {
-  local f comm
+  local f comm pid
   for f in $(grep -lsF -- "$NVL_RUN/" /proc/[0-9]*/cmdline); do
     comm=
     read -r comm 2>/dev/null <"${f%/cmdline}/comm"
-    case $comm in slurmd | slurmctld | slurmstepd | munged) f=${f#/proc/} && echo "${f%/cmdline} $comm" ;; esac
+    f=${f#/proc/}
+    case $comm in slurmd | slurmctld | munged) echo "${f%/cmdline} $comm" ;; esac
   done
+  for pid in $(nvl_stray_stepds); do echo "$pid slurmstepd"; done
   return 0
 }
 

@@ -133,7 +133,9 @@ log_has() { log_since "$1" | grep -- "$2" >/dev/null; }
 # past_second T: the clock has passed second T (date +%s), so a check the plugin makes at most
 # once a second is made again at its next decision.
 clock_after() { (($(date +%s) > $1)); }
-past_second() { nvl_wait_for 5 "the clock to pass second $1" clock_after "$1" || fail "the clock stands"; }
+past_second() {
+  nvl_wait_for 5 "the clock to pass second $1" clock_after "$1" || fail "the clock stands"
+}
 
 # one_error_since MARK PATTERN: one bad file, one error: exactly one "error: nvlplace: " line
 # logged since MARK, and it matches PATTERN (grep's basic regex: its file:line and what stays
