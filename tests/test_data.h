@@ -34,6 +34,22 @@ switches:
   - {name: spine0, tier: spine, switches: "leaf[0-1]"}
 )";
 
+// Two NVL racks of six 4-GPU trays (a multi-node NVLink domain each), rack1 keeping 2 spare
+// trays: what the NVLink health file splits and marks.
+inline constexpr char kTwoRacksYaml[] = R"(name: racks
+tiers: [leaf, spine]
+gpu_models: [{name: GB200, nvlink_gbps: 1800}]
+nodes:
+  - {names: "gb[01-12]", gpus: 4, model: GB200}
+nvlink_domains:
+  - {name: rack1, nodes: "gb[01-06]", spares: 2}
+  - {name: rack2, nodes: "gb[07-12]"}
+switches:
+  - {name: leaf1, tier: leaf, nodes: "gb[01-06]"}
+  - {name: leaf2, tier: leaf, nodes: "gb[07-12]"}
+  - {name: spine, tier: spine, switches: "leaf[1-2]"}
+)";
+
 // Every configs/*.yaml, sorted (tests run from the source root).
 inline std::vector<std::string> ConfigFiles() {
   std::vector<std::string> out;

@@ -7,6 +7,7 @@
 #include "placement/formats/topology_yaml.h"
 #include "placement/model/status_macros.h"
 #include "tests/status_matchers.h"
+#include "tests/test_data.h"
 
 namespace nvlplace {
 namespace {
@@ -16,23 +17,8 @@ using ::nvlplace::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// Two NVL racks of six 4-GPU trays.
-constexpr char kRacks[] = R"(name: racks
-tiers: [leaf, spine]
-gpu_models: [{name: GB200, nvlink_gbps: 1800}]
-nodes:
-  - {names: "gb[01-12]", gpus: 4, model: GB200}
-nvlink_domains:
-  - {name: rack1, nodes: "gb[01-06]", spares: 2}
-  - {name: rack2, nodes: "gb[07-12]"}
-switches:
-  - {name: leaf1, tier: leaf, nodes: "gb[01-06]"}
-  - {name: leaf2, tier: leaf, nodes: "gb[07-12]"}
-  - {name: spine, tier: spine, switches: "leaf[1-2]"}
-)";
-
 absl::StatusOr<std::shared_ptr<const Topology>> Apply(const char* health) {
-  auto spec = ParseTopologyYaml(kRacks, "racks.yaml");
+  auto spec = ParseTopologyYaml(testing::kTwoRacksYaml, "racks.yaml");
   EXPECT_THAT(spec, IsOk());
   NVL_ASSIGN_OR_RETURN(NvlinkHealth h, ParseNvlinkHealthYaml(health, "health.yaml"));
   NVL_ASSIGN_OR_RETURN(TopologySpec healthy, ApplyNvlinkHealth(*spec, h));

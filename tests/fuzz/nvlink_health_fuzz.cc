@@ -7,29 +7,12 @@
 #include "placement/formats/nvlink_health_yaml.h"
 #include "placement/formats/topology_yaml.h"
 #include "tests/fuzz/fuzz_common.h"
-
-namespace {
-
-constexpr char kRacks[] = R"(name: racks
-tiers: [leaf, spine]
-gpu_models: [{name: GB200, nvlink_gbps: 1800}]
-nodes:
-  - {names: "gb[01-12]", gpus: 4, model: GB200}
-nvlink_domains:
-  - {name: rack1, nodes: "gb[01-06]", spares: 2}
-  - {name: rack2, nodes: "gb[07-12]"}
-switches:
-  - {name: leaf1, tier: leaf, nodes: "gb[01-06]"}
-  - {name: leaf2, tier: leaf, nodes: "gb[07-12]"}
-  - {name: spine, tier: spine, switches: "leaf[1-2]"}
-)";
-
-}  // namespace
+#include "tests/test_data.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nvlplace;
   static const TopologySpec* spec = [] {
-    auto s = ParseTopologyYaml(kRacks, "racks.yaml");
+    auto s = ParseTopologyYaml(testing::kTwoRacksYaml, "racks.yaml");
     if (!s.ok()) __builtin_trap();
     return new TopologySpec(*std::move(s));
   }();
