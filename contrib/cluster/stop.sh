@@ -46,7 +46,14 @@ for round in 1 2 3; do
 done
 rm -f "$NVL_RUN"/run/slurmd-*.pid
 phase_done "slurmd in $rounds rounds"
+ctld_log=$NVL_RUN/log/slurmctld.log
+ctld_lines=$(wc -l 2>/dev/null <"$ctld_log" || echo 0)
 nvl_stop_slurmctld
+# What a slow slurmctld did after the signal (its log goes with clean.sh).
+if ((SECONDS - mark >= 5)); then
+  nvl_log "slurmctld took $((SECONDS - mark)) s to exit; its log since the stop:"
+  tail -n +"$((ctld_lines + 1))" "$ctld_log" 2>/dev/null | tail -n 20 >&2
+fi
 phase_done slurmctld
 nvl_stop_backup
 nvl_backup_net_down
