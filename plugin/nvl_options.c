@@ -54,6 +54,28 @@ int nvl_parse_domain(const char* option, const char* text, char out[8], char* ms
   return _one_of(option, text, domains, "one, any", out, 8, msg, msg_len);
 }
 
+int nvl_option_value(const char* option, const char* text, char out[NVL_OPTION_VALUE_MAX],
+                     char* msg, size_t msg_len) {
+  int size;
+
+  if (!option) option = "";
+  if (!strcmp(option, "nvl-tp") || !strcmp(option, "nvl-pp") || !strcmp(option, "nvl-dp")) {
+    if (nvl_parse_size(option, text, &size, msg, msg_len)) return -1;
+    snprintf(out, NVL_OPTION_VALUE_MAX, "%d", size);
+    return 0;
+  }
+  if (!strcmp(option, "nvl")) return nvl_parse_mode(option, text, out, msg, msg_len);
+  if (!strcmp(option, "nvl-max-tier")) {
+    char tier[16];
+    if (nvl_parse_tier(option, text, tier, msg, msg_len)) return -1;
+    snprintf(out, NVL_OPTION_VALUE_MAX, "%s", tier);
+    return 0;
+  }
+  if (!strcmp(option, "nvl-domain")) return nvl_parse_domain(option, text, out, msg, msg_len);
+  snprintf(msg, msg_len, "--%s is not an nvlplace option", option);
+  return -1;
+}
+
 /* The value of NAME in "NAME=value" strings, or NULL. */
 static const char* _env_get(char* const* env, uint32_t env_size, const char* name) {
   size_t len = strlen(name);

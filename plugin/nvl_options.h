@@ -39,6 +39,16 @@ int nvl_parse_mode(const char* option, const char* text, char out[8], char* msg,
 int nvl_parse_tier(const char* option, const char* text, char out[16], char* msg, size_t msg_len);
 int nvl_parse_domain(const char* option, const char* text, char out[8], char* msg, size_t msg_len);
 
+/* The longest canonical value of an option, with its NUL ("65536", "strict", "spine"). */
+#define NVL_OPTION_VALUE_MAX 8
+
+/* One option as the user typed it, checked by its parser (`option` is "nvl-tp", "nvl-pp",
+ * "nvl-dp", "nvl", "nvl-max-tier" or "nvl-domain") and written to `out` in canonical form
+ * ("8" for "0008"), the text handed on to slurmctld: a value too long to keep whole is never
+ * cut into another one. RET 0, or -1 with a message for the user in msg. */
+int nvl_option_value(const char* option, const char* text, char out[NVL_OPTION_VALUE_MAX],
+                     char* msg, size_t msg_len);
+
 /* The sizes together: TP x PP x DP (absent ones count 1) at most NVL_MAX_JOB_GPUS.
  * RET 0, or -1 with a message for the user in msg. */
 int nvl_check_opts(const nvl_job_opts_t* opts, char* msg, size_t msg_len);

@@ -33,6 +33,31 @@ TEST(NvlOptionsTest, ModesAndTiers) {
   EXPECT_EQ(nvl_parse_tier("nvl-max-tier", "rack", tier, msg, sizeof(msg)), -1);
 }
 
+// What the SPANK plugin hands on to slurmctld: a value too long for its buffer was cut
+// there, so that "0000000000000000000000000000001234" (accepted as 1234) reached slurmctld
+// as its first 31 bytes, TP=1.
+TEST(NvlOptionsTest, ValuesAreHandedOnInCanonicalForm) {
+  char msg[256], out[NVL_OPTION_VALUE_MAX];
+  const std::string zeros(30, '0');
+  ASSERT_EQ(nvl_option_value("nvl-tp", (zeros + "01234").c_str(), out, msg, sizeof(msg)), 0);
+  EXPECT_STREQ(out, "1234");
+  ASSERT_EQ(nvl_option_value("nvl-dp", "65536", out, msg, sizeof(msg)), 0);
+  EXPECT_STREQ(out, "65536");
+  ASSERT_EQ(nvl_option_value("nvl", "prefer", out, msg, sizeof(msg)), 0);
+  EXPECT_STREQ(out, "prefer");
+  ASSERT_EQ(nvl_option_value("nvl-max-tier", "spine", out, msg, sizeof(msg)), 0);
+  EXPECT_STREQ(out, "spine");
+  ASSERT_EQ(nvl_option_value("nvl-domain", "one", out, msg, sizeof(msg)), 0);
+  EXPECT_STREQ(out, "one");
+  EXPECT_EQ(nvl_option_value("nvl-pp", (zeros + "0").c_str(), out, msg, sizeof(msg)), -1);
+  EXPECT_EQ(std::string(msg), "--nvl-pp=" + zeros + "0: must be a whole number from 1 to 65536");
+  EXPECT_EQ(nvl_option_value("nvl", "strictly", out, msg, sizeof(msg)), -1);
+  EXPECT_EQ(std::string(msg), "--nvl=strictly: must be one of strict, prefer, off");
+  EXPECT_EQ(nvl_option_value("nvl-ep", "2", out, msg, sizeof(msg)), -1);
+  EXPECT_EQ(std::string(msg), "--nvl-ep is not an nvlplace option");
+  EXPECT_EQ(nvl_option_value(nullptr, "2", out, msg, sizeof(msg)), -1);
+}
+
 TEST(NvlOptionsTest, FromJobEnvironment) {
   char msg[256];
   nvl_job_opts_t o;

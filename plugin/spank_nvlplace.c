@@ -27,8 +27,8 @@ SPANK_PLUGIN(nvlplace, 1);
 
 enum { OPT_TP = 1, OPT_PP, OPT_DP, OPT_NVL, OPT_MAX_TIER, OPT_DOMAIN, OPT_LAST = OPT_DOMAIN };
 
-/* The values given on the command line or in #SBATCH lines, already checked. */
-static char opt_value[OPT_LAST + 1][32];
+/* The values given on the command line or in #SBATCH lines, checked and canonical. */
+static char opt_value[OPT_LAST + 1][NVL_OPTION_VALUE_MAX];
 
 static int _option(int val, const char* optarg, int remote);
 
@@ -59,40 +59,19 @@ static struct spank_option nvl_options[] = {
 static const char* const env_names[OPT_LAST + 1] = {
     NULL, NVL_ENV_TP, NVL_ENV_PP, NVL_ENV_DP, NVL_ENV_NVL, NVL_ENV_MAX_TIER, NVL_ENV_DOMAIN};
 
-/* Checks one value where the user typed it. RET 0, or -1 after printing why (srun and
- * sbatch then stop with "Invalid --nvl-tp argument"). */
+/* Checks one value where the user typed it and keeps it in canonical form ("8" for "0008"),
+ * as slurmctld will read it. RET 0, or -1 after printing why (srun and sbatch then stop with
+ * "Invalid --nvl-tp argument"). */
 static int _option(int val, const char* optarg, int remote) {
   char msg[256] = "";
-  char mode[8], tier[16], domain[8];
-  int size, rc = -1;
 
   if (remote) /* slurmstepd: already checked on the submit side */
     return 0;
-  switch (val) {
-    case OPT_TP:
-      rc = nvl_parse_size("nvl-tp", optarg, &size, msg, sizeof(msg));
-      break;
-    case OPT_PP:
-      rc = nvl_parse_size("nvl-pp", optarg, &size, msg, sizeof(msg));
-      break;
-    case OPT_DP:
-      rc = nvl_parse_size("nvl-dp", optarg, &size, msg, sizeof(msg));
-      break;
-    case OPT_NVL:
-      rc = nvl_parse_mode("nvl", optarg, mode, msg, sizeof(msg));
-      break;
-    case OPT_MAX_TIER:
-      rc = nvl_parse_tier("nvl-max-tier", optarg, tier, msg, sizeof(msg));
-      break;
-    case OPT_DOMAIN:
-      rc = nvl_parse_domain("nvl-domain", optarg, domain, msg, sizeof(msg));
-      break;
-  }
-  if (rc) {
+  if (val < 1 || val > OPT_LAST ||
+      nvl_option_value(nvl_options[val - 1].name, optarg, opt_value[val], msg, sizeof(msg))) {
     slurm_error("nvlplace: %s", msg[0] ? msg : "unknown option");
     return -1;
   }
-  snprintf(opt_value[val], sizeof(opt_value[val]), "%s", optarg);
   return 0;
 }
 

@@ -1,8 +1,8 @@
-/* Fuzzes the SPANK option values (nvl_parse_size/mode/tier), nvl_opts_from_env and the rank
- * map (nvl_rankmap_find, nvl_rankmap_hostfile: each line a map): byte 0 is the message
- * buffer's length (the hostfile's is 8 times it), the rest '\n'-separated values and "NAME=value"
- * entries
- * ("\1" alone stands for a NULL entry). Buffers are malloc'ed to their exact size for ASan. */
+/* Fuzzes the SPANK option values (nvl_parse_size/mode/tier, and nvl_option_value as the
+ * SPANK plugin hands them on), nvl_opts_from_env and the rank map (nvl_rankmap_find,
+ * nvl_rankmap_hostfile: each line a map): byte 0 is the message buffer's length (the
+ * hostfile's is 8 times it), the rest '\n'-separated values and "NAME=value" entries ("\1"
+ * alone stands for a NULL entry). Buffers are malloc'ed to their exact size for ASan. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +75,27 @@ static void parse_one(const char* text, char* msg, size_t msg_len) {
   }
   free(mode);
   free(tier);
+  /* What the SPANK plugin hands on reads back as the value the user gave. */
+  static const char* const kOptions[] = {"nvl-tp", "nvl", "nvl-max-tier", "nvl-domain", NULL};
+  for (int i = 0; kOptions[i]; i++) {
+    char* out = malloc(NVL_OPTION_VALUE_MAX);
+    char* again = malloc(NVL_OPTION_VALUE_MAX);
+    if (nvl_option_value(kOptions[i], text, out, msg, msg_len) == 0) {
+      CHECK(memchr(out, '\0', NVL_OPTION_VALUE_MAX) != NULL);
+      CHECK(nvl_option_value(kOptions[i], out, again, msg, msg_len) == 0 && !strcmp(out, again));
+      if (i == 0) {
+        int typed = 0, handed = 0;
+        CHECK(nvl_parse_size("nvl-tp", text, &typed, msg, msg_len) == 0);
+        CHECK(nvl_parse_size("nvl-tp", out, &handed, msg, msg_len) == 0 && typed == handed);
+      } else {
+        CHECK(!strcmp(out, text));
+      }
+    } else {
+      check_msg(msg, msg_len);
+    }
+    free(out);
+    free(again);
+  }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

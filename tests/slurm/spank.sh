@@ -71,8 +71,9 @@ log_line_has "$mark" "*" event=refused mode=test_only "why~does not divide 1 GPU
 echo "JobSubmitPlugins=nvlplace" >>"$NVL_RUN/etc/slurm.conf"
 nvl_reconfigure || fail "reconfigure"
 
-# Good values as #SBATCH lines reach the select plugin.
-printf '#!/bin/bash\n#SBATCH --gpus=8 -o /dev/null\n#SBATCH --nvl-tp=2 --nvl-pp=2\n#SBATCH --nvl=prefer --nvl-max-tier=spine\nsleep 3600\n' >"$script"
+# Good values as #SBATCH lines reach the select plugin, in canonical form (a value of 32
+# bytes, leading zeros and all, was cut to 31 on its way and then refused as 0).
+printf '#!/bin/bash\n#SBATCH --gpus=8 -o /dev/null\n#SBATCH --nvl-tp=2 --nvl-pp=%s2\n#SBATCH --nvl=prefer --nvl-max-tier=spine\nsleep 3600\n' "$(printf '0%.0s' {1..31})" >"$script"
 job=$(sbatch --parsable "$script") || fail "good #SBATCH options refused"
 rm -f "$script"
 wait_state "$job" RUNNING
