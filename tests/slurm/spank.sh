@@ -8,7 +8,7 @@ reset_jobs
 
 for cmd in srun sbatch salloc; do
   help=$($cmd --help 2>&1)
-  for opt in nvl-tp nvl-pp nvl-dp nvl nvl-max-tier; do
+  for opt in nvl-tp nvl-pp nvl-dp nvl nvl-max-tier nvl-domain; do
     grep -q -- "--$opt=" <<<"$help" || fail "$cmd --help does not list --$opt"
   done
 done
@@ -26,7 +26,8 @@ for cmd in srun sbatch salloc; do
              "--nvl-pp=two|nvlplace: --nvl-pp=two: must be a whole number" \
              "--nvl-dp=-1|nvlplace: --nvl-dp=-1: must be a whole number" \
              "--nvl=sometimes|nvlplace: --nvl=sometimes: must be one of strict, prefer, off" \
-             "--nvl-max-tier=rack|nvlplace: --nvl-max-tier=rack: must be one of leaf, spine, core"; do
+             "--nvl-max-tier=rack|nvlplace: --nvl-max-tier=rack: must be one of leaf, spine, core" \
+             "--nvl-domain=two|nvlplace: --nvl-domain=two: must be one of one, any"; do
     if [[ $cmd == sbatch ]]; then
       check_refused "${bad#*|}" sbatch -o /dev/null "${bad%%|*}" --wrap=true
     else
