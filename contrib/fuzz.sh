@@ -65,8 +65,7 @@ for t in "$@"; do
   # The run's size: final stats, or in fork mode (--keep-going) its last status line.
   { grep -a "^stat::\(number_of_executed_units\|average_exec_per_sec\|peak_rss_mb\)" "$art/fuzz.log" ||
     grep -a "^#[0-9]*:" "$art/fuzz.log" | tail -n1; } | sed "s/^/  /" || true
-  dir=$ROOT/tests/fuzz/findings/$t
-  mkdir -p "$dir"
+  dir=$ROOT/tests/fuzz/findings/$t  # made with its first finding, never left empty
   dups=0
   for a in "$art"/{crash,leak,timeout,oom,slow-unit}-*; do
     [[ -f $a ]] || continue
@@ -88,6 +87,7 @@ for t in "$@"; do
       fi
     fi
     out=$dir/$id-$(sha1sum "$a" | cut -c1-8)
+    mkdir -p "$dir"
     cp "$a" "$out"
     echo "fuzz.sh: $t: saved $out"
     grep -a -m1 -E "ERROR|runtime error|FUZZ_CHECK|terminate" "$a.log" | cut -c1-300 | sed 's/^/  /'
