@@ -54,6 +54,9 @@ int nvl_parse_domain(const char* option, const char* text, char out[8], char* ms
   return _one_of(option, text, domains, "one, any", out, 8, msg, msg_len);
 }
 
+/* Modes and domains are parsed straight into nvl_option_value's `out` (char[8]). */
+_Static_assert(NVL_OPTION_VALUE_MAX >= 8, "NVL_OPTION_VALUE_MAX holds a mode and a domain");
+
 int nvl_option_value(const char* option, const char* text, char out[NVL_OPTION_VALUE_MAX],
                      char* msg, size_t msg_len) {
   int size;
