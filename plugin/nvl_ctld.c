@@ -669,7 +669,7 @@ static void _job_of(job_record_t* job_ptr, uint32_t min_nodes, uint32_t max_node
   job->num_tasks = details->num_tasks;
   job->min_nodes = min_nodes;
   job->max_nodes = max_nodes;
-  job->whole_node = (details->whole_node & WHOLE_NODE_REQUIRED) ? 1 : 0;
+  job->whole_node = NVL_WHOLE_NODE_REQUIRED(details->whole_node) ? 1 : 0;
   job->required_nodes = details->req_node_bitmap ? bit_set_count(details->req_node_bitmap) : 0;
   job->env = job_ptr->spank_job_env;
   job->env_size = job_ptr->spank_job_env_size;
@@ -774,7 +774,7 @@ typedef struct {
  * (gres_*_job_alloc_whole_node; 22.05 selects only the count asked for). */
 static void _selected(job_record_t* job_ptr, bitstr_t* bitmap, nvl_got_t* got) {
   int nodes = bit_set_count(bitmap), n = 0, g = 0, cap = 0;
-  bool whole = job_ptr->details && (job_ptr->details->whole_node & WHOLE_NODE_REQUIRED);
+  bool whole = job_ptr->details && NVL_WHOLE_NODE_REQUIRED(job_ptr->details->whole_node);
   node_record_t* node_ptr;
 
   memset(got, 0, sizeof(*got));

@@ -31,6 +31,16 @@
 #include "src/common/list.h"
 #include "src/slurmctld/slurmctld.h"
 
+/* A job that asked for whole nodes (--exclusive). Until 23.11 details->whole_node is one
+ * value (1 --exclusive, 2 =user, 3 =mcs: WHOLE_NODE_MCS 0x03, and Slurm itself tests
+ * "== 1"); from 24.05 it holds flags (WHOLE_NODE_MCS 0x04). A bit test before 24.05 would
+ * read --exclusive=mcs (3) as whole nodes. */
+#if WHOLE_NODE_MCS == 0x03
+#define NVL_WHOLE_NODE_REQUIRED(whole_node) ((whole_node) == WHOLE_NODE_REQUIRED)
+#else
+#define NVL_WHOLE_NODE_REQUIRED(whole_node) (((whole_node)&WHOLE_NODE_REQUIRED) != 0)
+#endif
+
 /* Lists: List and ListIterator until 23.11 added list_t and list_itr_t (the only names
  * left from 24.05/24.11). 22.05 keeps its own spelling. */
 #if NVL_SLURM_AT_LEAST(23, 11)

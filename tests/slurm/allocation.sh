@@ -106,5 +106,18 @@ note "--exclusive job $job runs on $got"
 log_line_has "$mark" "$job" event=placed asked_gpus=2 tp=2 nvl=strict exclusive=yes "gpus=$got" \
   "slurm_gpus=$got" candidate=1 ||
   fail "--exclusive job $job: $(log_since "$mark" | grep "JobId=$job " | tail -2)"
+# --exclusive=mcs (no MCSPlugin here) shares nodes as a plain job does: before 24.05 Slurm
+# keeps it as whole_node 3, which a bit test read as --exclusive (all 8 GPUs said taken).
+scancel "$job"
+wait_state "$job" CANCELLED
+mark=$(log_mark)
+job=$(submit --gpus=2 --nvl-tp=2 --exclusive=mcs)
+wait_state "$job" RUNNING 60
+got=$(nvl_job_gpus "$job" | paste -sd' ')
+note "--exclusive=mcs job $job runs on $got"
+[[ $got =~ ^node[0-9]+:[0-9]+[-,][0-9]+$ ]] || fail "--exclusive=mcs job $job got $got"
+log_line_has "$mark" "$job" event=placed asked_gpus=2 tp=2 nvl=strict exclusive=no "gpus=$got" \
+  "slurm_gpus=$got" ||
+  fail "--exclusive=mcs job $job: $(log_since "$mark" | grep "JobId=$job " | tail -2)"
 reset_jobs
 note "ok"
