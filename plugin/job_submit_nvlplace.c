@@ -9,6 +9,7 @@
  * RTLD_NOLOAD and calls its exported nvlplace_submit_check. With another SelectType it
  * accepts every job. slurm.conf: JobSubmitPlugins=nvlplace. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -26,9 +27,13 @@ typedef int (*nvl_check_fn)(job_desc_msg_t* desc, char** err_msg);
 static void* select_handle = NULL;
 static nvl_check_fn check = NULL;
 static bool looked = false;
+/* Submissions run at once (slurmctld holds only read locks for job_submit): the first ones
+ * wait here for the look-up instead of seeing `looked` before `check` is set, unchecked. */
+static pthread_mutex_t look_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* nvlplace_submit_check of the loaded select/cons_tres_nvlplace, or NULL (logged once). */
-static nvl_check_fn _check(void) {
+/* nvlplace_submit_check of the loaded select/cons_tres_nvlplace, or NULL (logged once).
+ * Under look_lock. */
+static nvl_check_fn _check_locked(void) {
   char *dirs, *save = NULL, *dir;
 
   if (looked) return check;
@@ -50,13 +55,24 @@ static nvl_check_fn _check(void) {
   return check;
 }
 
+static nvl_check_fn _check(void) {
+  nvl_check_fn f;
+
+  slurm_mutex_lock(&look_lock);
+  f = _check_locked();
+  slurm_mutex_unlock(&look_lock);
+  return f;
+}
+
 extern int init(void) { return SLURM_SUCCESS; }
 
 extern int fini(void) {
+  slurm_mutex_lock(&look_lock);
   if (select_handle) dlclose(select_handle);
   select_handle = NULL;
   check = NULL;
   looked = false;
+  slurm_mutex_unlock(&look_lock);
   return SLURM_SUCCESS;
 }
 
