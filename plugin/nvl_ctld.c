@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "held_gpus.h"
+#include "nvl_options.h"
 #include "nvl_slurm_compat.h"
 #include "nvlplace_facade.h"
 #include "src/common/job_resources.h"
@@ -930,6 +931,25 @@ static void _set_env_sup(job_record_t* job_ptr, const char* name, const char* va
   details->env_sup[details->env_cnt++] = entry;
 }
 
+/* Removes NAME=... from the job's supplementary environment: a map from an earlier test
+ * (an allocation select_nodes dropped after job_test, or a requeued job) must not reach a
+ * job this test places without one (left to cons_tres, or no usable configuration). */
+static void _unset_env_sup(job_record_t* job_ptr, const char* name) {
+  __typeof__(job_ptr->details) details = job_ptr->details;
+  size_t len = strlen(name);
+
+  for (uint32_t k = 0; k < details->env_cnt; k++) {
+    if (details->env_sup[k] && !strncmp(details->env_sup[k], name, len) &&
+        details->env_sup[k][len] == '=') {
+      xfree(details->env_sup[k]);
+      for (uint32_t m = k + 1; m < details->env_cnt; m++)
+        details->env_sup[m - 1] = details->env_sup[m];
+      details->env_sup[--details->env_cnt] = NULL;
+      return;
+    }
+  }
+}
+
 static int _took(const nvl_call_t* c, nvl_decision_t* d, int i, bitstr_t* bitmap) {
   nvl_got_t got;
   const char* map;
@@ -943,7 +963,16 @@ static int _took(const nvl_call_t* c, nvl_decision_t* d, int i, bitstr_t* bitmap
     _got_free(&got);
     /* The job learns its nodes in rank order and their NVLink domains (the SPANK plugin
      * gives each task its own part). */
-    if (ok && (map = nvl_decision_rankmap(d))) _set_env_sup(c->job_ptr, "NVLPLACE_RANKMAP", map);
+    if (ok && (map = nvl_decision_rankmap(d))) {
+      size_t len = strlen(map);
+      if (len <= NVL_RANKMAP_MAX)
+        _set_env_sup(c->job_ptr, NVL_ENV_RANKMAP, map);
+      else
+        error(
+            "nvlplace: JobId=%u: its rank map of %zu bytes is longer than one environment "
+            "variable may be (%d): the job gets no " NVL_ENV_RANKMAP,
+            c->job_ptr->job_id, len, NVL_RANKMAP_MAX);
+    }
   }
   _report(c->job_ptr, d);
   return ok;
@@ -1048,6 +1077,9 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   bitstr_t* usable;
   int rc;
 
+  /* Only this test's placement, if any, gives the job a rank map (_took). */
+  if (job_ptr && job_ptr->details && SELECT_IS_MODE_RUN_NOW(mode))
+    _unset_env_sup(job_ptr, NVL_ENV_RANKMAP);
   /* Reservation and preemption-on-full tests are cons_tres's alone. */
   if (!job_ptr || !job_ptr->details || SELECT_IS_MODE_RESV(mode) ||
       SELECT_IS_PREEMPT_ON_FULL_TEST(mode))

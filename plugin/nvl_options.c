@@ -70,8 +70,14 @@ int nvl_option_value(const char* option, const char* text, char out[NVL_OPTION_V
   if (!strcmp(option, "nvl")) return nvl_parse_mode(option, text, out, msg, msg_len);
   if (!strcmp(option, "nvl-max-tier")) {
     char tier[16];
+    size_t len;
     if (nvl_parse_tier(option, text, tier, msg, msg_len)) return -1;
-    snprintf(out, NVL_OPTION_VALUE_MAX, "%s", tier);
+    /* leaf, spine or core: never cut (checked, not assumed). */
+    if ((len = strlen(tier)) >= NVL_OPTION_VALUE_MAX) {
+      snprintf(msg, msg_len, "--%s=%s: longer than nvlplace hands on", option, tier);
+      return -1;
+    }
+    memcpy(out, tier, len + 1);
     return 0;
   }
   if (!strcmp(option, "nvl-domain")) return nvl_parse_domain(option, text, out, msg, msg_len);

@@ -69,16 +69,22 @@ int nvl_opts_promise(int found, const nvl_job_opts_t* opts, int default_strict);
 
 /* The rank map slurmctld hands the job (NVLPLACE_RANKMAP, in the batch environment and in
  * salloc's and srun's allocation): "v1 NODE:GPUS:DOMAINS ..." with the job's nodes in rank
- * order (TP groups are consecutive ranks), each node's GPU indexes ("0-3", "0,2") and the
- * NVLink domains they are in (comma-separated; a domain name may hold ':' and '/'). */
+ * order (TP groups are consecutive ranks), each node's GPU indexes in rank order ("0-3",
+ * "0,2", "0,2,1,3": local rank i on the i-th) and the NVLink domains they are in
+ * (comma-separated; a domain name may hold ':' and '/'). Room for a node of 16 GPUs each its
+ * own domain of a long name (one domain per GPU without NVLink: 373 bytes were cut). */
 #define NVL_ENV_RANKMAP "NVLPLACE_RANKMAP"
+/* The longest map handed over: Linux refuses to exec a program with any one environment
+ * string NAME=VALUE longer than MAX_ARG_STRLEN (32 pages, 131,072 bytes; E2BIG), so a longer
+ * map would stop the job's batch script and tasks from starting (a job of some 3,000 nodes). */
+#define NVL_RANKMAP_MAX (131072 - (int)sizeof(NVL_ENV_RANKMAP "="))
 typedef struct {
-  int node_rank;    /* this node's place in the map, from 0 */
-  int num_nodes;    /* nodes in the map */
-  int first_rank;   /* GPUs on the nodes before it: the global rank of its first GPU */
-  int num_gpus;     /* GPUs on this node */
-  char gpus[256];   /* its GPU indexes as written */
-  char domain[256]; /* its NVLink domains as written */
+  int node_rank;     /* this node's place in the map, from 0 */
+  int num_nodes;     /* nodes in the map */
+  int first_rank;    /* GPUs on the nodes before it: the global rank of its first GPU */
+  int num_gpus;      /* GPUs on this node */
+  char gpus[1024];   /* its GPU indexes as written */
+  char domain[4096]; /* its NVLink domains as written */
 } nvl_rankmap_entry_t;
 /* Finds NODE in MAP. RET 0 (found, *out set), 1 (not in the map), -1 (MAP is not a v1 rank
  * map, or a field is too long). */

@@ -172,8 +172,27 @@ TEST(NvlOptionsTest, RankMapRefusesWhatItCannotRead) {
   }
   EXPECT_EQ(nvl_rankmap_find(nullptr, "a", &e), -1);
   EXPECT_EQ(nvl_rankmap_find("v1", "a", &e), 1);
-  std::string long_domain = "v1 a:0:" + std::string(300, 'd');
+  std::string long_domain = "v1 a:0:" + std::string(sizeof(e.domain), 'd');
   EXPECT_EQ(nvl_rankmap_find(long_domain.c_str(), "a", &e), -1);
+}
+
+// A node of 16 GPUs without NVLink (one domain per GPU, long names: 373 bytes of domains,
+// once cut whole) and a node whose GPUs are in rank order, not by index.
+TEST(NvlOptionsTest, RankMapReadsLongDomainListsAndRankOrderedGpus) {
+  std::string domains;
+  for (int g = 0; g < 16; ++g) {
+    domains += (g ? "," : "") + std::string("inference-node-01:gpu") + std::to_string(g);
+  }
+  ASSERT_GT(domains.size(), 370u);
+  std::string map = "v1 inference-node-01:0-15:" + domains + " n1:0,2,1,3:n1:nvl0,n1:nvl1";
+  nvl_rankmap_entry_t e;
+  ASSERT_EQ(nvl_rankmap_find(map.c_str(), "inference-node-01", &e), 0);
+  EXPECT_EQ(e.num_gpus, 16);
+  EXPECT_EQ(e.domain, domains);
+  ASSERT_EQ(nvl_rankmap_find(map.c_str(), "n1", &e), 0);
+  EXPECT_EQ(e.first_rank, 16);
+  EXPECT_EQ(e.num_gpus, 4);
+  EXPECT_STREQ(e.gpus, "0,2,1,3");
 }
 
 TEST(NvlOptionsTest, RankMapFileIsAHostfileInRankOrder) {
