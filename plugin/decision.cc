@@ -620,7 +620,9 @@ std::string RankMapText(const Topology& topo, const std::vector<NodeGpus>& by_ra
       if (std::find(domains.begin(), domains.end(), d) == domains.end()) domains.push_back(d);
     }
     if (n.gpus.empty()) continue;
-    absl::StrAppend(&out, " ", n.node, ":", IndexList(n.gpus), ":", absl::StrJoin(domains, ","));
+    // In rank order: the node's local rank i belongs on its i-th GPU (NVLPLACE_NODE_GPUS).
+    absl::StrAppend(&out, " ", n.node, ":", RankIndexList(n.gpus), ":",
+                    absl::StrJoin(domains, ","));
   }
   return out;
 }

@@ -741,6 +741,9 @@ TEST_F(DecisionTest, RankMapsKeepEachDomainsNodesTogether) {
             "v1 node01:0-1:node01:nvl0 node02:4-5:node02:nvl1 node01:4:node01:nvl1");
   EXPECT_EQ(RankMapText(topo, {{"node00", {2, 6}}, {"nowhere", {0}}, {"node04", {}}}),
             "v1 node00:2,6:node00:nvl0,node00:nvl1 nowhere:0:?");
+  // A node's GPUs in rank order, not by index: its local rank i belongs on the i-th.
+  EXPECT_EQ(RankMapText(topo, {{"node01", {4, 5, 6, 7, 0, 1}}}),
+            "v1 node01:4-7,0-1:node01:nvl1,node01:nvl0");
   // Trays of two NVL72 racks as Slurm lists them (node order): rack01's trays come together.
   auto gb = LoadTopologyFile("configs/gb200-nvl72-su.yaml");
   ASSERT_TRUE(gb.ok()) << gb.status();

@@ -127,11 +127,12 @@ std::vector<double> DpGroupSpread(const SpreadUnits& units, const std::vector<Gp
                                   int pp, int dp, std::vector<double>* widest) {
   if (widest != nullptr) widest->clear();
   if (dp <= 1 || !SizesMatch(ranks, tp, pp, dp)) return {};
-  // Group (t, p) starts at rank t + tp * p; its members are tp * pp apart.
-  const size_t groups = static_cast<size_t>(tp) * pp;
+  // Group (t, p) (number t + tp * p) starts at rank t + tp * dp * p; its members are tp
+  // apart (Request::Rank).
+  const size_t t = static_cast<size_t>(tp), stage = t * static_cast<size_t>(dp);
   return GroupSpread(
-      units, ranks, groups, static_cast<size_t>(dp), groups, [](size_t group) { return group; },
-      widest);
+      units, ranks, t * pp, static_cast<size_t>(dp), t,
+      [t, stage](size_t group) { return group % t + stage * (group / t); }, widest);
 }
 
 std::vector<double> LargerChunkShare(const std::map<int, double>& chunk_weights, int max_free) {

@@ -55,9 +55,10 @@ class SpreadUnits {
 
 // Mean over a job's groups of the units each spans, per level (SpreadLevels); with `widest`,
 // also the largest per level there (the job's widest group, which its slowest all-reduce
-// waits for), from the same pass. The job's rank r runs on ranks[r], in Megatron order (TP
-// innermost, then PP, then DP): TP group (p, d) is ranks tp * (p + pp * d) + [0, tp), DP
-// group (t, p) the ranks t + tp * p + tp * pp * d for every d. Empty (both) when the groups
+// waits for), from the same pass. The job's rank r runs on ranks[r], in Megatron's default
+// order (Request::Rank: TP innermost, then DP, PP outermost): TP group (p, d) is ranks
+// tp * (d + dp * p) + [0, tp), DP group (t, p) the ranks t + tp * d + tp * dp * p for every
+// d. Empty (both) when the groups
 // have one GPU (tp == 1, dp == 1) or the sizes do not match the ranks.
 std::vector<double> TpGroupSpread(const SpreadUnits& units, const std::vector<GpuId>& ranks, int tp,
                                   int pp, int dp, std::vector<double>* widest = nullptr);

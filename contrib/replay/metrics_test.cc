@@ -72,11 +72,16 @@ TEST(SpreadTest, SplitTpGroupsAndPipelines) {
   std::vector<GpuId> split = {0, 1, 4, 5, 2, 3, 6, 7};
   EXPECT_THAT(TpGroupSpread(units, split, 4, 1, 2), ElementsAre(2, 1, 1));
   EXPECT_THAT(DpGroupSpread(units, split, 4, 1, 2), ElementsAre(1, 1, 1));
-  // TP 2, PP 2, DP 2: rank r = t + 2 (p + 2 d). DP group (t, p) = ranks {t + 2p, t + 2p + 4}:
-  // (0,0) GPUs 0 and 8 (n0, n2), (1,0) 1 and 9, (0,1) 4 and 12 (n1, n3), (1,1) 5 and 13:
-  // each 2 domains under 2 leaves.
+  // TP 2, PP 2, DP 2 in Megatron's default order: rank r = t + 2 (d + 2 p). DP group (t, p)
+  // = ranks {t + 4p, t + 4p + 2}: (0,0) GPUs 0 and 4 (n0, n1), (1,0) 1 and 5, (0,1) 8 and 12
+  // (n2, n3), (1,1) 9 and 13: each 2 domains under 1 leaf (stage 0 under leaf0, stage 1
+  // under leaf1; only the pipeline crosses leaves).
   std::vector<GpuId> pipelined = {0, 1, 4, 5, 8, 9, 12, 13};
-  EXPECT_THAT(DpGroupSpread(units, pipelined, 2, 2, 2), ElementsAre(2, 2, 1));
+  EXPECT_THAT(DpGroupSpread(units, pipelined, 2, 2, 2), ElementsAre(2, 1, 1));
+  // The same GPUs with the replicas outermost (ranks of replica 1 on n2, n3): each DP group
+  // (0,0) = GPUs 0 and 8 crosses leaves.
+  std::vector<GpuId> replicas_apart = {0, 1, 8, 9, 4, 5, 12, 13};
+  EXPECT_THAT(DpGroupSpread(units, replicas_apart, 2, 2, 2), ElementsAre(2, 2, 1));
   // Mixed groups are averaged: DP groups of TP 2 DP 2 on {0,1, 4,8}: {0,4} is 2 domains and
   // 1 leaf, {1,8} 2 domains and 2 leaves: (1 + 2) / 2 = 1.5 leaves.
   EXPECT_THAT(DpGroupSpread(units, {0, 1, 4, 8}, 2, 1, 2), ElementsAre(2, 1.5, 1));

@@ -270,7 +270,7 @@ std::string MetricsHtml(const nlohmann::json& summary) {
       "of switches of each tier that each of its TP groups (TP:nvl) and DP groups (DP:level) "
       "spans, averaged over its groups, then over the jobs that have such groups (of two GPUs "
       "or more); <i>max</i>: each job's widest DP group, averaged over the jobs. Ranks are in "
-      "Megatron order (TP innermost, then PP, then DP). A GPU's switch is "
+      "Megatron's default order (TP innermost, then DP, PP outermost). A GPU's switch is "
       "the leaf its NIC reaches (its rail's leaf on a rail-optimized node), then the first "
       "parent up to the tier.</li>\n"
       "<li><b>Unallocated GPUs</b>: free GPUs, time mean over the replay. <b>Fragmented "

@@ -205,9 +205,7 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
     return e;
   }
   Volumes v = VolumesFor(r, m);
-  auto at = [&](int t, int p, int d) {
-    return static_cast<size_t>(t) + static_cast<size_t>(r.tp) * (p + static_cast<size_t>(r.pp) * d);
-  };
+  auto at = [&](int t, int p, int d) { return r.Rank(t, p, d); };
   auto rank = [&](int t, int p, int d) { return ranks[at(t, p, d)]; };
   NicScratch& scratch = ScratchFor(topo);
   // Rings between nodes share their nodes' NICs (Node::nics) in each phase. Only where some
@@ -309,8 +307,8 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
         group.resize(n);
         nodes.resize(n);
         domains.resize(n);
-        // Rank t of stage p in each DP replica: r.tp * r.pp ranks apart.
-        const size_t stride = static_cast<size_t>(r.tp) * r.pp;
+        // Rank t of stage p in each DP replica: Request::DpStride() ranks apart.
+        const size_t stride = r.DpStride();
         const NodeId* node = places.node.data() + at(t, p, 0);
         const DomainId* domain = places.domain.data() + at(t, p, 0);
         if (by_domains) {

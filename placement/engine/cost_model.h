@@ -52,12 +52,12 @@ double RingAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus
 // at its slowest hop prices the same).
 double TpAllReduceSeconds(const Topology& topo, const std::vector<GpuId>& gpus, double bytes);
 
-// Communication per step of a job whose rank r runs on ranks[r] (Megatron order: TP
-// innermost, then PP, then DP). The DP rings, and the rings among the domains of split TP
-// groups, of one phase run at once: where a node sends more of their hops to other nodes than
-// it has NICs (Node::nics), each such hop gets the link times nics / hops at either end.
-// With one NIC per GPU that never happens. Allocates nothing per call for it (per-thread
-// scratch sized to the cluster).
+// Communication per step of a job whose rank r runs on ranks[r] (Megatron's default order,
+// Request::Rank: TP innermost, then DP, PP outermost). The DP rings, and the rings among the
+// domains of split TP groups, of one phase run at once: where a node sends more of their hops to
+// other nodes than it has NICs (Node::nics), each such hop gets the link times nics / hops at
+// either end. With one NIC per GPU that never happens. Allocates nothing per call for it
+// (per-thread scratch sized to the cluster).
 CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
                           const Request& request, const ModelProfile& model);
 

@@ -217,7 +217,7 @@ TEST(CostModelRingsTest, DpPhaseIsItsSlowestRingPricedAlone) {
           for (int p = 0; p < pp; ++p) {
             for (int i = 0; i < tp; ++i) {
               std::vector<GpuId> ring;
-              for (int d = 0; d < dp; ++d) ring.push_back(ranks[i + tp * (p + pp * d)]);
+              for (int d = 0; d < dp; ++d) ring.push_back(ranks[i + tp * (d + dp * p)]);
               slowest = std::max(slowest, RingAllReduceSeconds(t, ring, dp_bytes));
             }
           }

@@ -49,7 +49,7 @@ FactsScratch& Scratch() {
   return s;
 }
 
-// The highest tier any DP group crosses: the group of (t, p) is ranks t + tp * (p + pp * d),
+// The highest tier any DP group crosses: the group of (t, p) is ranks Request::Rank(t, p, d),
 // on `node` (each rank's node). Every (t, p) counts: when TP groups span nodes, rank t of one
 // group and rank t of another can sit on different switches while their first ranks share a
 // node. No group crosses more than the whole job (`job_tier`): the first that does ends the
@@ -62,12 +62,12 @@ int DpTier(const Topology& topo, const Request& r, absl::Span<const NodeId> node
   std::vector<NodeId>& last = scratch.last;
   std::vector<NodeId>& distinct = scratch.distinct;
   last.clear();
-  const size_t stride = static_cast<size_t>(r.tp) * r.pp;
+  const size_t stride = r.DpStride();
   group.resize(static_cast<size_t>(r.dp));
   distinct.resize(group.size());
   for (int p = 0; p < r.pp; ++p) {
     for (int t = 0; t < r.tp && tier < job_tier; ++t) {
-      const NodeId* first = node.data() + t + static_cast<size_t>(r.tp) * p;
+      const NodeId* first = node.data() + r.Rank(t, p, 0);
       for (size_t d = 0; d < group.size(); ++d) group[d] = first[d * stride];
       // Ranks t and t - 1 of every group on the same nodes (GPUs of one node): same tier.
       if (group == last) continue;
@@ -82,6 +82,27 @@ int DpTier(const Topology& topo, const Request& r, absl::Span<const NodeId> node
     }
   }
   return tier;
+}
+
+// `ranks` with each node's GPUs brought together where the node first appears, each node's
+// in their order: the order a job gets, since launchers give each node consecutive ranks
+// (torchrun's node rank, the rank map's NVLPLACE_FIRST_RANK).
+std::vector<GpuId> NodeContiguous(const Topology& topo, const std::vector<GpuId>& ranks) {
+  // Node -> its place in first appearance (-1: not met). A rare case: allocated per call.
+  std::vector<int> slot(static_cast<size_t>(topo.num_nodes()), -1);
+  std::vector<std::vector<GpuId>> by_node;
+  for (GpuId g : ranks) {
+    int& k = slot[static_cast<size_t>(topo.gpus()[g].node)];
+    if (k < 0) {
+      k = static_cast<int>(by_node.size());
+      by_node.emplace_back();
+    }
+    by_node[static_cast<size_t>(k)].push_back(g);
+  }
+  std::vector<GpuId> out;
+  out.reserve(ranks.size());
+  for (const std::vector<GpuId>& gpus : by_node) out.insert(out.end(), gpus.begin(), gpus.end());
+  return out;
 }
 
 // The candidate's GPUs (`ranks`) become the facts' own. Each rank's node and domain are read
@@ -134,6 +155,10 @@ CandidateFacts ComputeFacts(const Topology& topo, const Request& r, const ModelP
   nodes.resize(node_runs);
   runs.resize(domain_runs);
   scratch.node_bits.SortDistinct(&nodes, topo.num_nodes());
+  // A node in two runs: the job would get the node-contiguous order, so the facts are its.
+  if (nodes.size() < node_runs) {
+    return ComputeFacts(topo, r, model, NodeContiguous(topo, f.ranks), price_comm);
+  }
   f.nodes.assign(nodes.begin(), nodes.end());
   std::sort(runs.begin(), runs.end());
   f.domains.reserve(runs.size());

@@ -46,7 +46,7 @@ struct PlacementResult {
   bool comm_ratio_is_why = false;
   std::string request;  // DescribeRequest
   std::string policy;
-  std::vector<GpuId> ranks;              // ranks[r]: the GPU of rank r (TP innermost, then PP, DP)
+  std::vector<GpuId> ranks;              // ranks[r]: the GPU of rank r (Request::Rank)
   std::string origin;                    // the generator and subtree of the chosen candidate
   std::vector<std::string> relaxations;  // every constraint relaxed, never silently
   std::vector<ScoreLine> scores;

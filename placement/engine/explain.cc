@@ -32,12 +32,16 @@ std::string NodesOf(const std::vector<GpuId>& ranks, const Topology& topo) {
 std::string IndexList(const std::vector<int>& idx) {
   std::vector<int> sorted = idx;
   std::sort(sorted.begin(), sorted.end());
+  return RankIndexList(sorted);
+}
+
+std::string RankIndexList(const std::vector<int>& idx) {
   std::string out;
-  for (size_t i = 0; i < sorted.size();) {
+  for (size_t i = 0; i < idx.size();) {
     size_t j = i;
-    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
-    absl::StrAppend(&out, out.empty() ? "" : ",", sorted[i]);
-    if (j > i) absl::StrAppend(&out, "-", sorted[j]);
+    while (j + 1 < idx.size() && idx[j + 1] == idx[j] + 1) ++j;
+    absl::StrAppend(&out, out.empty() ? "" : ",", idx[i]);
+    if (j > i) absl::StrAppend(&out, "-", idx[j]);
     i = j + 1;
   }
   return out;

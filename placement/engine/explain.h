@@ -23,6 +23,9 @@ std::string PlacementText(const PlacementResult& result, const Topology& topo);
 // Per node, in rank order of first appearance: "node3:0-7".
 // GPU indexes as Slurm prints them: {4, 0, 1, 2, 7} -> "0-2,4,7".
 std::string IndexList(const std::vector<int>& idx);
+// The same in the given order (rank order), runs of consecutive ascending indexes joined:
+// {4, 5, 6, 7, 0, 1} -> "4-7,0-1", {0, 2, 1, 3} -> "0,2,1,3".
+std::string RankIndexList(const std::vector<int>& idx);
 
 std::vector<std::pair<std::string, std::vector<int>>> GpusByNode(const std::vector<GpuId>& ranks,
                                                                  const Topology& topo);

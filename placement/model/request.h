@@ -90,6 +90,15 @@ struct Request {
   int allowed_set = kListed;
 
   int num_groups() const { return pp * dp; }  // TP groups
+  // The job's rank order, Megatron's default (tp-cp-ep-dp-pp, as DeepSpeed's and torchtitan's
+  // meshes): TP innermost, then DP, PP outermost. Rank of TP rank t, stage p, replica d; so a
+  // TP group is consecutive ranks, a stage is tp * dp consecutive ranks, and the ranks of one
+  // DP group (t, p) are `tp` apart.
+  size_t Rank(int t, int p, int d) const {
+    return static_cast<size_t>(t) +
+           static_cast<size_t>(tp) * (static_cast<size_t>(d) + static_cast<size_t>(dp) * p);
+  }
+  size_t DpStride() const { return static_cast<size_t>(tp); }
 };
 
 // Resolves defaults (PP=1, DP = gpus / (TP x PP), TP=1 when nothing is given) and checks

@@ -78,14 +78,14 @@ RequestSpec RandomRequest(std::mt19937& rng, const Topology& topo, int free) {
 }
 
 // The highest tier any DP group crosses, from the ranks alone: DP group (t, p) is the ranks
-// t + tp * (p + pp * d), d = 0..dp-1.
+// t + tp * (d + dp * p), d = 0..dp-1 (Megatron's default order, written out).
 int DpTierOf(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks) {
   int tier = Topology::kSameNode;
   for (int p = 0; p < r.pp && r.dp > 1; ++p) {
     for (int t = 0; t < r.tp; ++t) {
       std::vector<NodeId> nodes;
       for (int d = 0; d < r.dp; ++d) {
-        nodes.push_back(topo.gpus()[ranks[t + r.tp * (p + r.pp * d)]].node);
+        nodes.push_back(topo.gpus()[ranks[t + r.tp * (d + r.dp * p)]].node);
       }
       tier = std::max(tier, topo.CommonTier(nodes));
     }

@@ -149,6 +149,83 @@ TEST(EngineTest, PreferRelaxesAndSaysSo) {
   EXPECT_EQ(r.tp_groups_split, 2);  // each TP group of 8 spans two 4-GPU halves
 }
 
+// Launchers give each node consecutive ranks (torchrun's node rank, the rank map's first
+// rank), so the rank order the engine reports, and the split TP groups it counts, are the
+// node-contiguous ones: here the topo policy's first candidate took n0's island 0 remains,
+// then n1's, then n0's island 1 (n0 in two runs), which no job could run as.
+TEST(EngineTest, RankOrderGivesEachNodeConsecutiveRanks) {
+  auto topo = Topo(R"(name: isl8
+tiers: [leaf]
+gpu_models: [{name: H100-PCIe, nvlink_gbps: 600}]
+nodes:
+  - {names: "n[0-3]", gpus: 8, model: H100-PCIe, islands: [[0, 1, 2, 3], [4, 5, 6, 7]]}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "n[0-3]"}
+)");
+  ClusterState state(topo);
+  Busy(state, "n0:0,6\nn1:6,7\nn2:7\nn3:2,7\n");
+  Engine engine(topo, Pol("topo"));
+  PlacementResult r =
+      engine.Place(state, Req(*topo, {.gpus = 12, .tp = 4, .nvl = NvlMode::kPrefer}));
+  ASSERT_TRUE(r.placed) << r.reason;
+  std::vector<NodeId> runs;
+  for (GpuId g : r.ranks) {
+    if (runs.empty() || runs.back() != topo->gpus()[g].node) runs.push_back(topo->gpus()[g].node);
+  }
+  EXPECT_EQ(std::set<NodeId>(runs.begin(), runs.end()).size(), runs.size())
+      << "a node in two runs of ranks";
+  int split = 0;
+  for (size_t g = 0; g < 3; ++g) {
+    std::set<DomainId> domains;
+    for (size_t t = 0; t < 4; ++t) domains.insert(topo->DomainOf(r.ranks[g * 4 + t]));
+    split += domains.size() > 1;
+  }
+  EXPECT_EQ(r.tp_groups_split, split);
+}
+
+// Megatron's default rank order (TP, then DP, PP outermost): a stage is TP x DP consecutive
+// ranks, so with each stage on the nodes of one leaf only the pipeline crosses leaves and
+// every DP group stays under one leaf.
+TEST(EngineTest, DpGroupsFollowMegatronsDefaultOrder) {
+  auto topo = Topo(R"(name: two-leaves
+tiers: [leaf, spine]
+gpu_models: [{name: H100, nvlink_gbps: 900}]
+nodes:
+  - {names: "n[0-3]", gpus: 8, model: H100}
+switches:
+  - {name: leaf0, tier: leaf, nodes: "n[0-1]"}
+  - {name: leaf1, tier: leaf, nodes: "n[2-3]"}
+  - {name: spine, tier: spine, switches: "leaf[0-1]"}
+)");
+  ClusterState state(topo);
+  Engine engine(topo, Pol("topo"));
+  Request req = Req(*topo, {.gpus = 32, .tp = 8, .pp = 2, .dp = 2});
+  PlacementResult r = engine.Place(state, req);
+  ASSERT_TRUE(r.placed) << r.reason;
+  ASSERT_EQ(r.ranks.size(), 32u);
+  // Whole nodes in rank order; stage p = ranks [16p, 16p + 16).
+  auto node_of = [&](size_t rank) { return topo->nodes()[topo->gpus()[r.ranks[rank]].node].name; };
+  std::set<std::string> stage0 = {node_of(0), node_of(8)}, stage1 = {node_of(16), node_of(24)};
+  bool stages_by_leaf =
+      (stage0 == std::set<std::string>{"n0", "n1"} ||
+       stage0 == std::set<std::string>{"n2", "n3"}) &&
+      (stage1 == std::set<std::string>{"n0", "n1"} || stage1 == std::set<std::string>{"n2", "n3"});
+  ASSERT_TRUE(stages_by_leaf) << "stages on " << node_of(0) << "," << node_of(8) << " and "
+                              << node_of(16) << "," << node_of(24);
+  EXPECT_EQ(r.dp_tier, 0) << "DP groups under one leaf";
+  // Whatever the order, the DP tier is that of the groups (t, p): ranks t + 8 (d + 2 p).
+  int tier = Topology::kSameNode;
+  for (int p = 0; p < 2; ++p) {
+    for (int t = 0; t < 8; ++t) {
+      tier = std::max(tier, topo->CommonTier({topo->gpus()[r.ranks[t + 8 * (2 * p)]].node,
+                                              topo->gpus()[r.ranks[t + 8 * (1 + 2 * p)]].node}));
+    }
+  }
+  EXPECT_EQ(r.dp_tier, tier);
+  EXPECT_EQ(req.Rank(3, 1, 1), 3u + 8 * (1 + 2 * 1));
+  EXPECT_EQ(req.DpStride(), 8u);
+}
+
 TEST(EngineTest, MaxTierRequiredAndPreferred) {
   auto topo = Topo(testing::kLabYaml);
   ClusterState state(topo);
@@ -753,14 +830,14 @@ TEST(EngineTest, SplitTpGroupsAreRegroupedOverFewDomains) {
 }
 
 // The highest tier any DP group crosses, from the ranks alone: DP group (t, p) is the ranks
-// t + tp * (p + pp * d), d = 0..dp-1.
+// t + tp * (d + dp * p), d = 0..dp-1 (Megatron's default order, written out).
 int DpTierOf(const Topology& topo, const Request& r, const std::vector<GpuId>& ranks) {
   int tier = Topology::kSameNode;
   for (int p = 0; p < r.pp && r.dp > 1; ++p) {
     for (int t = 0; t < r.tp; ++t) {
       std::vector<NodeId> nodes;
       for (int d = 0; d < r.dp; ++d)
-        nodes.push_back(topo.gpus()[ranks[t + r.tp * (p + r.pp * d)]].node);
+        nodes.push_back(topo.gpus()[ranks[t + r.tp * (d + r.dp * p)]].node);
       tier = std::max(tier, topo.CommonTier(nodes));
     }
   }
