@@ -440,6 +440,32 @@ TEST(TraceTest, TheTraceSpansAtMostMaxSeconds) {
   EXPECT_DOUBLE_EQ(t.jobs[1].submit, 1e9);
 }
 
+// strptime takes any day from 1 to 31 and timegm moved an impossible date on: 2024-02-30
+// was read as 2024-03-01. Such a date is a malformed line, as any other bad time.
+TEST(TraceTest, ImpossibleDatesAreMalformed) {
+  Trace t = ReadText(
+      "id,submit,duration,gpus\n"
+      "leap,2024-02-29T00:00:00,10,8\n"
+      "feb30,2024-02-30T00:00:00,10,8\n"
+      "feb29,2023-02-29 00:00:00,10,8\n"
+      "apr31,2024-04-31T00:00:00,10,8\n"
+      "sec60,2024-01-01T23:59:60,10,8\n"
+      "mar1,2024-03-01T00:00:00,10,8\n",
+      TraceFormat::kNative);
+  ASSERT_EQ(t.jobs.size(), 2u);
+  EXPECT_EQ(t.jobs[0].id, "leap");
+  EXPECT_EQ(t.jobs[1].id, "mar1");
+  EXPECT_DOUBLE_EQ(t.jobs[1].submit, 86400);  // 2024-03-01 is one day after 2024-02-29
+  EXPECT_EQ(t.malformed, 4);
+  ASSERT_EQ(t.problems.size(), 4u);
+  EXPECT_EQ(t.problems[0],
+            "t:3: submit '2024-02-30T00:00:00' is not a time: give a date YYYY-MM-DDTHH:MM:SS "
+            "(UTC) or seconds from 0 to 253402300799");
+  EXPECT_THAT(t.problems[1], HasSubstr("t:4: submit '2023-02-29 00:00:00' is not a time"));
+  EXPECT_THAT(t.problems[2], HasSubstr("t:5: submit '2024-04-31T00:00:00' is not a time"));
+  EXPECT_THAT(t.problems[3], HasSubstr("t:6: submit '2024-01-01T23:59:60' is not a time"));
+}
+
 TEST(TraceTest, TooManyJobsOrFieldsIsBadInput) {
   TraceOptions two;
   two.max_jobs = 2;

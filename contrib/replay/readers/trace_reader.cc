@@ -42,7 +42,18 @@ bool ParseTime(absl::string_view s, double* out) {
   std::tm tm{};
   const char* end = strptime(str.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
   if (end == nullptr || *end != '\0') return false;
-  v = static_cast<double>(timegm(&tm));
+  // timegm moves an impossible date on (2024-02-30 becomes 2024-03-01, 23:59:60 the next
+  // minute): a date is one only when its fields come back unchanged.
+  const std::tm fields = tm;
+  const time_t t = timegm(&tm);
+  std::tm back{};
+  if (gmtime_r(&t, &back) == nullptr || back.tm_year != fields.tm_year ||
+      back.tm_mon != fields.tm_mon || back.tm_mday != fields.tm_mday ||
+      back.tm_hour != fields.tm_hour || back.tm_min != fields.tm_min ||
+      back.tm_sec != fields.tm_sec) {
+    return false;
+  }
+  v = static_cast<double>(t);
   if (!(v >= 0 && v <= limits::kMaxTimestamp)) return false;
   *out = v;
   return true;

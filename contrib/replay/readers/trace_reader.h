@@ -38,7 +38,8 @@ inline constexpr int64_t kMaxTimestampInt = static_cast<int64_t>(limits::kMaxTim
 bool IsNoTime(absl::string_view s);
 
 // Seconds since the epoch from "YYYY-MM-DD[T ]HH:MM:SS" (UTC), or a plain number of seconds;
-// finite and in [0, kMaxTimestamp]. False for anything else (nan, inf, -5, trailing text).
+// finite and in [0, kMaxTimestamp]. False for anything else (nan, inf, -5, trailing text, a
+// date that does not exist: 2024-02-30, 2023-02-29, 23:59:60).
 bool ParseTime(absl::string_view s, double* out);
 std::string NotATime(const char* name, absl::string_view s);
 
