@@ -466,6 +466,44 @@ TEST(TraceTest, ImpossibleDatesAreMalformed) {
   EXPECT_THAT(t.problems[3], HasSubstr("t:6: submit '2024-01-01T23:59:60' is not a time"));
 }
 
+// A UTF-8 byte order mark before the header was read as part of its first column ("the
+// sacct header has no column 'jobid'") and hid a Philly file's '[' from the detection.
+TEST(TraceTest, ByteOrderMarkIsSkipped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  EXPECT_EQ(DetectTraceFormat(bom + "[\n]\n"), TraceFormat::kPhilly);
+  Trace s = ReadText(bom +
+                         "JobID|Submit|Start|End|NNodes|AllocTRES\n"
+                         "1|2024-01-01T00:00:00|2024-01-01T00:00:10|2024-01-01T01:00:00|1|"
+                         "cpu=8,gres/gpu=8\n",
+                     TraceFormat::kAuto);
+  EXPECT_EQ(s.format, TraceFormat::kSacct);
+  ASSERT_EQ(s.jobs.size(), 1u);
+  EXPECT_EQ(s.jobs[0].id, "1");
+  EXPECT_EQ(s.jobs[0].gpus, 8);
+  EXPECT_DOUBLE_EQ(s.jobs[0].duration, 3590);  // 01:00:00 - 00:00:10
+  for (TraceFormat f : {TraceFormat::kAuto, TraceFormat::kNative}) {
+    Trace n = ReadText(bom + "id,submit,duration,gpus\na,0,10,8\n", f);
+    EXPECT_EQ(n.format, TraceFormat::kNative);
+    ASSERT_EQ(n.jobs.size(), 1u);
+    EXPECT_EQ(n.jobs[0].id, "a");
+    EXPECT_EQ(n.malformed, 0);
+  }
+  Trace p = ReadText(bom + "[\n" +
+                         R"({"jobid": "a2", "submitted_time": "2017-10-03 03:18:01", "attempts": [
+                         {"start_time": "2017-10-03 03:20:00", "end_time": "2017-10-03 05:20:00",
+                          "detail": [{"ip": "m1", "gpus": ["gpu0"]}]}]})"
+                         "\n]\n",
+                     TraceFormat::kAuto);
+  EXPECT_EQ(p.format, TraceFormat::kPhilly);
+  ASSERT_EQ(p.jobs.size(), 1u);
+  EXPECT_EQ(p.jobs[0].id, "a2");
+  EXPECT_DOUBLE_EQ(p.jobs[0].duration, 7200);
+  // The mark is on line 1: the lines after it keep their numbers.
+  Trace bad = ReadText(bom + "submit,duration,gpus\n0,x,8\n0,1,1\n", TraceFormat::kAuto);
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_THAT(bad.problems[0], HasSubstr("t:2: duration 'x'"));
+}
+
 TEST(TraceTest, TooManyJobsOrFieldsIsBadInput) {
   TraceOptions two;
   two.max_jobs = 2;
