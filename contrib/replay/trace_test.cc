@@ -128,6 +128,26 @@ TEST(TraceTest, SacctTypedGpusNodesAndSteps) {
             "time");
 }
 
+// A job that never ran was malformed when sacct also printed Submit=Unknown: Submit was
+// read first. It is skipped as never started, whatever its Submit; one that ran needs it.
+TEST(TraceTest, SacctJobThatNeverRanIsSkippedWhateverItsSubmit) {
+  Trace t = ReadText(
+      "JobID|Submit|Start|End|NNodes|AllocTRES\n"
+      "1|2024-01-01T00:00:00|2024-01-01T00:00:10|2024-01-01T01:00:00|1|gres/gpu=8\n"
+      "2|Unknown|Unknown|Unknown|1|\n"
+      "3||None||0|\n"
+      "4|Unknown|2024-01-01T00:00:10|Unknown|1|gres/gpu=8\n"  // started, never ended
+      "5|Unknown|2024-01-01T00:00:10|2024-01-01T01:00:00|1|gres/gpu=8\n",
+      TraceFormat::kSacct);
+  ASSERT_EQ(t.jobs.size(), 1u);
+  EXPECT_EQ(t.jobs[0].id, "1");
+  EXPECT_EQ(t.skipped["never started or not finished (Start/End Unknown)"], 3);  // 2, 3, 4
+  EXPECT_EQ(t.skipped.size(), 1u);
+  EXPECT_EQ(t.malformed, 1);
+  ASSERT_EQ(t.problems.size(), 1u);
+  EXPECT_THAT(t.problems[0], HasSubstr("t:6: Submit 'Unknown' is not a time"));
+}
+
 TEST(TraceTest, OpenbGpuSpecNamesTheModel) {
   Trace t = ReadText(
       "name,num_gpu,gpu_milli,gpu_spec,creation_time,deletion_time,scheduled_time\n"

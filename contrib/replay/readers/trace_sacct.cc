@@ -142,14 +142,15 @@ absl::Status ReadRow(const Row& f, Reader& r) {
     r.Skip(kSacctStep);
     return absl::OkStatus();
   }
-  TraceJob j;
-  j.line = f.line;
-  j.id = CleanId(id);
-  if (!ParseTime(f["submit"], &j.submit)) return r.Bad(f.line, NotATime("Submit", f["submit"]));
+  // A job that never ran is skipped whatever its Submit (sacct may print Unknown there too).
   if (IsNoTime(f["start"]) || IsNoTime(f["end"])) {
     r.Skip(kSacctNotRun);
     return absl::OkStatus();
   }
+  TraceJob j;
+  j.line = f.line;
+  j.id = CleanId(id);
+  if (!ParseTime(f["submit"], &j.submit)) return r.Bad(f.line, NotATime("Submit", f["submit"]));
   absl::Status run_time = ReadRunTime(f, &j);
   if (!run_time.ok()) return r.Bad(f.line, run_time.message());
   absl::StatusOr<int> nnodes = ReadNNodes(f);
