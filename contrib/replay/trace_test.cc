@@ -148,6 +148,53 @@ TEST(TraceTest, SacctJobThatNeverRanIsSkippedWhateverItsSubmit) {
   EXPECT_THAT(t.problems[0], HasSubstr("t:6: Submit 'Unknown' is not a time"));
 }
 
+// sacct --parsable2 does not escape '|': a JobName "a|b" shifted the columns after it and
+// the 16-GPU job was counted as "no GPU", since rows of more fields than the header were
+// read. Such a row is malformed; the one empty field more that --parsable ends each line
+// with is still read.
+TEST(TraceTest, SacctRowOfMoreFieldsThanTheHeaderIsMalformed) {
+  const std::string text =
+      "JobID|Submit|Start|End|JobName|NNodes|AllocTRES\n"
+      "1|0|10|3600|train|2|cpu=8,gres/gpu=16\n"
+      "2|0|10|3600|a|b|2|cpu=8,gres/gpu=16\n"
+      "3|0|10|3600|x|1|2|cpu=8,gres/gpu=16\n"
+      "4|0|10|3600|train|2|cpu=8,gres/gpu=16|\n"  // --parsable
+      "5|0|10|3600|train|2|cpu=8,gres/gpu=16||\n";
+  Trace t = ReadText(text, TraceFormat::kSacct);
+  ASSERT_EQ(t.jobs.size(), 2u);
+  for (const TraceJob& j : t.jobs) {
+    EXPECT_EQ(j.gpus, 16) << j.id;
+    EXPECT_EQ(j.nodes, 2) << j.id;
+  }
+  EXPECT_EQ(t.jobs[0].id, "1");
+  EXPECT_EQ(t.jobs[1].id, "4");
+  EXPECT_TRUE(t.skipped.empty());  // no job read as "no GPU"
+  EXPECT_EQ(t.malformed, 3);
+  ASSERT_EQ(t.problems.size(), 3u);
+  EXPECT_EQ(t.problems[0],
+            "t:3: 8 fields, the header has 7: a field holds '|', which sacct does not escape; "
+            "leave free-text columns (JobName, Comment, ...) out of --format, or remove the '|' "
+            "from that line");
+  EXPECT_THAT(t.problems[1], HasSubstr("t:4: 8 fields, the header has 7: a field holds '|'"));
+  EXPECT_THAT(t.problems[2], HasSubstr("t:6: 9 fields, the header has 7: a field holds '|'"));
+  TraceOptions strict;
+  strict.strict = true;
+  EXPECT_THAT(ReadTrace(text, "s.txt", TraceFormat::kAuto, strict),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("s.txt:3: 8 fields, the header has 7: a field holds '|'")));
+  // --parsable ends the header with '|' too: then a row has its number of fields exactly.
+  Trace p = ReadText(
+      "JobID|Submit|Start|End|NNodes|AllocTRES|\n"
+      "1|0|10|3600|2|cpu=8,gres/gpu=16|\n"
+      "2|0|10|3600|2|cpu=8,gres/gpu=16||\n",
+      TraceFormat::kAuto);
+  EXPECT_EQ(p.format, TraceFormat::kSacct);
+  ASSERT_EQ(p.jobs.size(), 1u);
+  EXPECT_EQ(p.jobs[0].gpus, 16);
+  ASSERT_EQ(p.problems.size(), 1u);
+  EXPECT_THAT(p.problems[0], HasSubstr("t:3: 8 fields, the header has 7"));
+}
+
 TEST(TraceTest, OpenbGpuSpecNamesTheModel) {
   Trace t = ReadText(
       "name,num_gpu,gpu_milli,gpu_spec,creation_time,deletion_time,scheduled_time\n"
