@@ -245,6 +245,33 @@ TEST(TraceTest, Philly) {
   EXPECT_EQ(t.skipped["no attempt (never ran)"], 1);
 }
 
+// An attempt without end_time ("None": the job was still running) or without start_time
+// added 0 s, and the job was replayed as a 0-second job. Such a job is skipped and counted.
+TEST(TraceTest, PhillyJobWithAnUnfinishedAttemptIsSkipped) {
+  // A job whose first attempt is `first` (with two GPUs) and whose other attempts are `more`.
+  auto job = [](const std::string& id, const std::string& first, const std::string& more) {
+    return R"({"jobid": ")" + id + R"(", "submitted_time": "2017-10-03 03:17:01", "attempts": [{)" +
+           first + R"(, "detail": [{"ip": "m1", "gpus": ["g0", "g1"]}]})" + more + "]}";
+  };
+  const std::string start = R"("start_time": "2017-10-03 03:20:00")";
+  const std::string end = R"("end_time": "2017-10-03 05:20:00")";
+  const std::string text = "[\n" + job("running", start + R"(, "end_time": "None")", "") + ",\n" +
+                           job("ok", start + ", " + end, "") + ",\n" +
+                           job("no-start", R"("start_time": null, )" + end, "") + ",\n" +
+                           job("no-end-key", start, "") + ",\n" +
+                           job("second-running", start + ", " + end,
+                               R"(, {"start_time": "2017-10-03 06:00:00", "end_time": ""})") +
+                           "\n]\n";
+  Trace t = ReadText(text, TraceFormat::kPhilly);
+  ASSERT_EQ(t.jobs.size(), 1u);
+  EXPECT_EQ(t.jobs[0].id, "ok");
+  EXPECT_EQ(t.jobs[0].gpus, 2);
+  EXPECT_DOUBLE_EQ(t.jobs[0].duration, 7200);  // 05:20 - 03:20
+  EXPECT_EQ(t.skipped["an attempt never started or not finished (no start_time or end_time)"], 4);
+  EXPECT_EQ(t.skipped.size(), 1u);
+  EXPECT_EQ(t.malformed, 0);
+}
+
 TEST(TraceTest, OpenbSharedGpus) {
   Trace t = Read("tests/fixtures/traces/openb-layout.csv");
   EXPECT_EQ(t.format, TraceFormat::kOpenb);
