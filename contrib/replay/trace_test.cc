@@ -235,6 +235,35 @@ TEST(TraceTest, Helios) {
   EXPECT_EQ(t.skipped["no GPU"], 1);
 }
 
+// Helios never looked at start_time: a CANCELLED row with an empty start_time and duration
+// 0 was replayed as a job that ran. A job with an empty start_time or end_time is skipped
+// and counted; a CANCELLED job that started is replayed, the state is not used.
+TEST(TraceTest, HeliosJobThatNeverRanIsSkipped) {
+  Trace t = ReadText(
+      "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,"
+      "queue\n"
+      "j1,u,v,64,8,8,CANCELLED,2020-04-01 00:00:00,,,0,0\n"
+      "j2,u,v,8,8,1,COMPLETED,2020-04-01 00:00:01,2020-04-01 00:00:01,2020-04-01 01:00:01,"
+      "3600,0\n"
+      "j3,u,v,8,8,1,CANCELLED,2020-04-01 00:00:02,2020-04-01 00:00:02,2020-04-01 00:10:02,"
+      "600,0\n"
+      "j4,u,v,8,8,1,RUNNING,2020-04-01 00:00:03,2020-04-01 00:00:03,,0,0\n"
+      "j5,u,v,0,8,1,FAILED,None,None,None,0,0\n"
+      "j6,u,v,8,8,1,COMPLETED,2020-04-01 00:00:04,yesterday,2020-04-01 01:00:04,3600,0\n",
+      TraceFormat::kAuto);
+  EXPECT_EQ(t.format, TraceFormat::kHelios);
+  ASSERT_EQ(t.jobs.size(), 2u);
+  EXPECT_EQ(t.jobs[0].id, "j2");
+  EXPECT_DOUBLE_EQ(t.jobs[0].duration, 3600);
+  EXPECT_EQ(t.jobs[1].id, "j3");  // cancelled after 600 s of run time
+  EXPECT_DOUBLE_EQ(t.jobs[1].duration, 600);
+  EXPECT_EQ(t.skipped["never started or not finished (start_time/end_time empty)"], 3);  // 1,4,5
+  EXPECT_EQ(t.skipped.size(), 1u);
+  EXPECT_EQ(t.malformed, 1);
+  ASSERT_EQ(t.problems.size(), 1u);
+  EXPECT_THAT(t.problems[0], HasSubstr("t:7: start_time 'yesterday' is not a time"));
+}
+
 TEST(TraceTest, Philly) {
   Trace t = Read("tests/fixtures/traces/philly.json");
   EXPECT_EQ(t.format, TraceFormat::kPhilly);
