@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -84,6 +85,15 @@ absl::Status StartAtEarliestSubmit(Trace* trace, Reader& r) {
   return absl::OkStatus();
 }
 
+// `text` without a leading UTF-8 byte order mark, which editors on Windows and Excel's "CSV
+// UTF-8" write: left in, it became part of the first column's name ("the sacct header has
+// no column 'jobid'") or hid a Philly file's '['. The only place it is stripped.
+absl::string_view WithoutBom(absl::string_view text) {
+  constexpr absl::string_view kBom = "\xEF\xBB\xBF";
+  if (absl::StartsWith(text, kBom)) text.remove_prefix(kBom.size());
+  return text;
+}
+
 }  // namespace
 
 RequestSpec RequestOf(const TraceJob& j) {
@@ -123,7 +133,7 @@ const char* TraceFormatName(TraceFormat f) {
 }
 
 TraceFormat DetectTraceFormat(absl::string_view text) {
-  absl::string_view t = absl::StripLeadingAsciiWhitespace(text);
+  absl::string_view t = absl::StripLeadingAsciiWhitespace(WithoutBom(text));
   if (!t.empty() && t[0] == '[') return TraceFormat::kPhilly;
   if (!t.empty() && t[0] == ';') return TraceFormat::kSwf;
   // The first line, or its first 64 KiB: a header is never longer.
@@ -148,6 +158,7 @@ TraceFormat DetectTraceFormat(absl::string_view text) {
 
 absl::StatusOr<Trace> ReadTrace(absl::string_view text, const std::string& file, TraceFormat format,
                                 const TraceOptions& options) {
+  text = WithoutBom(text);
   Trace trace;
   trace.format = format == TraceFormat::kAuto ? DetectTraceFormat(text) : format;
   Reader r(file, options, &trace);

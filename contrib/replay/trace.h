@@ -62,13 +62,16 @@ struct Trace {
 };
 
 // Detects the format from the first lines: a header naming the columns, ';' SWF comments,
-// a '|' separated sacct header, or a JSON array (Philly).
+// a '|' separated sacct header, or a JSON array (Philly). A leading UTF-8 byte order mark
+// is skipped.
 TraceFormat DetectTraceFormat(absl::string_view text);
 
-// Reads a whole trace. Malformed lines are counted and reported with file:line (fatal with
-// options.strict); lines skipped on purpose (no GPU, a failed job with no run time, a sacct
-// job step, a job on GPUs of several types) are counted by reason, and so are jobs read with
-// part of their request left out (Trace::relaxed). Nothing is dropped silently.
+// Reads a whole trace; a leading UTF-8 byte order mark (Excel and Windows editors write one)
+// is skipped before the format is detected and read. Malformed lines are counted and
+// reported with file:line (fatal with options.strict); lines skipped on purpose (no GPU, a
+// failed job with no run time, a sacct job step, a job on GPUs of several types) are counted
+// by reason, and so are jobs read with part of their request left out (Trace::relaxed).
+// Nothing is dropped silently.
 // Every number is checked: times are dates (UTC) or seconds in [0, limits::kMaxTimestamp],
 // finite; durations finite in [0, limits::kMaxSeconds] (End before Start is malformed);
 // GPU counts whole numbers in [0, limits::kMaxJobGpus] (0: skipped, "no GPU"); TP, PP and DP

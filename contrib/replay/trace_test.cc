@@ -128,6 +128,73 @@ TEST(TraceTest, SacctTypedGpusNodesAndSteps) {
             "time");
 }
 
+// A job that never ran was malformed when sacct also printed Submit=Unknown: Submit was
+// read first. It is skipped as never started, whatever its Submit; one that ran needs it.
+TEST(TraceTest, SacctJobThatNeverRanIsSkippedWhateverItsSubmit) {
+  Trace t = ReadText(
+      "JobID|Submit|Start|End|NNodes|AllocTRES\n"
+      "1|2024-01-01T00:00:00|2024-01-01T00:00:10|2024-01-01T01:00:00|1|gres/gpu=8\n"
+      "2|Unknown|Unknown|Unknown|1|\n"
+      "3||None||0|\n"
+      "4|Unknown|2024-01-01T00:00:10|Unknown|1|gres/gpu=8\n"  // started, never ended
+      "5|Unknown|2024-01-01T00:00:10|2024-01-01T01:00:00|1|gres/gpu=8\n",
+      TraceFormat::kSacct);
+  ASSERT_EQ(t.jobs.size(), 1u);
+  EXPECT_EQ(t.jobs[0].id, "1");
+  EXPECT_EQ(t.skipped["never started or not finished (Start/End Unknown)"], 3);  // 2, 3, 4
+  EXPECT_EQ(t.skipped.size(), 1u);
+  EXPECT_EQ(t.malformed, 1);
+  ASSERT_EQ(t.problems.size(), 1u);
+  EXPECT_THAT(t.problems[0], HasSubstr("t:6: Submit 'Unknown' is not a time"));
+}
+
+// sacct --parsable2 does not escape '|': a JobName "a|b" shifted the columns after it and
+// the 16-GPU job was counted as "no GPU", since rows of more fields than the header were
+// read. Such a row is malformed; the one empty field more that --parsable ends each line
+// with is still read.
+TEST(TraceTest, SacctRowOfMoreFieldsThanTheHeaderIsMalformed) {
+  const std::string text =
+      "JobID|Submit|Start|End|JobName|NNodes|AllocTRES\n"
+      "1|0|10|3600|train|2|cpu=8,gres/gpu=16\n"
+      "2|0|10|3600|a|b|2|cpu=8,gres/gpu=16\n"
+      "3|0|10|3600|x|1|2|cpu=8,gres/gpu=16\n"
+      "4|0|10|3600|train|2|cpu=8,gres/gpu=16|\n"  // --parsable
+      "5|0|10|3600|train|2|cpu=8,gres/gpu=16||\n";
+  Trace t = ReadText(text, TraceFormat::kSacct);
+  ASSERT_EQ(t.jobs.size(), 2u);
+  for (const TraceJob& j : t.jobs) {
+    EXPECT_EQ(j.gpus, 16) << j.id;
+    EXPECT_EQ(j.nodes, 2) << j.id;
+  }
+  EXPECT_EQ(t.jobs[0].id, "1");
+  EXPECT_EQ(t.jobs[1].id, "4");
+  EXPECT_TRUE(t.skipped.empty());  // no job read as "no GPU"
+  EXPECT_EQ(t.malformed, 3);
+  ASSERT_EQ(t.problems.size(), 3u);
+  EXPECT_EQ(t.problems[0],
+            "t:3: 8 fields, the header has 7: a field holds '|', which sacct does not escape; "
+            "leave free-text columns (JobName, Comment, ...) out of --format, or remove the '|' "
+            "from that line");
+  EXPECT_THAT(t.problems[1], HasSubstr("t:4: 8 fields, the header has 7: a field holds '|'"));
+  EXPECT_THAT(t.problems[2], HasSubstr("t:6: 9 fields, the header has 7: a field holds '|'"));
+  TraceOptions strict;
+  strict.strict = true;
+  EXPECT_THAT(ReadTrace(text, "s.txt", TraceFormat::kAuto, strict),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("s.txt:3: 8 fields, the header has 7: a field holds '|'")));
+  // --parsable ends the header with '|' too: then a row has its number of fields exactly.
+  Trace p = ReadText(
+      "JobID|Submit|Start|End|NNodes|AllocTRES|\n"
+      "1|0|10|3600|2|cpu=8,gres/gpu=16|\n"
+      "2|0|10|3600|2|cpu=8,gres/gpu=16||\n",
+      TraceFormat::kAuto);
+  EXPECT_EQ(p.format, TraceFormat::kSacct);
+  ASSERT_EQ(p.jobs.size(), 1u);
+  EXPECT_EQ(p.jobs[0].gpus, 16);
+  ASSERT_EQ(p.problems.size(), 1u);
+  EXPECT_THAT(p.problems[0], HasSubstr("t:3: 8 fields, the header has 7"));
+}
+
 TEST(TraceTest, OpenbGpuSpecNamesTheModel) {
   Trace t = ReadText(
       "name,num_gpu,gpu_milli,gpu_spec,creation_time,deletion_time,scheduled_time\n"
@@ -168,6 +235,35 @@ TEST(TraceTest, Helios) {
   EXPECT_EQ(t.skipped["no GPU"], 1);
 }
 
+// Helios never looked at start_time: a CANCELLED row with an empty start_time and duration
+// 0 was replayed as a job that ran. A job with an empty start_time or end_time is skipped
+// and counted; a CANCELLED job that started is replayed, the state is not used.
+TEST(TraceTest, HeliosJobThatNeverRanIsSkipped) {
+  Trace t = ReadText(
+      "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,"
+      "queue\n"
+      "j1,u,v,64,8,8,CANCELLED,2020-04-01 00:00:00,,,0,0\n"
+      "j2,u,v,8,8,1,COMPLETED,2020-04-01 00:00:01,2020-04-01 00:00:01,2020-04-01 01:00:01,"
+      "3600,0\n"
+      "j3,u,v,8,8,1,CANCELLED,2020-04-01 00:00:02,2020-04-01 00:00:02,2020-04-01 00:10:02,"
+      "600,0\n"
+      "j4,u,v,8,8,1,RUNNING,2020-04-01 00:00:03,2020-04-01 00:00:03,,0,0\n"
+      "j5,u,v,0,8,1,FAILED,None,None,None,0,0\n"
+      "j6,u,v,8,8,1,COMPLETED,2020-04-01 00:00:04,yesterday,2020-04-01 01:00:04,3600,0\n",
+      TraceFormat::kAuto);
+  EXPECT_EQ(t.format, TraceFormat::kHelios);
+  ASSERT_EQ(t.jobs.size(), 2u);
+  EXPECT_EQ(t.jobs[0].id, "j2");
+  EXPECT_DOUBLE_EQ(t.jobs[0].duration, 3600);
+  EXPECT_EQ(t.jobs[1].id, "j3");  // cancelled after 600 s of run time
+  EXPECT_DOUBLE_EQ(t.jobs[1].duration, 600);
+  EXPECT_EQ(t.skipped["never started or not finished (start_time/end_time empty)"], 3);  // 1,4,5
+  EXPECT_EQ(t.skipped.size(), 1u);
+  EXPECT_EQ(t.malformed, 1);
+  ASSERT_EQ(t.problems.size(), 1u);
+  EXPECT_THAT(t.problems[0], HasSubstr("t:7: start_time 'yesterday' is not a time"));
+}
+
 TEST(TraceTest, Philly) {
   Trace t = Read("tests/fixtures/traces/philly.json");
   EXPECT_EQ(t.format, TraceFormat::kPhilly);
@@ -176,6 +272,33 @@ TEST(TraceTest, Philly) {
   EXPECT_DOUBLE_EQ(t.jobs[0].duration, 3600);
   EXPECT_EQ(t.jobs[1].gpus, 16);  // two machines x 8 GPUs
   EXPECT_EQ(t.skipped["no attempt (never ran)"], 1);
+}
+
+// An attempt without end_time ("None": the job was still running) or without start_time
+// added 0 s, and the job was replayed as a 0-second job. Such a job is skipped and counted.
+TEST(TraceTest, PhillyJobWithAnUnfinishedAttemptIsSkipped) {
+  // A job whose first attempt is `first` (with two GPUs) and whose other attempts are `more`.
+  auto job = [](const std::string& id, const std::string& first, const std::string& more) {
+    return R"({"jobid": ")" + id + R"(", "submitted_time": "2017-10-03 03:17:01", "attempts": [{)" +
+           first + R"(, "detail": [{"ip": "m1", "gpus": ["g0", "g1"]}]})" + more + "]}";
+  };
+  const std::string start = R"("start_time": "2017-10-03 03:20:00")";
+  const std::string end = R"("end_time": "2017-10-03 05:20:00")";
+  const std::string text = "[\n" + job("running", start + R"(, "end_time": "None")", "") + ",\n" +
+                           job("ok", start + ", " + end, "") + ",\n" +
+                           job("no-start", R"("start_time": null, )" + end, "") + ",\n" +
+                           job("no-end-key", start, "") + ",\n" +
+                           job("second-running", start + ", " + end,
+                               R"(, {"start_time": "2017-10-03 06:00:00", "end_time": ""})") +
+                           "\n]\n";
+  Trace t = ReadText(text, TraceFormat::kPhilly);
+  ASSERT_EQ(t.jobs.size(), 1u);
+  EXPECT_EQ(t.jobs[0].id, "ok");
+  EXPECT_EQ(t.jobs[0].gpus, 2);
+  EXPECT_DOUBLE_EQ(t.jobs[0].duration, 7200);  // 05:20 - 03:20
+  EXPECT_EQ(t.skipped["an attempt never started or not finished (no start_time or end_time)"], 4);
+  EXPECT_EQ(t.skipped.size(), 1u);
+  EXPECT_EQ(t.malformed, 0);
 }
 
 TEST(TraceTest, OpenbSharedGpus) {
@@ -438,6 +561,70 @@ TEST(TraceTest, TheTraceSpansAtMostMaxSeconds) {
   EXPECT_EQ(t.jobs[0].id, "first");
   EXPECT_DOUBLE_EQ(t.jobs[0].submit, 0);
   EXPECT_DOUBLE_EQ(t.jobs[1].submit, 1e9);
+}
+
+// strptime takes any day from 1 to 31 and timegm moved an impossible date on: 2024-02-30
+// was read as 2024-03-01. Such a date is a malformed line, as any other bad time.
+TEST(TraceTest, ImpossibleDatesAreMalformed) {
+  Trace t = ReadText(
+      "id,submit,duration,gpus\n"
+      "leap,2024-02-29T00:00:00,10,8\n"
+      "feb30,2024-02-30T00:00:00,10,8\n"
+      "feb29,2023-02-29 00:00:00,10,8\n"
+      "apr31,2024-04-31T00:00:00,10,8\n"
+      "sec60,2024-01-01T23:59:60,10,8\n"
+      "mar1,2024-03-01T00:00:00,10,8\n",
+      TraceFormat::kNative);
+  ASSERT_EQ(t.jobs.size(), 2u);
+  EXPECT_EQ(t.jobs[0].id, "leap");
+  EXPECT_EQ(t.jobs[1].id, "mar1");
+  EXPECT_DOUBLE_EQ(t.jobs[1].submit, 86400);  // 2024-03-01 is one day after 2024-02-29
+  EXPECT_EQ(t.malformed, 4);
+  ASSERT_EQ(t.problems.size(), 4u);
+  EXPECT_EQ(t.problems[0],
+            "t:3: submit '2024-02-30T00:00:00' is not a time: give a date YYYY-MM-DDTHH:MM:SS "
+            "(UTC) or seconds from 0 to 253402300799");
+  EXPECT_THAT(t.problems[1], HasSubstr("t:4: submit '2023-02-29 00:00:00' is not a time"));
+  EXPECT_THAT(t.problems[2], HasSubstr("t:5: submit '2024-04-31T00:00:00' is not a time"));
+  EXPECT_THAT(t.problems[3], HasSubstr("t:6: submit '2024-01-01T23:59:60' is not a time"));
+}
+
+// A UTF-8 byte order mark before the header was read as part of its first column ("the
+// sacct header has no column 'jobid'") and hid a Philly file's '[' from the detection.
+TEST(TraceTest, ByteOrderMarkIsSkipped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  EXPECT_EQ(DetectTraceFormat(bom + "[\n]\n"), TraceFormat::kPhilly);
+  Trace s = ReadText(bom +
+                         "JobID|Submit|Start|End|NNodes|AllocTRES\n"
+                         "1|2024-01-01T00:00:00|2024-01-01T00:00:10|2024-01-01T01:00:00|1|"
+                         "cpu=8,gres/gpu=8\n",
+                     TraceFormat::kAuto);
+  EXPECT_EQ(s.format, TraceFormat::kSacct);
+  ASSERT_EQ(s.jobs.size(), 1u);
+  EXPECT_EQ(s.jobs[0].id, "1");
+  EXPECT_EQ(s.jobs[0].gpus, 8);
+  EXPECT_DOUBLE_EQ(s.jobs[0].duration, 3590);  // 01:00:00 - 00:00:10
+  for (TraceFormat f : {TraceFormat::kAuto, TraceFormat::kNative}) {
+    Trace n = ReadText(bom + "id,submit,duration,gpus\na,0,10,8\n", f);
+    EXPECT_EQ(n.format, TraceFormat::kNative);
+    ASSERT_EQ(n.jobs.size(), 1u);
+    EXPECT_EQ(n.jobs[0].id, "a");
+    EXPECT_EQ(n.malformed, 0);
+  }
+  Trace p = ReadText(bom + "[\n" +
+                         R"({"jobid": "a2", "submitted_time": "2017-10-03 03:18:01", "attempts": [
+                         {"start_time": "2017-10-03 03:20:00", "end_time": "2017-10-03 05:20:00",
+                          "detail": [{"ip": "m1", "gpus": ["gpu0"]}]}]})"
+                         "\n]\n",
+                     TraceFormat::kAuto);
+  EXPECT_EQ(p.format, TraceFormat::kPhilly);
+  ASSERT_EQ(p.jobs.size(), 1u);
+  EXPECT_EQ(p.jobs[0].id, "a2");
+  EXPECT_DOUBLE_EQ(p.jobs[0].duration, 7200);
+  // The mark is on line 1: the lines after it keep their numbers.
+  Trace bad = ReadText(bom + "submit,duration,gpus\n0,x,8\n0,1,1\n", TraceFormat::kAuto);
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_THAT(bad.problems[0], HasSubstr("t:2: duration 'x'"));
 }
 
 TEST(TraceTest, TooManyJobsOrFieldsIsBadInput) {

@@ -1,5 +1,6 @@
 // Microsoft's Philly trace: a JSON array of {jobid, submitted_time, attempts[{start_time,
-// end_time, detail[{ip, gpus[]}]}]}; GPUs of the first attempt, run time of all attempts.
+// end_time, detail[{ip, gpus[]}]}]}; GPUs of the first attempt, run time of all attempts (a
+// job with an attempt that has no start_time or end_time is skipped: it has no run time).
 // Read as SAX events: one job in memory at a time, each token bounded first.
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +17,10 @@ namespace nvlplace::replay::readers {
 namespace {
 
 constexpr char kNotPhilly[] = "not a JSON array of Philly jobs";
+// Reasons a job is skipped (the keys of Trace::skipped).
+constexpr char kPhillyNoAttempt[] = "no attempt (never ran)";
+constexpr char kPhillyNotRun[] =
+    "an attempt never started or not finished (no start_time or end_time)";
 
 // Counts the lines the JSON parser has read: the parser pulls bytes through this iterator.
 class LineCountingIterator {
@@ -102,8 +107,9 @@ class PhillySax : public nlohmann::json_sax<nlohmann::json> {
     double submit = 0;
     int attempts = 0;
     bool first_has_detail = false;
-    int64_t gpus = 0;     // of the first attempt
-    double duration = 0;  // of all attempts
+    int64_t gpus = 0;         // of the first attempt
+    double duration = 0;      // of all attempts
+    bool unfinished = false;  // an attempt without start_time or end_time (still running)
     // The times of the attempt being read, when given.
     double start = 0, end = 0;
     bool has_start = false, has_end = false;
@@ -319,6 +325,9 @@ class PhillySax : public nlohmann::json_sax<nlohmann::json> {
       } else {
         job_.duration += job_.end - job_.start;  // each <= kMaxSeconds: no overflow
       }
+    } else {
+      // No run time to add: the job's would be short of it (0 s when it has one attempt).
+      job_.unfinished = true;
     }
     if (job_.attempts == 1 && !job_.first_has_detail) JobError("attempt 1 has no detail");
   }
@@ -345,7 +354,11 @@ class PhillySax : public nlohmann::json_sax<nlohmann::json> {
       return;
     }
     if (job_.attempts == 0) {
-      r_.Skip("no attempt (never ran)");
+      r_.Skip(kPhillyNoAttempt);
+      return;
+    }
+    if (job_.unfinished) {
+      r_.Skip(kPhillyNotRun);
       return;
     }
     TraceJob j;

@@ -42,7 +42,18 @@ bool ParseTime(absl::string_view s, double* out) {
   std::tm tm{};
   const char* end = strptime(str.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
   if (end == nullptr || *end != '\0') return false;
-  v = static_cast<double>(timegm(&tm));
+  // timegm moves an impossible date on (2024-02-30 becomes 2024-03-01, 23:59:60 the next
+  // minute): a date is one only when its fields come back unchanged.
+  const std::tm fields = tm;
+  const time_t t = timegm(&tm);
+  std::tm back{};
+  if (gmtime_r(&t, &back) == nullptr || back.tm_year != fields.tm_year ||
+      back.tm_mon != fields.tm_mon || back.tm_mday != fields.tm_mday ||
+      back.tm_hour != fields.tm_hour || back.tm_min != fields.tm_min ||
+      back.tm_sec != fields.tm_sec) {
+    return false;
+  }
+  v = static_cast<double>(t);
   if (!(v >= 0 && v <= limits::kMaxTimestamp)) return false;
   *out = v;
   return true;
@@ -168,6 +179,7 @@ void SplitFields(absl::string_view line, char sep, std::vector<absl::string_view
 struct Header {
   size_t fields = 0;
   std::map<std::string, int, std::less<>> cols;
+  bool ends_empty = false;  // its last field is empty: the line ends with the separator
 };
 
 // The header of `table` from its first line, `count` fields long (see ForEachTableRow).
@@ -184,6 +196,7 @@ absl::StatusOr<Header> ReadHeader(absl::string_view line, size_t count, int line
   SplitFields(line, table.sep, &names);
   Header header;
   header.fields = names.size();
+  header.ends_empty = names.back().empty();
   for (size_t i = 0; i < names.size(); ++i) {
     std::string name = absl::AsciiStrToLower(names[i]);
     if (!header.cols.emplace(name, static_cast<int>(i)).second) {
@@ -220,12 +233,20 @@ absl::Status ForEachTableRow(absl::string_view text, const Table& table, Reader&
       header = std::move(*read);
       continue;
     }
+    // One field more, empty, is the separator ending the line (sacct --parsable); when the
+    // header ends with it too, the counts already agree.
+    const bool trailing =
+        table.trailing_sep && !header->ends_empty && count == header->fields + 1 &&
+        absl::StripAsciiWhitespace(line.substr(line.rfind(table.sep) + 1)).empty();
     absl::Status s;
-    if (count < header->fields || (table.exact && count != header->fields) ||
+    if (count < header->fields || (table.exact && count != header->fields && !trailing) ||
         count > limits::kMaxTraceFields) {
-      s = r.Bad(line_no, absl::StrCat(count, " fields, the header has ", header->fields));
+      const char* hint = count > header->fields ? table.too_many_hint : nullptr;
+      s = r.Bad(line_no, absl::StrCat(count, " fields, the header has ", header->fields,
+                                      hint != nullptr ? ": " : "", hint != nullptr ? hint : ""));
     } else {
       SplitFields(line, table.sep, &fields);
+      if (trailing) fields.pop_back();
       s = fn(Row{fields, header->cols, line_no});
     }
     if (!s.ok()) return s;

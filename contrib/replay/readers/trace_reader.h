@@ -38,7 +38,8 @@ inline constexpr int64_t kMaxTimestampInt = static_cast<int64_t>(limits::kMaxTim
 bool IsNoTime(absl::string_view s);
 
 // Seconds since the epoch from "YYYY-MM-DD[T ]HH:MM:SS" (UTC), or a plain number of seconds;
-// finite and in [0, kMaxTimestamp]. False for anything else (nan, inf, -5, trailing text).
+// finite and in [0, kMaxTimestamp]. False for anything else (nan, inf, -5, trailing text, a
+// date that does not exist: 2024-02-30, 2023-02-29, 23:59:60).
 bool ParseTime(absl::string_view s, double* out);
 std::string NotATime(const char* name, absl::string_view s);
 
@@ -90,6 +91,12 @@ struct Table {
   char sep;                            // between fields
   absl::Span<const char* const> need;  // the (lower-case) columns the header must name
   bool exact;                          // a row has exactly the header's number of fields
+  // With `exact`: a row may end with one more field, empty, when the header does not (sacct
+  // --parsable ends every line with the separator).
+  bool trailing_sep = false;
+  // With `exact`: what to do about a row of more fields than the header, added to its
+  // message (a field that holds the separator); nullptr for none.
+  const char* too_many_hint = nullptr;
 };
 
 // One data row of a header-led table: views into the trace's text, valid for the call.
@@ -104,7 +111,8 @@ struct Row {
 // Calls fn(Row) for each data row of a header-led table. The header must name every
 // `table.need` column ("file:1: the FORMAT header has no column 'x'"), no column twice, and
 // have at most kMaxTraceFields; a row with fewer fields than the header (or another number,
-// with `table.exact`, or more than kMaxTraceFields) is malformed, counted before it is split.
+// with `table.exact` but for `table.trailing_sep`, or more than kMaxTraceFields) is
+// malformed, counted before it is split.
 // RET the first error of fn.
 absl::Status ForEachTableRow(absl::string_view text, const Table& table, Reader& r,
                              absl::FunctionRef<absl::Status(const Row&)> fn);

@@ -14,7 +14,17 @@ namespace nvlplace::replay::readers {
 namespace {
 
 constexpr const char* kColumns[] = {"jobid", "submit", "start", "end", "alloctres"};
-constexpr Table kSacct = {"sacct", '|', kColumns, /*exact=*/false};
+// sacct --parsable2 does not escape '|' in a field: a JobName or Comment that holds one
+// shifts the columns after it, so a row of more fields than the header is malformed.
+constexpr char kSacctTooMany[] =
+    "a field holds '|', which sacct does not escape; leave free-text columns (JobName, "
+    "Comment, ...) out of --format, or remove the '|' from that line";
+constexpr Table kSacct = {"sacct",
+                          '|',
+                          kColumns,
+                          /*exact=*/true,
+                          /*trailing_sep=*/true,
+                          /*too_many_hint=*/kSacctTooMany};
 
 // Reasons a sacct line is skipped or read in part (the keys of Trace::skipped and ::relaxed).
 constexpr char kSacctStep[] = "job step (JobID with '.'; its job's line is replayed)";
@@ -142,14 +152,15 @@ absl::Status ReadRow(const Row& f, Reader& r) {
     r.Skip(kSacctStep);
     return absl::OkStatus();
   }
-  TraceJob j;
-  j.line = f.line;
-  j.id = CleanId(id);
-  if (!ParseTime(f["submit"], &j.submit)) return r.Bad(f.line, NotATime("Submit", f["submit"]));
+  // A job that never ran is skipped whatever its Submit (sacct may print Unknown there too).
   if (IsNoTime(f["start"]) || IsNoTime(f["end"])) {
     r.Skip(kSacctNotRun);
     return absl::OkStatus();
   }
+  TraceJob j;
+  j.line = f.line;
+  j.id = CleanId(id);
+  if (!ParseTime(f["submit"], &j.submit)) return r.Bad(f.line, NotATime("Submit", f["submit"]));
   absl::Status run_time = ReadRunTime(f, &j);
   if (!run_time.ok()) return r.Bad(f.line, run_time.message());
   absl::StatusOr<int> nnodes = ReadNNodes(f);
