@@ -46,8 +46,8 @@ struct SlurmImport {
 // comments, quotes and key=value fields are read by the lexer (slurm_lexer.h).
 //
 // topology.conf: "SwitchName=s Nodes=hostlist|Switches=hostlist [LinkSpeed=N]" lines, keys
-// case-insensitive, '#' comments, lines continued with a trailing '\'. LinkSpeed is read as
-// Gb/s; without it a switch gets the cluster's link_gbps. Tiers come from the height of each
+// case-insensitive, '#' comments, lines continued with a trailing '\'. LinkSpeed, a whole
+// number as in Slurm, is read as Gb/s; without it a switch gets the cluster's link_gbps. Tiers come from the height of each
 // switch: a switch with nodes is "leaf", its parents "spine", then "core", "tier3", ...
 // (a switch's height is 1 + the highest of its children's).
 //

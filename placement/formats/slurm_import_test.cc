@@ -256,7 +256,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadImport{"bad-no-switchname.conf", "",
                   "bad-no-switchname.conf:2: Nodes: a line must start with SwitchName="},
         BadImport{"bad-linkspeed.conf", "",
-                  "bad-linkspeed.conf:2: LinkSpeed: 'fast' is not a number"},
+                  "bad-linkspeed.conf:2: LinkSpeed: 'fast' is not a whole number; Slurm reads "
+                  "LinkSpeed as an unsigned integer: write e.g. LinkSpeed=400"},
         BadImport{"bad-not-key-value.conf", "",
                   "bad-not-key-value.conf:2: Nodes: expected key=value"},
         BadImport{"bad-key-twice.conf", "", "bad-key-twice.conf:2: Nodes: given twice"},
@@ -742,9 +743,22 @@ INSTANTIATE_TEST_SUITE_P(
                 "",
                 "t.conf:1: No\\x01des: unknown key; topology.conf keys are SwitchName, Switches, "
                 "Nodes, LinkSpeed"},
-        BadText{"HugeLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=1e7\n", "",
-                "t.conf:1: LinkSpeed: '1e7' is not a positive number of Gb/s up to 1000000 "
+        BadText{"HugeLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=10000000\n", "",
+                "t.conf:1: LinkSpeed: '10000000' is not a positive number of Gb/s up to 1000000 "
                 "(LinkSpeed is read as Gb/s)"},
+        BadText{"ZeroLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=0\n", "",
+                "t.conf:1: LinkSpeed: '0' is not a positive number of Gb/s up to 1000000 "
+                "(LinkSpeed is read as Gb/s)"},
+        // Slurm's LinkSpeed is an unsigned integer (S_P_UINT32): none of these loads there.
+        BadText{"FractionalLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=12.5\n", "",
+                "t.conf:1: LinkSpeed: '12.5' is not a whole number; Slurm reads LinkSpeed as an "
+                "unsigned integer: write e.g. LinkSpeed=400"},
+        BadText{"ExponentLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=1e3\n", "",
+                "t.conf:1: LinkSpeed: '1e3' is not a whole number; Slurm reads LinkSpeed as an "
+                "unsigned integer: write e.g. LinkSpeed=400"},
+        BadText{"NegativeLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=-5\n", "",
+                "t.conf:1: LinkSpeed: '-5' is not a whole number; Slurm reads LinkSpeed as an "
+                "unsigned integer: write e.g. LinkSpeed=400"},
         BadText{"InfLinkGbps", "# nvlplace: cluster link_gbps=inf\n" + std::string(kBase), "",
                 "t.conf:1: link_gbps: 'inf' is not a number"},
         BadText{"NanLatency", "# nvlplace: cluster nvlink_alpha_us=nan\n" + std::string(kBase), "",

@@ -158,7 +158,14 @@ absl::Status ReadSwitchLine(const std::vector<std::string>& words, const TextLin
   sw.children_loc = At(file, line.line, "Switches");
   NVL_RETURN_IF_ERROR(GetHostlist(f, "Nodes", budget, &sw.nodes));
   NVL_RETURN_IF_ERROR(GetHostlist(f, "Switches", budget, &sw.children));
-  if (f.Find("LinkSpeed") != nullptr) {
+  if (const std::string* speed = f.Find("LinkSpeed"); speed != nullptr) {
+    // Slurm reads LinkSpeed as an unsigned integer (S_P_UINT32): 12.5 would not load.
+    if (speed->empty() ||
+        !std::all_of(speed->begin(), speed->end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return f.Error("LinkSpeed", absl::StrCat("'", Printable(*speed),
+                                               "' is not a whole number; Slurm reads LinkSpeed "
+                                               "as an unsigned integer: write e.g. LinkSpeed=400"));
+    }
     NVL_RETURN_IF_ERROR(
         GetBounded(f, "LinkSpeed", 0, true, limits::kMaxBandwidth,
                    absl::StrCat("a positive number of Gb/s up to ",
