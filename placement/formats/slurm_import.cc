@@ -1187,10 +1187,15 @@ absl::Status ApplyBlocks(const slurm::TopologyFile& file, const SlurmImportOptio
                      " describes it already; read the blocks as NVLink domains in that fabric "
                      "(--blocks nvlink, the default)")));
   }
+  // Without BlockSizes, Slurm's base is the node count of the first block that has nodes
+  // (block_record.c): a leading block without nodes does not make it 0.
+  auto first = std::find_if(file.blocks.begin(), file.blocks.end(),
+                            [](const slurm::Block& b) { return !b.nodes.empty(); });
   slurm::BlockLevels levels =
       file.block_levels.given
           ? file.block_levels
-          : slurm::DefaultBlockLevels(static_cast<int64_t>(file.blocks.front().nodes.size()));
+          : slurm::DefaultBlockLevels(
+                first == file.blocks.end() ? 0 : static_cast<int64_t>(first->nodes.size()));
   if (as_domains) NVL_RETURN_IF_ERROR(BlockDomains(file, levels, gres, draft));
   if (fabric.empty()) NVL_RETURN_IF_ERROR(BlockSwitches(file, levels, draft));
   return absl::OkStatus();

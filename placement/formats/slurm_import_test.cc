@@ -482,6 +482,20 @@ TEST(ImportBlockTest, EmptyAndSmallBlocksAreNoted) {
               ElementsAre("r1"));
 }
 
+// Without BlockSizes Slurm's base is the first block with nodes (block_record.c), not the
+// first block: b1's 4 nodes, so b2 keeps 5 - 4 = 1 spare (with an empty b0's 0, none).
+TEST(ImportBlockTest, DefaultBaseIsTheFirstBlockWithNodes) {
+  absl::StatusOr<SlurmImport> imported = ImportBlocks(
+      "BlockName=b0\nBlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-9]\n", "");
+  ASSERT_THAT(imported, IsOk());
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(imported->spec);
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_EQ(DomainNamed(**topo, "b1").spares, 0);
+  EXPECT_EQ(DomainNamed(**topo, "b2").spares, 1);
+  EXPECT_THAT(imported->notes,
+              ElementsAre("note: t.conf:1: BlockName: block 'b0' has no nodes: no NVLink domain"));
+}
+
 TEST(ImportBlockTest, TopologyYamlTreeGivesSwitchesBlockGivesDomains) {
   absl::StatusOr<std::string> text = ReadFileToString("tests/fixtures/slurm/topology-racks.yaml");
   ASSERT_THAT(text, IsOk());
