@@ -47,14 +47,15 @@ struct SlurmImport {
 //
 // topology.conf: "SwitchName=s Nodes=hostlist|Switches=hostlist [LinkSpeed=N]" lines, keys
 // case-insensitive, '#' comments, lines continued with a trailing '\'. LinkSpeed, a whole
-// number as in Slurm, is read as Gb/s; without it a switch gets the cluster's link_gbps. Tiers come from the height of each
-// switch: a switch with nodes is "leaf", its parents "spine", then "core", "tier3", ...
-// (a switch's height is 1 + the highest of its children's).
+// number as in Slurm, is read as Gb/s; without it a switch gets the cluster's link_gbps. Tiers
+// come from the height of each switch: a switch with nodes is "leaf", its parents "spine",
+// then "core", "tier3", ... (a switch's height is 1 + the highest of its children's).
 //
 // Or topology/block's "BlockName=b Nodes=hostlist" lines and one "BlockSizes=18,36,72" line
-// (slurm_topology.h; Slurm reads one kind per file). Each block is, per options.blocks, a
-// multi-node NVLink domain (kNvlink) whose spares are its nodes beyond the planning base size
-// (the first BlockSizes value, or Slurm's default, the first block's node count), unless an
+// (or Slurm 23.11's "BlockLevels=0-2", whose base is every block's node count; slurm_topology.h;
+// Slurm reads one kind per file). Each block is, per options.blocks, a multi-node NVLink
+// domain (kNvlink) whose spares are its nodes beyond the planning base size (the first
+// BlockSizes value, or Slurm's default, the node count of the first block with nodes), unless an
 // "nvlink_domain name=<block> spares=K" annotation says otherwise; or (kFabric) a switch of tier
 // "block". When no switch annotation describes the fabric, the blocks are the fabric in both
 // cases: a leaf per block and, per level L of BlockSizes above the base (aligned runs of 2^L

@@ -115,7 +115,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         LexCase{"BothSides", "SwitchName = s1 Nodes = n[1-2]\n", {"1: SwitchName=s1|Nodes=n[1-2]"}},
         LexCase{"AfterOnly", "SwitchName=s1 Nodes= n[1-2]\n", {"1: SwitchName=s1|Nodes=n[1-2]"}},
-        LexCase{"BeforeOnly", "SwitchName=s1 LinkSpeed\t=400\n", {"1: SwitchName=s1|LinkSpeed=400"}},
+        LexCase{"BeforeOnly",
+                "SwitchName=s1 LinkSpeed\t=400\n",
+                {"1: SwitchName=s1|LinkSpeed=400"}},
         LexCase{"QuotedValue", "a = \"x y\" b=1\n", {"1: a=x y|b=1"}},
         LexCase{"EmptyValueAtTheEnd", "a=1 b= \n", {"1: a=1|b="}},
         // Not a key: nothing is joined.
