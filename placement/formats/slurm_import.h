@@ -68,14 +68,15 @@ struct SlurmImport {
 // [Links=...] [Cores=...]" lines; other Name= values are skipped. A node's File= entries
 // must ascend (Slurm numbers its GPUs in File= order, nvlplace by device number). A node that
 // a "NodeName=... AutoDetect=nvml" line names and no GPU line lists is an error at that line
-// (Slurm finds its GPUs at run time); nodes a global AutoDetect line may cover are noted. A Links= row (one File per line) lists, per GPU of the node, -1 for itself,
-// 0 for no NVLink, n >= 1 for n NVLinks; GPUs joined by links form one NVLink island
+// (Slurm finds its GPUs at run time); nodes a global AutoDetect line may cover are noted. A
+// Links= row (one File per line) lists, per GPU of the node, -1 for itself, 0 for no NVLink,
+// n >= 1 for n NVLinks; GPUs joined by links form one NVLink island
 // (transitively). Rows must be symmetric. A node without Links= has one island. Each Type=
 // is a GPU model whose NVLink and PCIe bandwidths come from an annotation, else from
 // options.models, else from the table of known models (gpu_models.h, any case); a Type= that
 // none of them knows is an error at its gres.conf line that names --model. Lines without
-// Type= are of options.gpu_model (noted). Nodes that topology.conf lists but a gres.conf with GPU
-// lines does not are CPU-only (gpus 0; SlurmImport::notes lists them); without GPU lines in
+// Type= are of options.gpu_model (noted). Nodes that topology.conf lists but a gres.conf with
+// GPU lines does not are CPU-only (gpus 0; SlurmImport::notes lists them); without GPU lines in
 // gres.conf, they get options.gpus_per_node GPUs of options.gpu_model (an error naming the
 // node when that is 0).
 //
