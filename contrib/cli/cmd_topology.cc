@@ -1,6 +1,7 @@
 // The topology subcommands of nvlplace: validate, show, import, export.
 #include "contrib/cli/cmd_topology.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -141,10 +142,15 @@ struct ExportArgs {
   bool force = false;
 };
 
+// Slurm before 23.11 has no topology/block.
+bool SlurmHasBlocks(int major, int minor) { return major > 23 || (major == 23 && minor >= 11); }
+
 // Links= or not, and the block description's file, for the Slurm release the files are for.
 absl::StatusOr<SlurmExportOptions> ExportOptionsFor(const std::string& release) {
   SlurmExportOptions options;
-  if (release.empty()) return options;  // Links= and topology-block.conf, which every release reads
+  // No release: Links= and a topology-block.conf with BlockSizes= (Slurm 24.05 and later; 23.11
+  // reads BlockLevels= instead, before 23.11 there is no topology/block).
+  if (release.empty()) return options;
   std::vector<std::string> parts = absl::StrSplit(release, '.');
   int major = 0, minor = 0;
   bool ok = (parts.size() == 2 || parts.size() == 3);
@@ -160,7 +166,9 @@ absl::StatusOr<SlurmExportOptions> ExportOptionsFor(const std::string& release) 
   }
   options.links = SlurmLinksHelp(major, minor);
   options.blocks = SlurmReadsTopologyYaml(major, minor) ? SlurmExportOptions::Blocks::kYaml
-                                                        : SlurmExportOptions::Blocks::kConf;
+                   : SlurmHasBlocks(major, minor)        ? SlurmExportOptions::Blocks::kConf
+                                                         : SlurmExportOptions::Blocks::kNone;
+  options.block_levels = major == 23 && minor == 11;  // BlockSizes= came with 24.05
   return options;
 }
 
@@ -186,6 +194,10 @@ int ExportSlurmFiles(const ExportArgs& args) {
   if (absl::Status ok = CheckSlurmExportable(**topo); !ok.ok()) {
     return Fail(absl::InvalidArgumentError(
         absl::StrCat(args.file, ": cannot be written as Slurm's files: ", ok.message())));
+  }
+  if (absl::Status ok = CheckSlurmBlockExport(**topo, *options); !ok.ok()) {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+        args.file, ": cannot be written for Slurm ", args.slurm_release, ": ", ok.message())));
   }
   size_t gres_bytes = ExportedGresBytes(**topo, *options);
   if (gres_bytes > limits::kMaxConfigBytes) {
@@ -225,6 +237,14 @@ int ExportSlurmFiles(const ExportArgs& args) {
   if (!files.block_conf.empty()) {
     std::cout << "topology-block.conf is topology.conf for TopologyPlugin=topology/block "
                  "(NVLink domains as blocks): use it in place of topology.conf\n";
+  }
+  bool multi_node = std::any_of((*topo)->domains().begin(), (*topo)->domains().end(),
+                                [](const NvlDomain& d) { return d.multi_node; });
+  if (options->blocks == SlurmExportOptions::Blocks::kNone && multi_node) {
+    std::cout << "Slurm " << args.slurm_release
+              << " has no topology/block (it came with 23.11): no topology-block.conf is "
+                 "written; the NVLink domains are in topology.conf only (as topology/tree "
+                 "switches where a leaf holds whole domains)\n";
   }
   if (!files.topology_yaml.empty()) {
     std::cout << "topology.yaml (Slurm 25.05+) replaces topology.conf: bind partitions with "
@@ -318,7 +338,9 @@ void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
   esl->add_option("--slurm-release", ex->slurm_release,
                   "Slurm release the files are for (e.g. 24.11): from 24.05 on, gres.conf gets "
                   "no Links= (cons_tres there takes the least-linked GPU first); from 25.05 on, "
-                  "the blocks go to topology.yaml instead of topology-block.conf");
+                  "the blocks go to topology.yaml instead of topology-block.conf; 23.11 gets "
+                  "BlockLevels= for BlockSizes=, and before 23.11 (no topology/block) no block "
+                  "file");
   esl->add_flag("--force", ex->force, "replace an existing file with other content");
   AddMaxGpusOption(esl, &ex->limits);
   esl->callback([run, ex] { *run = [ex] { return ExportSlurmFiles(*ex); }; });

@@ -317,20 +317,38 @@ std::string BlockSizesText(const Topology& topo, const std::vector<DomainId>& bl
   return absl::StrCat(absl::StrJoin(lines, ";\n"), ".\n");
 }
 
-std::string WriteBlockConf(const Topology& topo) {
+// Slurm 23.11's BlockLevels= for `levels` levels (0 to levels - 1), and what it says.
+std::string BlockLevelsText(const Topology& topo, const std::vector<DomainId>& blocks,
+                            size_t levels) {
+  std::vector<std::string> lines = {
+      absl::StrCat("#   0: one block (Slurm 23.11 plans every block at the first one's ",
+                   topo.domains()[blocks.front()].nodes.size(),
+                   " nodes, spares included; nvlplace keeps the spares free itself)")};
+  for (size_t level = 1; level < levels; ++level) {
+    size_t run = size_t{1} << level;
+    lines.push_back(absl::StrCat("#   ", level, ": runs of ", run, " blocks in the order below (1-",
+                                 run, ", ", run + 1, "-", 2 * run, ", ...)"));
+  }
+  return absl::StrCat(absl::StrJoin(lines, ";\n"), ".\n");
+}
+
+std::string WriteBlockConf(const Topology& topo, const SlurmExportOptions& options) {
   std::vector<DomainId> blocks = Blocks(topo);
   if (blocks.empty()) return "";
   int64_t base = BlockBase(topo, blocks);
   std::vector<int64_t> sizes = slurm::BlockSizesFor(base, blocks.size());
   std::string out = absl::StrCat(
-      "# topology.conf for Slurm's topology/block (23.11 and later), written by nvlplace for\n"
-      "# cluster ",
-      topo.name(),
+      options.block_levels ? "# topology.conf for Slurm 23.11's topology/block (BlockLevels=), "
+                             "written by nvlplace for\n"
+                           : "# topology.conf for Slurm's topology/block (24.05 and later), "
+                             "written by nvlplace for\n",
+      "# cluster ", topo.name(),
       ": one block per NVLink domain, in the cluster's order. To use it, set\n"
       "# TopologyPlugin=topology/block in slurm.conf and install this file as topology.conf in\n"
-      "# place of the topology/tree one (Slurm reads one kind of topology per file).\n"
-      "# BlockSizes:\n",
-      BlockSizesText(topo, blocks, base, sizes),
+      "# place of the topology/tree one (Slurm reads one kind of topology per file).\n",
+      options.block_levels ? "# BlockLevels:\n" : "# BlockSizes:\n",
+      options.block_levels ? BlockLevelsText(topo, blocks, sizes.size())
+                           : BlockSizesText(topo, blocks, base, sizes),
       "# The \"# nvlplace:\" comments carry the rest of the model (GPU models, the fabric's\n"
       "# switches, spares) for nvlplace.\n");
   TopologySpec spec = topo.ToSpec();
@@ -345,7 +363,13 @@ std::string WriteBlockConf(const Topology& topo) {
     absl::StrAppend(&out, "BlockName=", SlurmValue(dom.name),
                     " Nodes=", SlurmValue(CompressHostlist(NodeNames(topo, dom.nodes))), "\n");
   }
-  absl::StrAppend(&out, "BlockSizes=", absl::StrJoin(sizes, ","), "\n");
+  if (options.block_levels) {
+    // Slurm 23.11 reads the levels themselves: base x 2^L is level L.
+    absl::StrAppend(&out, "BlockLevels=",
+                    sizes.size() == 1 ? "0" : absl::StrCat("0-", sizes.size() - 1), "\n");
+  } else {
+    absl::StrAppend(&out, "BlockSizes=", absl::StrJoin(sizes, ","), "\n");
+  }
   return out;
 }
 
@@ -549,9 +573,30 @@ absl::Status CheckSlurmExportable(const Topology& topo) {
   return absl::OkStatus();
 }
 
+absl::Status CheckSlurmBlockExport(const Topology& topo, const SlurmExportOptions& options) {
+  if (options.blocks != SlurmExportOptions::Blocks::kConf || !options.block_levels) {
+    return absl::OkStatus();
+  }
+  std::vector<DomainId> blocks = Blocks(topo);
+  for (DomainId d : blocks) {
+    const NvlDomain& first = topo.domains()[blocks.front()];
+    const NvlDomain& dom = topo.domains()[d];
+    if (dom.nodes.size() == first.nodes.size()) continue;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "NVLink domain '", dom.name, "' has ", dom.nodes.size(), " nodes and '", first.name,
+        "' ", first.nodes.size(),
+        ": Slurm 23.11's topology/block needs every block to have the first block's node count "
+        "(24.05 replaced BlockLevels= with BlockSizes=, which allows this); export for 24.05 or "
+        "later (--slurm-release 24.05), or give the domains equal node counts"));
+  }
+  return absl::OkStatus();
+}
+
 SlurmFiles ExportSlurm(const Topology& topo, const SlurmExportOptions& options) {
   SlurmFiles files{WriteTopologyConf(topo), WriteGresConf(topo, options), "", ""};
-  if (options.blocks == SlurmExportOptions::Blocks::kConf) files.block_conf = WriteBlockConf(topo);
+  if (options.blocks == SlurmExportOptions::Blocks::kConf) {
+    files.block_conf = WriteBlockConf(topo, options);
+  }
   if (options.blocks == SlurmExportOptions::Blocks::kYaml) {
     files.topology_yaml = WriteSlurmTopologyYaml(topo);
   }

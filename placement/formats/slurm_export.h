@@ -52,7 +52,7 @@ struct SlurmFiles {
 // Links= there splits NVLink islands that lowest-index-first would keep whole.
 //
 // The block description, for a cluster with multi-node NVLink domains (NVL72 racks) only:
-// - kConf (before 25.05; any release reads it when no topology.yaml is present): topology.conf
+// - kConf (24.05 to 25.05; later releases read it when no topology.yaml is present): topology.conf
 //   text for topology/block, "BlockName=<domain> Nodes=<hostlist>" per multi-node domain in the
 //   model's order and "BlockSizes=" base x 2^L for L from 0 to the first level that holds every
 //   domain, base being the smallest domain's nodes less its spares. Its comments say to use it
@@ -63,12 +63,23 @@ struct SlurmFiles {
 //   cluster_default) and a tree topology "fabric" (the switches Slurm sees in topology.conf,
 //   without the NVLink domains), the slurm.conf Topology= lines in its comments and the same
 //   annotations; ImportSlurmTopologyYaml of it alone gives the model back.
+// - kConf with block_levels (Slurm 23.11, which has BlockLevels= and no BlockSizes=): the
+//   same file with "BlockLevels=0-L" for the same levels; 23.11 plans every block at the first
+//   block's node count (spares included: the annotations keep them), so every multi-node
+//   domain must have that count (CheckSlurmBlockExport).
+// - kNone (Slurm before 23.11, which has no topology/block): no block description.
 struct SlurmExportOptions {
   bool links = true;
   enum class Blocks { kNone, kConf, kYaml };
   Blocks blocks = Blocks::kConf;
+  bool block_levels = false;  // kConf: BlockLevels= (Slurm 23.11) in place of BlockSizes=
 };
 SlurmFiles ExportSlurm(const Topology& topo, const SlurmExportOptions& options = {});
+
+// Whether the block description `options` asks for can hold the model: with block_levels,
+// every multi-node NVLink domain must have as many nodes as the first. InvalidArgument naming
+// the first that does not and what to do (export for 24.05 or later, or equal domains).
+absl::Status CheckSlurmBlockExport(const Topology& topo, const SlurmExportOptions& options);
 
 // Whether every name ExportSlurm would write can be read back from Slurm's files as itself
 // (callers check before exporting; the YAML loader takes names these files cannot hold): no

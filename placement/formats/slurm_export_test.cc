@@ -24,6 +24,7 @@ namespace {
 using ::nvlplace::testing::Import;
 using ::nvlplace::testing::IsOk;
 using ::nvlplace::testing::Options;
+using ::nvlplace::testing::StatusIs;
 using ::nvlplace::testing::TierOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -100,6 +101,25 @@ void ExpectRoundTrip(const Topology& m, const std::string& what) {
           yaml ? ExportSlurm(**back, yaml_options).topology_yaml : ExportSlurm(**back).block_conf,
           text);
     }
+  }
+  // Slurm 23.11's BlockLevels=, where every domain has the first one's node count.
+  SlurmExportOptions levels_options;
+  levels_options.block_levels = true;
+  if (!CheckSlurmBlockExport(m, levels_options).ok()) return;
+  std::string levels_conf = ExportSlurm(m, levels_options).block_conf;
+  EXPECT_THAT(levels_conf, HasSubstr("\nBlockLevels=0")) << what;
+  for (bool with_gres : {true, false}) {
+    SCOPED_TRACE(absl::StrCat(what, " topology-block.conf for 23.11",
+                              with_gres ? " with gres.conf" : ""));
+    absl::StatusOr<SlurmImport> imported =
+        ImportSlurmWithNotes(levels_conf, "topology-block.conf", with_gres ? files.gres_conf : "",
+                             "gres.conf", Options(0));
+    ASSERT_THAT(imported, IsOk()) << levels_conf;
+    EXPECT_THAT(imported->notes, ElementsAre());
+    absl::StatusOr<std::shared_ptr<const Topology>> back = Topology::Create(imported->spec);
+    ASSERT_THAT(back, IsOk()) << levels_conf;
+    EXPECT_THAT(CompareTopologies(m, **back), IsOk()) << levels_conf;
+    EXPECT_EQ(ExportSlurm(**back, levels_options).block_conf, levels_conf);
   }
 }
 
@@ -418,6 +438,39 @@ TEST(ExportBlocksTest, BlockPerDomainAndSizesFromTheSmallestLessItsSpares) {
   EXPECT_THAT(conf, HasSubstr("# nvlplace: switch name=rail1 tier=leaf rail=1 nodes=gb[01-22]\n"));
   EXPECT_THAT(conf,
               HasSubstr("# nvlplace: switch name=hleaf tier=leaf link_gbps=200 nodes=h[1-2]\n"));
+}
+
+// Slurm 23.11 has BlockLevels= (the levels) and no BlockSizes= (24.05): an unknown key makes
+// slurmctld exit. Two racks of 4 nodes: levels 0 and 1 (sizes 4 and 8).
+TEST(ExportBlocksTest, Slurm2311GetsBlockLevels) {
+  std::shared_ptr<const Topology> m = FromYaml(kTwoRacksPerLeaf);
+  ASSERT_NE(m, nullptr);
+  SlurmExportOptions options;
+  options.block_levels = true;
+  EXPECT_THAT(CheckSlurmBlockExport(*m, options), IsOk());
+  std::string conf = ExportSlurm(*m, options).block_conf;
+  EXPECT_THAT(Lines(conf, "B"), ElementsAre("BlockName=rack1 Nodes=gb[01-04]",
+                                            "BlockName=rack2 Nodes=gb[05-08]", "BlockLevels=0-1"));
+  EXPECT_THAT(conf, HasSubstr("# topology.conf for Slurm 23.11's topology/block"));
+  EXPECT_THAT(conf, HasSubstr("#   1: runs of 2 blocks"));
+  EXPECT_THAT(ExportSlurm(*m).block_conf, HasSubstr("\nBlockSizes=4,8\n"));  // 24.05 and later
+}
+
+// 23.11 needs every block at the first block's node count: racks of 6, 4, 5, ... nodes cannot
+// be written for it, and the error says what to do.
+TEST(ExportBlocksTest, Slurm2311RefusesBlocksOfDifferentSizes) {
+  std::shared_ptr<const Topology> m = FromYaml(kUnevenRacks);
+  ASSERT_NE(m, nullptr);
+  SlurmExportOptions options;
+  options.block_levels = true;
+  EXPECT_THAT(CheckSlurmBlockExport(*m, options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "NVLink domain 'rack#2' has 4 nodes and 'rack-1' 6: Slurm 23.11's "
+                       "topology/block needs every block to have the first block's node count "
+                       "(24.05 replaced BlockLevels= with BlockSizes=, which allows this); export "
+                       "for 24.05 or later (--slurm-release 24.05), or give the domains equal "
+                       "node counts"));
+  EXPECT_THAT(CheckSlurmBlockExport(*m, SlurmExportOptions{}), IsOk());  // BlockSizes= can
 }
 
 TEST(ExportBlocksTest, Topology25YamlHasBothTopologiesAndThePartitionLines) {

@@ -114,6 +114,7 @@ struct NodeShape {
   bool placed = true;
   int nics = kDefaultNics;  // only annotations say it
   bool absent = false;      // in topology.conf, not in a gres.conf that lists GPUs: CPU-only
+  bool untyped = false;     // gres.conf gives no Type=: the model is options.gpu_model
   SourceLoc loc;
 };
 
@@ -544,6 +545,10 @@ struct GresTable {
   std::vector<std::unique_ptr<GresLine>> lines;
   std::vector<std::string> order;
   absl::flat_hash_map<std::string, std::vector<GresGpu>> gpus;
+  // AutoDetect= other than off/none: the line of the global one (0: none), and per node the
+  // line of a NodeName= line's (the last one wins, as in Slurm).
+  int autodetect_all = 0;
+  absl::flat_hash_map<std::string, int> autodetect;
 };
 
 absl::StatusOr<std::vector<int>> DeviceIndexes(const Fields& f, NameBudget* budget) {
@@ -633,7 +638,19 @@ absl::Status ParseGresLine(const TextLine& line, GresTable* table) {
                                               "Cores", "CPUs", "Flags", "AutoDetect"},
                                              "gres.conf"));
   const std::string* name = f.Find("Name");
-  // Lines of other GRES ("Name=nic") and "[NodeName=...] AutoDetect=nvml" lines say nothing here.
+  if (const std::string* detect = f.Find("AutoDetect"); detect != nullptr) {
+    // Slurm finds these nodes' GPUs at run time, which nvlplace cannot see: remembered, so
+    // that a node left without Name=gpu lines is not silently taken as CPU-only.
+    bool on = !absl::EqualsIgnoreCase(*detect, "off") && !absl::EqualsIgnoreCase(*detect, "none");
+    if (f.Find("NodeName") == nullptr) {
+      table->autodetect_all = on ? line.line : 0;
+    } else {
+      std::vector<std::string> nodes;
+      NVL_RETURN_IF_ERROR(GetHostlist(f, "NodeName", &table->budget, &nodes));
+      for (std::string& node : nodes) table->autodetect[std::move(node)] = on ? line.line : 0;
+    }
+  }
+  // Lines of other GRES ("Name=nic") and AutoDetect lines say nothing more here.
   if (name == nullptr || !absl::EqualsIgnoreCase(*name, "gpu")) return absl::OkStatus();
   if (f.Find("NodeName") == nullptr) {
     return f.Error("NodeName",
@@ -683,6 +700,20 @@ absl::Status CheckIndexes(const std::string& node, const std::string& file,
                      absl::StrCat("node '", node,
                                   "' mixes Count= lines without File= and File= "
                                   "lines"));
+  }
+  // Slurm numbers a node's GPUs in the order of its File= entries (only AutoDetect sorts
+  // them), nvlplace by device number: the two agree only when the files ascend.
+  for (size_t i = 1; i < gpus->size(); ++i) {
+    const GresGpu& g = (*gpus)[i];
+    const GresGpu& before = (*gpus)[i - 1];
+    if (g.index >= before.index) continue;
+    return LineError(
+        file, g.src->line, "File",
+        absl::StrCat("node '", node, "' lists /dev/nvidia", g.index, " after /dev/nvidia",
+                     before.index, " (line ", before.src->line,
+                     "); Slurm numbers a node's GPUs in the order of its File= entries, "
+                     "nvlplace by device number, and the two would disagree: list the files in "
+                     "ascending order (File=/dev/nvidia[0-7])"));
   }
   std::stable_sort(gpus->begin(), gpus->end(),
                    [](const GresGpu& a, const GresGpu& b) { return a.index < b.index; });
@@ -821,11 +852,23 @@ absl::StatusOr<NodeShape> ShapeOf(const std::string& name, const SourceLoc* ment
     if (note != draft.node_notes.end()) {
       return Merge(name, std::move(shape), draft.shapes[note->second]);
     }
-    if (shape.model.empty()) shape.model = options.gpu_model;
+    if (shape.model.empty()) {
+      shape.model = options.gpu_model;
+      shape.untyped = true;
+    }
     return shape;
   }
   if (note != draft.node_notes.end()) return draft.shapes[note->second];
   if (!gres.order.empty()) {
+    auto detect = gres.autodetect.find(name);
+    if (detect != gres.autodetect.end() && detect->second > 0) {
+      return LineError(gres.file, detect->second, "AutoDetect",
+                       absl::StrCat("node '", name,
+                                    "' has AutoDetect and no Name=gpu line: Slurm finds its GPUs "
+                                    "when slurmd starts, nvlplace cannot; give its Name=gpu "
+                                    "Type= File= lines, or build its model with `nvlplace import "
+                                    "nvidia-smi`"));
+    }
     // gres.conf lists the cluster's GPUs and not this node's: it has none.
     NodeShape shape;
     shape.absent = true;
@@ -848,7 +891,8 @@ absl::StatusOr<NodeShape> ShapeOf(const std::string& name, const SourceLoc* ment
 // Nodes in order: annotations, gres.conf, topology.conf; consecutive equal shapes share a group.
 absl::Status BuildNodes(const Draft& draft, const GresTable& gres,
                         const std::vector<Mention>& mentions, const SlurmImportOptions& options,
-                        TopologySpec* spec, std::vector<std::string>* absent) {
+                        TopologySpec* spec, std::vector<std::string>* absent,
+                        std::vector<std::string>* untyped) {
   std::vector<std::pair<const std::string*, const SourceLoc*>> order;
   absl::flat_hash_set<absl::string_view> seen;
   for (const std::string& n : draft.noted_nodes) {
@@ -865,6 +909,7 @@ absl::Status BuildNodes(const Draft& draft, const GresTable& gres,
   for (const auto& [name, mention] : order) {
     NVL_ASSIGN_OR_RETURN(NodeShape shape, ShapeOf(*name, mention, draft, gres, options, &cache));
     if (shape.absent) absent->push_back(*name);
+    if (shape.untyped) untyped->push_back(*name);
     gpus += shape.gpus;
     if (gpus > draft.limits.max_gpus) {
       return absl::InvalidArgumentError(FormatAt(
@@ -1187,10 +1232,15 @@ absl::Status ApplyBlocks(const slurm::TopologyFile& file, const SlurmImportOptio
                      " describes it already; read the blocks as NVLink domains in that fabric "
                      "(--blocks nvlink, the default)")));
   }
+  // Without BlockSizes, Slurm's base is the node count of the first block that has nodes
+  // (block_record.c): a leading block without nodes does not make it 0.
+  auto first = std::find_if(file.blocks.begin(), file.blocks.end(),
+                            [](const slurm::Block& b) { return !b.nodes.empty(); });
   slurm::BlockLevels levels =
       file.block_levels.given
           ? file.block_levels
-          : slurm::DefaultBlockLevels(static_cast<int64_t>(file.blocks.front().nodes.size()));
+          : slurm::DefaultBlockLevels(
+                first == file.blocks.end() ? 0 : static_cast<int64_t>(first->nodes.size()));
   if (as_domains) NVL_RETURN_IF_ERROR(BlockDomains(file, levels, gres, draft));
   if (fabric.empty()) NVL_RETURN_IF_ERROR(BlockSwitches(file, levels, draft));
   return absl::OkStatus();
@@ -1240,8 +1290,8 @@ absl::StatusOr<SlurmImport> Import(const TopologyText& topology, absl::string_vi
   std::vector<SourceLoc> mention_locs;
   NVL_RETURN_IF_ERROR(BuildSwitches(&draft, &spec, &mentions, &mention_locs));
   NVL_RETURN_IF_ERROR(AssignTiers(draft, &spec));
-  std::vector<std::string> absent;
-  NVL_RETURN_IF_ERROR(BuildNodes(draft, gres, mentions, options, &spec, &absent));
+  std::vector<std::string> absent, untyped;
+  NVL_RETURN_IF_ERROR(BuildNodes(draft, gres, mentions, options, &spec, &absent, &untyped));
   NVL_RETURN_IF_ERROR(AddMissingModels(options, &spec));
   SlurmImport out{std::move(spec), std::move(file.notes)};
   out.notes.insert(out.notes.end(), draft.notes.begin(), draft.notes.end());
@@ -1250,7 +1300,21 @@ absl::StatusOr<SlurmImport> Import(const TopologyText& topology, absl::string_vi
         absl::StrCat("note: ", absent.size(), absent.size() == 1 ? " node" : " nodes", " of ",
                      topology.yaml ? "topology.yaml" : "topology.conf", " not in ",
                      gres_file.empty() ? "gres.conf" : gres_file,
-                     " imported without GPUs (gpus: 0): ", CompressHostlist(absent)));
+                     " imported without GPUs (gpus: 0): ", CompressHostlist(absent),
+                     gres.autodetect_all == 0
+                         ? ""
+                         : absl::StrCat("; ", gres_file.empty() ? "gres.conf" : gres_file, ":",
+                                        gres.autodetect_all,
+                                        " has AutoDetect: if they have GPUs, Slurm finds them "
+                                        "and nvlplace does not: give their Name=gpu File= "
+                                        "lines")));
+  }
+  if (!untyped.empty()) {
+    out.notes.push_back(absl::StrCat(
+        "note: ", gres_file.empty() ? "gres.conf" : gres_file, " gives no Type= for ",
+        untyped.size(), untyped.size() == 1 ? " node" : " nodes", " (", CompressHostlist(untyped),
+        "): modelled as ", options.gpu_model,
+        " (--gpu-model); give Type= in gres.conf, or --gpu-model with their model"));
   }
   return out;
 }

@@ -46,15 +46,16 @@ struct SlurmImport {
 // comments, quotes and key=value fields are read by the lexer (slurm_lexer.h).
 //
 // topology.conf: "SwitchName=s Nodes=hostlist|Switches=hostlist [LinkSpeed=N]" lines, keys
-// case-insensitive, '#' comments, lines continued with a trailing '\'. LinkSpeed is read as
-// Gb/s; without it a switch gets the cluster's link_gbps. Tiers come from the height of each
-// switch: a switch with nodes is "leaf", its parents "spine", then "core", "tier3", ...
-// (a switch's height is 1 + the highest of its children's).
+// case-insensitive, '#' comments, lines continued with a trailing '\'. LinkSpeed, a whole
+// number as in Slurm, is read as Gb/s; without it a switch gets the cluster's link_gbps. Tiers
+// come from the height of each switch: a switch with nodes is "leaf", its parents "spine",
+// then "core", "tier3", ... (a switch's height is 1 + the highest of its children's).
 //
 // Or topology/block's "BlockName=b Nodes=hostlist" lines and one "BlockSizes=18,36,72" line
-// (slurm_topology.h; Slurm reads one kind per file). Each block is, per options.blocks, a
-// multi-node NVLink domain (kNvlink) whose spares are its nodes beyond the planning base size
-// (the first BlockSizes value, or Slurm's default, the first block's node count), unless an
+// (or Slurm 23.11's "BlockLevels=0-2", whose base is every block's node count; slurm_topology.h;
+// Slurm reads one kind per file). Each block is, per options.blocks, a multi-node NVLink
+// domain (kNvlink) whose spares are its nodes beyond the planning base size (the first
+// BlockSizes value, or Slurm's default, the node count of the first block with nodes), unless an
 // "nvlink_domain name=<block> spares=K" annotation says otherwise; or (kFabric) a switch of tier
 // "block". When no switch annotation describes the fabric, the blocks are the fabric in both
 // cases: a leaf per block and, per level L of BlockSizes above the base (aligned runs of 2^L
@@ -64,15 +65,18 @@ struct SlurmImport {
 // out; --blocks fabric with switch annotations.
 //
 // gres.conf: "NodeName=hostlist Name=gpu [Type=model] File=/dev/nvidia[0-7]|Count=N
-// [Links=...] [Cores=...]" lines; other Name= values and NodeName-less "AutoDetect=" lines
-// are skipped. A Links= row (one File per line) lists, per GPU of the node, -1 for itself,
-// 0 for no NVLink, n >= 1 for n NVLinks; GPUs joined by links form one NVLink island
+// [Links=...] [Cores=...]" lines; other Name= values are skipped. A node's File= entries
+// must ascend (Slurm numbers its GPUs in File= order, nvlplace by device number). A node that
+// a "NodeName=... AutoDetect=nvml" line names and no GPU line lists is an error at that line
+// (Slurm finds its GPUs at run time); nodes a global AutoDetect line may cover are noted. A
+// Links= row (one File per line) lists, per GPU of the node, -1 for itself, 0 for no NVLink,
+// n >= 1 for n NVLinks; GPUs joined by links form one NVLink island
 // (transitively). Rows must be symmetric. A node without Links= has one island. Each Type=
 // is a GPU model whose NVLink and PCIe bandwidths come from an annotation, else from
 // options.models, else from the table of known models (gpu_models.h, any case); a Type= that
 // none of them knows is an error at its gres.conf line that names --model. Lines without
-// Type= are of options.gpu_model. Nodes that topology.conf lists but a gres.conf with GPU
-// lines does not are CPU-only (gpus 0; SlurmImport::notes lists them); without GPU lines in
+// Type= are of options.gpu_model (noted). Nodes that topology.conf lists but a gres.conf with
+// GPU lines does not are CPU-only (gpus 0; SlurmImport::notes lists them); without GPU lines in
 // gres.conf, they get options.gpus_per_node GPUs of options.gpu_model (an error naming the
 // node when that is 0).
 //

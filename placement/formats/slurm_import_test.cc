@@ -256,7 +256,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadImport{"bad-no-switchname.conf", "",
                   "bad-no-switchname.conf:2: Nodes: a line must start with SwitchName="},
         BadImport{"bad-linkspeed.conf", "",
-                  "bad-linkspeed.conf:2: LinkSpeed: 'fast' is not a number"},
+                  "bad-linkspeed.conf:2: LinkSpeed: 'fast' is not a whole number; Slurm reads "
+                  "LinkSpeed as an unsigned integer: write e.g. LinkSpeed=400"},
         BadImport{"bad-not-key-value.conf", "",
                   "bad-not-key-value.conf:2: Nodes: expected key=value"},
         BadImport{"bad-key-twice.conf", "", "bad-key-twice.conf:2: Nodes: given twice"},
@@ -479,6 +480,20 @@ TEST(ImportBlockTest, EmptyAndSmallBlocksAreNoted) {
   // r0 still counts for the pairs: {r1, r0} and {r2}.
   EXPECT_THAT(SwitchNames(**topo, (*topo)->switches()[(*topo)->FindSwitch("block2-0")].children),
               ElementsAre("r1"));
+}
+
+// Without BlockSizes Slurm's base is the first block with nodes (block_record.c), not the
+// first block: b1's 4 nodes, so b2 keeps 5 - 4 = 1 spare (with an empty b0's 0, none).
+TEST(ImportBlockTest, DefaultBaseIsTheFirstBlockWithNodes) {
+  absl::StatusOr<SlurmImport> imported = ImportBlocks(
+      "BlockName=b0\nBlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-9]\n", "");
+  ASSERT_THAT(imported, IsOk());
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(imported->spec);
+  ASSERT_THAT(topo, IsOk());
+  EXPECT_EQ(DomainNamed(**topo, "b1").spares, 0);
+  EXPECT_EQ(DomainNamed(**topo, "b2").spares, 1);
+  EXPECT_THAT(imported->notes,
+              ElementsAre("note: t.conf:1: BlockName: block 'b0' has no nodes: no NVLink domain"));
 }
 
 TEST(ImportBlockTest, TopologyYamlTreeGivesSwitchesBlockGivesDomains) {
@@ -742,9 +757,22 @@ INSTANTIATE_TEST_SUITE_P(
                 "",
                 "t.conf:1: No\\x01des: unknown key; topology.conf keys are SwitchName, Switches, "
                 "Nodes, LinkSpeed"},
-        BadText{"HugeLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=1e7\n", "",
-                "t.conf:1: LinkSpeed: '1e7' is not a positive number of Gb/s up to 1000000 "
+        BadText{"HugeLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=10000000\n", "",
+                "t.conf:1: LinkSpeed: '10000000' is not a positive number of Gb/s up to 1000000 "
                 "(LinkSpeed is read as Gb/s)"},
+        BadText{"ZeroLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=0\n", "",
+                "t.conf:1: LinkSpeed: '0' is not a positive number of Gb/s up to 1000000 "
+                "(LinkSpeed is read as Gb/s)"},
+        // Slurm's LinkSpeed is an unsigned integer (S_P_UINT32): none of these loads there.
+        BadText{"FractionalLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=12.5\n", "",
+                "t.conf:1: LinkSpeed: '12.5' is not a whole number; Slurm reads LinkSpeed as an "
+                "unsigned integer: write e.g. LinkSpeed=400"},
+        BadText{"ExponentLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=1e3\n", "",
+                "t.conf:1: LinkSpeed: '1e3' is not a whole number; Slurm reads LinkSpeed as an "
+                "unsigned integer: write e.g. LinkSpeed=400"},
+        BadText{"NegativeLinkSpeed", "SwitchName=s0 Nodes=n0 LinkSpeed=-5\n", "",
+                "t.conf:1: LinkSpeed: '-5' is not a whole number; Slurm reads LinkSpeed as an "
+                "unsigned integer: write e.g. LinkSpeed=400"},
         BadText{"InfLinkGbps", "# nvlplace: cluster link_gbps=inf\n" + std::string(kBase), "",
                 "t.conf:1: link_gbps: 'inf' is not a number"},
         BadText{"NanLatency", "# nvlplace: cluster nvlink_alpha_us=nan\n" + std::string(kBase), "",
@@ -791,10 +819,60 @@ INSTANTIATE_TEST_SUITE_P(
         BadText{"TooManyGpusOnANode", kBase,
                 "NodeName=n0 Name=gpu Count=1000\nNodeName=n[0-1] Name=gpu Count=1000\n",
                 "g.conf:2: NodeName: node 'n0' has more than 1024 GPUs in gres.conf"},
+        // Slurm numbers GPUs in File= order (gres.c; only AutoDetect sorts): nvidia4 would
+        // be its GPU 0 and nvidia0 its GPU 4.
+        BadText{"FilesOutOfOrder", kBase,
+                "NodeName=n0 Name=gpu File=/dev/nvidia[4-7]\n"
+                "NodeName=n0 Name=gpu File=/dev/nvidia[0-3]\n"
+                "NodeName=n1 Name=gpu File=/dev/nvidia[0-7]\n",
+                "g.conf:2: File: node 'n0' lists /dev/nvidia0 after /dev/nvidia7 (line 1); "
+                "Slurm numbers a node's GPUs in the order of its File= entries, nvlplace by "
+                "device number, and the two would disagree: list the files in ascending order "
+                "(File=/dev/nvidia[0-7])"},
+        // Slurm would find n1's GPUs at run time; nvlplace must not take it as CPU-only.
+        BadText{"AutoDetectNodeWithoutGpuLines", kBase,
+                "NodeName=n1 AutoDetect=nvml\nNodeName=n0 Name=gpu Type=H100 "
+                "File=/dev/nvidia[0-7]\n",
+                "g.conf:1: AutoDetect: node 'n1' has AutoDetect and no Name=gpu line: Slurm "
+                "finds its GPUs when slurmd starts, nvlplace cannot; give its Name=gpu Type= "
+                "File= lines, or build its model with `nvlplace import nvidia-smi`"},
         BadText{"BadUtf8Type", kBase, "NodeName=n0 Name=gpu Type=H\xc3 Count=1\n",
                 "g.conf:1: Type: GPU type 'H\\xc3': byte \\xc3 is not valid UTF-8 (byte 2); "
                 "names are printable UTF-8"}),
     [](const ::testing::TestParamInfo<BadText>& info) { return info.param.name; });
+
+// What gres.conf leaves to assumption is said on stderr (SlurmImport::notes).
+TEST(ImportGresNotesTest, AssumptionsAreNoted) {
+  struct Case {
+    std::string gres;
+    std::vector<std::string> notes;
+  };
+  const std::vector<Case> cases = {
+      // File= lines for the nodes AutoDetect names: the model is theirs, nothing to say.
+      {"NodeName=n[0-1] AutoDetect=nvml\n"
+       "NodeName=n[0-1] Name=gpu Type=H100 File=/dev/nvidia[0-7]\n",
+       {}},
+      // AutoDetect=off: n1 has no GPUs, as before.
+      {"NodeName=n1 AutoDetect=off\nNodeName=n0 Name=gpu Type=H100 File=/dev/nvidia[0-7]\n",
+       {"note: 1 node of topology.conf not in g.conf imported without GPUs (gpus: 0): n1"}},
+      // A global AutoDetect may cover CPU-only nodes too: a note that says what to check.
+      {"AutoDetect=nvml\nNodeName=n0 Name=gpu Type=H100 File=/dev/nvidia[0-7]\n",
+       {"note: 1 node of topology.conf not in g.conf imported without GPUs (gpus: 0): n1; "
+        "g.conf:1 has AutoDetect: if they have GPUs, Slurm finds them and nvlplace does not: "
+        "give their Name=gpu File= lines"}},
+      // No Type=: the --gpu-model default, said.
+      {"NodeName=n[0-1] Name=gpu File=/dev/nvidia[0-3]\n",
+       {"note: g.conf gives no Type= for 2 nodes (n[0-1]): modelled as H100 (--gpu-model); give "
+        "Type= in gres.conf, or --gpu-model with their model"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.gres);
+    absl::StatusOr<SlurmImport> imported =
+        ImportSlurmWithNotes(kBase, "t.conf", c.gres, "g.conf", Options(8));
+    ASSERT_THAT(imported, IsOk());
+    EXPECT_EQ(imported->notes, c.notes);
+  }
+}
 
 TEST(ImportLimitTest, LongLinksRowIsRefused) {
   std::string row = "-1";

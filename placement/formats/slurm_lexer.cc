@@ -63,10 +63,15 @@ SplitText SplitConf(absl::string_view text) {
       }
     }
     std::string code = StripComment(physical[i]);
+    // As Slurm's parser: an odd number of backslashes ends a continued line (spaces after them
+    // aside); the last is removed and the next line follows at once, without a space.
     absl::string_view body = absl::StripTrailingAsciiWhitespace(code);
-    bool continued = absl::ConsumeSuffix(&body, "\\");
+    size_t kept = body.find_last_not_of('\\');  // npos: nothing but backslashes
+    size_t backslashes = kept == absl::string_view::npos ? body.size() : body.size() - kept - 1;
+    bool continued = backslashes % 2 == 1;
+    if (continued) body.remove_suffix(1);
     if (first == 0) first = number;
-    absl::StrAppend(&pending, body, " ");
+    absl::StrAppend(&pending, body, continued ? "" : " ");
     if (continued && i + 1 < physical.size()) continue;
     if (!absl::StripAsciiWhitespace(pending).empty()) out.lines.push_back({first, pending});
     pending.clear();
@@ -80,6 +85,8 @@ absl::StatusOr<std::vector<std::string>> Words(absl::string_view text, const std
   std::vector<std::string> words;
   std::string word;
   bool quoted = false, any = false;
+  bool key = true;        // the word so far is a bare key, [[:alnum:]_.]+ written unquoted
+  bool after_eq = false;  // the word so far is a key and '=', with no value yet
   size_t open_at = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -87,11 +94,31 @@ absl::StatusOr<std::vector<std::string>> Words(absl::string_view text, const std
       quoted = !quoted;
       if (quoted) open_at = i;
       any = true;
+      key = after_eq = false;
     } else if (!quoted && absl::ascii_isspace(c)) {
+      size_t next = i;
+      while (next < text.size() && absl::ascii_isspace(text[next])) ++next;
+      // Slurm's key=value pattern allows spaces on either side of '=' ("Nodes = n[1-2]").
+      bool joins = next < text.size() && ((any && key && text[next] == '=') || after_eq);
+      if (joins && after_eq) {
+        absl::string_view value = text.substr(next);
+        value = value.substr(0, std::min(value.find_first_of(" \t\r\n\v\f"), value.size()));
+        if (value.front() != '"' && absl::StrContains(value, '=')) {
+          return LineError(file, line, absl::string_view(word).substr(0, word.size() - 1),
+                           absl::StrCat("nothing follows '=' but a space and '", Printable(value),
+                                        "', which Slurm reads as this key's value; write the "
+                                        "value right after '=', or remove the key"));
+        }
+      }
+      i = next - 1;
+      if (joins) continue;
       if (any) words.push_back(std::move(word));
       word.clear();
       any = false;
+      key = true;
     } else {
+      after_eq = !quoted && c == '=' && any && key;
+      key = key && !quoted && (absl::ascii_isalnum(c) || c == '_' || c == '.');
       word += c;
       any = true;
     }

@@ -44,17 +44,22 @@ struct SplitText {
 };
 
 // The logical lines of a file. A line is split at '\n'; the text from an unescaped '#' on is a
-// comment ("\#" stands for '#', as in Slurm's parser); a line whose code ends in '\' is
-// continued on the next one (the two joined by a space; a '\' on the last line is dropped);
-// lines left blank are dropped. A comment line whose '#' is followed (after spaces) by
+// comment ("\#" stands for '#', as in Slurm's parser); a line whose code ends in an odd
+// number of '\' (spaces after them aside) is continued on the next one: as Slurm's parser
+// does, the last '\' is removed and the next line follows without a space ("Nodes=n[1-2],\"
+// then "n[3-4]" reads "Nodes=n[1-2],n[3-4]"; a '\' on the last line is dropped); lines left
+// blank are dropped. A comment line whose '#' is followed (after spaces) by
 // kAnnotation is also kept, without it, as an annotation. Never fails.
 SplitText SplitConf(absl::string_view text);
 
 // ---- words --------------------------------------------------------------------------------
 
 // The whitespace-separated words of `text`; a double-quoted part may hold spaces (the quotes
-// are dropped, so `""` is an empty word). A quote left open is an error at `line` without a
-// key, quoting the text from the open quote (at most 24 bytes).
+// are dropped, so `""` is an empty word). Spaces around the '=' after a key (letters, digits,
+// '_', '.') do not split, as in Slurm's key=value pattern: "Nodes = n1" and "Nodes= n1" are
+// the word "Nodes=n1". Errors at `line`: a quote left open (without a key, quoting the text
+// from the open quote, at most 24 bytes); "Nodes= Switches=s1", where Slurm would read
+// "Switches=s1" as the value of Nodes (at the key).
 absl::StatusOr<std::vector<std::string>> Words(absl::string_view text, const std::string& file,
                                                int line);
 

@@ -69,7 +69,15 @@ INSTANTIATE_TEST_SUITE_P(
         LexCase{"TabsAndCrLf", "a=1\t b=2\r\nc=3\r\n", {"1: a=1|b=2", "2: c=3"}},
         // A continued line keeps the number of its first line; the next line counts on.
         LexCase{"Continued", "a=1 \\\n  b=2\nc=3\n", {"1: a=1|b=2", "3: c=3"}},
-        LexCase{"ContinuedTwice", "a=1\\\nb=2\\\nc=3\nd=4", {"1: a=1|b=2|c=3", "4: d=4"}},
+        // As Slurm's parser: the '\' goes and the next line follows without a space.
+        LexCase{"ContinuedTwice", "a=1 \\\nb=2\\\n c=3\nd=4", {"1: a=1|b=2|c=3", "4: d=4"}},
+        LexCase{"ContinuedInsideAValue",
+                "SwitchName=s1 Nodes=n[1-2],\\\nn[3-4]\n",
+                {"1: SwitchName=s1|Nodes=n[1-2],n[3-4]"}},
+        LexCase{"ContinuedInsideAWord", "a=1\\\nb=2\n", {"1: a=1b=2"}},
+        // An even number of backslashes is no continuation (Slurm's _strip_continuation).
+        LexCase{"EvenBackslashes", "a=1 \\\\\nb=2\n", {"1: a=1|\\\\", "2: b=2"}},
+        LexCase{"OddBackslashes", "a=x\\\\\\\nb\n", {"1: a=x\\\\b"}},
         LexCase{"ContinuedBeforeComment", "a=1 \\ # why\nb=2\n", {"1: a=1|b=2"}},
         LexCase{"BackslashOnLastLine", "a=1 \\", {"1: a=1"}},
         LexCase{"CommentsAndBlankLines",
@@ -98,7 +106,27 @@ INSTANTIATE_TEST_SUITE_P(
                               {"note 1: cluster|name=odd cluster"}},
                       LexCase{"InsideAWord", "a\"b c\"d e", {"1: ab cd|e"}},
                       LexCase{"EmptyQuotes", "a=\"\" \"\" b", {"1: a=||b"}},  // "a=", "", "b"
-                      LexCase{"AcrossAContinuation", "a=\"x \\\ny\"\n", {"1: a=x  y"}}),
+                      LexCase{"AcrossAContinuation", "a=\"x \\\ny\"\n", {"1: a=x y"}}),
+    CaseName<LexCase>);
+
+// Slurm's key=value pattern: "[[:space:]]*key[[:space:]]*=[[:space:]]*value".
+INSTANTIATE_TEST_SUITE_P(
+    SpacesAroundEquals, LexTest,
+    ::testing::Values(
+        LexCase{"BothSides", "SwitchName = s1 Nodes = n[1-2]\n", {"1: SwitchName=s1|Nodes=n[1-2]"}},
+        LexCase{"AfterOnly", "SwitchName=s1 Nodes= n[1-2]\n", {"1: SwitchName=s1|Nodes=n[1-2]"}},
+        LexCase{"BeforeOnly",
+                "SwitchName=s1 LinkSpeed\t=400\n",
+                {"1: SwitchName=s1|LinkSpeed=400"}},
+        LexCase{"QuotedValue", "a = \"x y\" b=1\n", {"1: a=x y|b=1"}},
+        LexCase{"EmptyValueAtTheEnd", "a=1 b= \n", {"1: a=1|b="}},
+        // Not a key: nothing is joined.
+        LexCase{"WordWithoutEquals", "a b=1\n", {"1: a|b=1"}},
+        LexCase{"QuotedKey", "\"a\" =1\n", {"1: a|=1"}},
+        LexCase{"KeyOfOtherCharacters", "a/b = 1\n", {"1: a/b|=|1"}},
+        LexCase{"InAnnotation",
+                "# nvlplace: cluster name = lab\n",
+                {"note 1: cluster|name=lab"}}),
     CaseName<LexCase>);
 
 struct BadLexCase {
@@ -133,6 +161,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadLexCase{"LongQuote", "a=\"" + std::string(30, 'x'),
                    "t.conf:1: a quote is opened but never closed: \"" + std::string(23, 'x') +
                        "... (31 bytes); close it on the same line"},
+        // Slurm would read "Switches=s1" as the value of Nodes.
+        BadLexCase{"KeyAfterEqualsAndSpace", "SwitchName=s1 Nodes= Switches=s1\n",
+                   "t.conf:1: Nodes: nothing follows '=' but a space and 'Switches=s1', which "
+                   "Slurm reads as this key's value; write the value right after '=', or remove "
+                   "the key"},
         BadLexCase{"ControlByteQuoted", "a=\"x\x01y\n",
                    "t.conf:1: a quote is opened but never closed: \"x\\x01y; close it on the "
                    "same line"}),

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -146,8 +147,8 @@ absl::Status ReadSwitchLine(const std::vector<std::string>& words, const TextLin
                             {"SwitchName", "Switches", "Nodes", "LinkSpeed"}, "topology.conf"));
   if (f.values[0].first != "SwitchName") {
     return f.Error(f.values[0].first,
-                   "a line must start with SwitchName= (topology/tree), or with BlockName= or "
-                   "BlockSizes= (topology/block)");
+                   "a line must start with SwitchName= (topology/tree), or with BlockName=, "
+                   "BlockSizes= or BlockLevels= (topology/block)");
   }
   TreeSwitch sw;
   sw.name = f.values[0].second;
@@ -158,7 +159,14 @@ absl::Status ReadSwitchLine(const std::vector<std::string>& words, const TextLin
   sw.children_loc = At(file, line.line, "Switches");
   NVL_RETURN_IF_ERROR(GetHostlist(f, "Nodes", budget, &sw.nodes));
   NVL_RETURN_IF_ERROR(GetHostlist(f, "Switches", budget, &sw.children));
-  if (f.Find("LinkSpeed") != nullptr) {
+  if (const std::string* speed = f.Find("LinkSpeed"); speed != nullptr) {
+    // Slurm reads LinkSpeed as an unsigned integer (S_P_UINT32): 12.5 would not load.
+    if (speed->empty() ||
+        !std::all_of(speed->begin(), speed->end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return f.Error("LinkSpeed", absl::StrCat("'", Printable(*speed),
+                                               "' is not a whole number; Slurm reads LinkSpeed "
+                                               "as an unsigned integer: write e.g. LinkSpeed=400"));
+    }
     NVL_RETURN_IF_ERROR(
         GetBounded(f, "LinkSpeed", 0, true, limits::kMaxBandwidth,
                    absl::StrCat("a positive number of Gb/s up to ",
@@ -190,8 +198,12 @@ absl::Status ReadBlockSizesLine(const std::vector<std::string>& words, const Tex
                        ParseFields(words, file, line.line, {"BlockSizes"}, "topology.conf"));
   SourceLoc loc = At(file, line.line, "BlockSizes");
   if (out->block_levels.given) {
-    return ErrorAt(loc, absl::StrCat("given twice (first on line ", out->block_levels.loc.line,
-                                     "); give one BlockSizes line"));
+    return ErrorAt(loc, absl::StrCat(out->block_levels.from_levels
+                                         ? "BlockLevels is given too (on line "
+                                         : "given twice (first on line ",
+                                     out->block_levels.loc.line,
+                                     "); give one BlockSizes line (Slurm 23.11 reads only "
+                                     "BlockLevels=, 24.05 and later only BlockSizes=)"));
   }
   const std::string& value = *f.Find("BlockSizes");
   // Counted before anything is allocated for them.
@@ -214,6 +226,72 @@ absl::Status ReadBlockSizesLine(const std::vector<std::string>& words, const Tex
   }
   NVL_ASSIGN_OR_RETURN(out->block_levels,
                        CheckBlockSizes(sizes, std::vector<SourceLoc>(sizes.size(), loc)));
+  return absl::OkStatus();
+}
+
+// Slurm 23.11's BlockLevels= (before BlockSizes replaced it in 24.05): the levels themselves,
+// as a bitmap list ("0-2,4"; level L groups 2^L blocks). The base, every block's node count,
+// is set once the blocks are read (CheckLevelBlocks).
+absl::Status ReadBlockLevelsLine(const std::vector<std::string>& words, const TextLine& line,
+                                 const std::string& file, TopologyFile* out) {
+  NVL_ASSIGN_OR_RETURN(Fields f,
+                       ParseFields(words, file, line.line, {"BlockLevels"}, "topology.conf"));
+  SourceLoc loc = At(file, line.line, "BlockLevels");
+  if (out->block_levels.given) {
+    return ErrorAt(loc, absl::StrCat("BlockSizes or BlockLevels is given twice (first on line ",
+                                     out->block_levels.loc.line,
+                                     "); give one: BlockSizes= from Slurm 24.05 on, "
+                                     "BlockLevels= for 23.11"));
+  }
+  std::vector<bool> seen(limits::kMaxBlockLevels, false);
+  seen[0] = true;  // level 0, the block itself, is always planned
+  for (absl::string_view item : absl::StrSplit(*f.Find("BlockLevels"), ',')) {
+    std::vector<absl::string_view> ends = absl::StrSplit(item, absl::MaxSplits('-', 1));
+    int from = 0, to = 0;
+    bool ok = absl::SimpleAtoi(ends[0], &from) && !ends[0].empty() &&
+              absl::ascii_isdigit(ends[0][0]) &&
+              absl::SimpleAtoi(ends.back(), &to) && absl::ascii_isdigit(ends.back()[0]);
+    if (!ok || from > to || to >= limits::kMaxBlockLevels) {
+      return ErrorAt(loc, absl::StrCat("'", Printable(item), "' is not a level or a range of "
+                                       "levels from 0 to ", limits::kMaxBlockLevels - 1,
+                                       "; level L groups 2^L blocks: write e.g. BlockLevels=0-4"));
+    }
+    for (int level = from; level <= to; ++level) seen[level] = true;
+  }
+  out->block_levels.given = true;
+  out->block_levels.from_levels = true;
+  out->block_levels.loc = loc;
+  for (int level = 0; level < limits::kMaxBlockLevels; ++level) {
+    if (seen[level]) out->block_levels.levels.push_back(level);
+  }
+  return absl::OkStatus();
+}
+
+// Slurm 23.11 (BlockLevels=) plans with every block at the first block's node count and
+// refuses a block without nodes or of another count: the base is that count.
+absl::Status CheckLevelBlocks(TopologyFile* out) {
+  const SourceLoc& at = out->block_levels.loc;
+  if (out->blocks.empty()) {
+    return ErrorAt(at, "BlockLevels without BlockName= lines; give the blocks");
+  }
+  const Block& first = out->blocks.front();
+  for (const Block& b : out->blocks) {
+    if (b.nodes.empty()) {
+      return ErrorAt(b.loc, absl::StrCat("block '", b.name,
+                                         "' has no nodes, which Slurm 23.11 (BlockLevels=, line ",
+                                         at.line,
+                                         ") refuses; give its Nodes=, or remove the block"));
+    }
+    if (b.nodes.size() != first.nodes.size()) {
+      return ErrorAt(
+          b.loc, absl::StrCat("block '", b.name, "' has ", b.nodes.size(), " nodes and block '",
+                              first.name, "' (line ", first.loc.line, ") ", first.nodes.size(),
+                              "; Slurm 23.11 (BlockLevels=, line ", at.line,
+                              ") needs every block to have the first block's node count: make "
+                              "them equal, or write BlockSizes= for Slurm 24.05 and later"));
+    }
+  }
+  out->block_levels.base = static_cast<int64_t>(first.nodes.size());
   return absl::OkStatus();
 }
 
@@ -272,10 +350,14 @@ absl::StatusOr<TopologyFile> ReadTopologyConf(absl::string_view text, const std:
     absl::string_view key = FirstKey(words);
     bool block = absl::EqualsIgnoreCase(key, "BlockName");
     bool sizes = absl::EqualsIgnoreCase(key, "BlockSizes");
+    bool levels = absl::EqualsIgnoreCase(key, "BlockLevels");
     if (block) {
       NVL_RETURN_IF_ERROR(ReadBlockLine(words, line, file, budget, &out));
     } else if (sizes) {
       NVL_RETURN_IF_ERROR(ReadBlockSizesLine(words, line, file, &out));
+    } else if (levels) {
+      NVL_RETURN_IF_ERROR(ReadBlockLevelsLine(words, line, file, &out));
+      sizes = true;  // a block line, for the check below
     } else {
       NVL_RETURN_IF_ERROR(ReadSwitchLine(words, line, file, budget, &out));
     }
@@ -285,9 +367,10 @@ absl::StatusOr<TopologyFile> ReadTopologyConf(absl::string_view text, const std:
       bool tree_first = first_switch < first_block;
       return LineError(
           file, line.line,
-          block   ? "BlockName"
-          : sizes ? "BlockSizes"
-                  : "SwitchName",
+          block    ? "BlockName"
+          : levels ? "BlockLevels"
+          : sizes  ? "BlockSizes"
+                   : "SwitchName",
           absl::StrCat("this file has SwitchName= lines (topology/tree, line ", first_switch,
                        ") and BlockName= or BlockSizes= lines (topology/block, line ", first_block,
                        "); Slurm reads one kind per topology.conf: import the ",
@@ -297,6 +380,7 @@ absl::StatusOr<TopologyFile> ReadTopologyConf(absl::string_view text, const std:
     }
   }
   NVL_RETURN_IF_ERROR(CheckBlocks(out.blocks));
+  if (out.block_levels.from_levels) NVL_RETURN_IF_ERROR(CheckLevelBlocks(&out));
   return out;
 }
 

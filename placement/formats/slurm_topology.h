@@ -44,8 +44,11 @@ struct Block {
 struct BlockLevels {
   int64_t base = 0;         // planning base block size, nodes
   std::vector<int> levels;  // configured levels, ascending, without repeats; 0 always first
-  bool given = false;       // from a BlockSizes line or block_sizes; else Slurm's default
-  SourceLoc loc;            // where BlockSizes was given
+  bool given = false;       // from a BlockSizes or BlockLevels line or block_sizes; else
+                            // Slurm's default
+  bool from_levels = false;  // Slurm 23.11's BlockLevels= gave the levels; base: every
+                             // block's node count (23.11 needs them equal)
+  SourceLoc loc;            // where BlockSizes (or BlockLevels) was given
 };
 
 // Everything a topology file holds for nvlplace.
@@ -91,7 +94,9 @@ std::string AggregatedBlockName(int level, size_t index);
 absl::Status CheckBlocks(const std::vector<Block>& blocks);
 
 // Reads topology.conf: SwitchName= lines (topology/tree: Switches=, Nodes=, LinkSpeed=), or
-// BlockName= lines (Nodes=) and one BlockSizes= line (topology/block), and the "# nvlplace:"
+// BlockName= lines (Nodes=) and one BlockSizes= line (topology/block, 24.05+) or Slurm 23.11's
+// BlockLevels= line ("0-4": the levels; every block then needs the first block's node count,
+// the base, and nodes), and the "# nvlplace:"
 // annotations (slurm_lexer.h). Keys are case-insensitive. Errors are InvalidArgument
 // "file:line: key: message": an unknown key, a key given twice, a line that starts with none
 // of SwitchName=, BlockName= and BlockSizes=, SwitchName= and BlockName= lines in one file (Slurm

@@ -156,6 +156,75 @@ TEST(ReadTopologyConfTest, BlocksInFileOrderWithTheirLines) {
   EXPECT_EQ(budget.names, 3u);  // n1, n2, n3
 }
 
+// Slurm 23.11's BlockLevels= (topology_block.c): levels as a bitmap list; the base is every
+// block's node count.
+TEST(ReadTopologyConfTest, BlockLevelsOfSlurm2311) {
+  NameBudget budget;
+  absl::StatusOr<TopologyFile> file = ReadTopologyConf(
+      "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-4]\nblocklevels=1,3-4\n", "t.conf",
+      &budget);
+  ASSERT_THAT(file, IsOk());
+  EXPECT_TRUE(file->block_levels.given);
+  EXPECT_TRUE(file->block_levels.from_levels);
+  EXPECT_EQ(file->block_levels.base, 2);                         // b1's 2 nodes
+  EXPECT_THAT(file->block_levels.levels, ElementsAre(0, 1, 3, 4));  // 0 is always planned
+  EXPECT_EQ(file->block_levels.loc.line, 3);
+}
+
+struct ConfErrorCase {
+  std::string name;
+  std::string text;
+  std::string message;  // the whole message
+};
+
+class ReadTopologyConfErrorTest : public ::testing::TestWithParam<ConfErrorCase> {};
+
+TEST_P(ReadTopologyConfErrorTest, Refuses) {
+  NameBudget budget;
+  EXPECT_THAT(ReadTopologyConf(GetParam().text, "t.conf", &budget),
+              StatusIs(absl::StatusCode::kInvalidArgument, GetParam().message));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BlockLevels, ReadTopologyConfErrorTest,
+    ::testing::Values(
+        ConfErrorCase{"UnequalBlocks",
+                      "BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-9]\nBlockLevels=0-1\n",
+                      "t.conf:2: BlockName: block 'b2' has 5 nodes and block 'b1' (line 1) 4; "
+                      "Slurm 23.11 (BlockLevels=, line 3) needs every block to have the first "
+                      "block's node count: make them equal, or write BlockSizes= for Slurm 24.05 "
+                      "and later"},
+        ConfErrorCase{"EmptyBlock", "BlockName=b1 Nodes=n[1-4]\nBlockName=b2\nBlockLevels=0\n",
+                      "t.conf:2: BlockName: block 'b2' has no nodes, which Slurm 23.11 "
+                      "(BlockLevels=, line 3) refuses; give its Nodes=, or remove the block"},
+        ConfErrorCase{"LevelTooHigh", "BlockName=b1 Nodes=n1\nBlockLevels=0-16\n",
+                      "t.conf:2: BlockLevels: '0-16' is not a level or a range of levels from 0 "
+                      "to 15; level L groups 2^L blocks: write e.g. BlockLevels=0-4"},
+        ConfErrorCase{"NotALevel", "BlockName=b1 Nodes=n1\nBlockLevels=0,x\n",
+                      "t.conf:2: BlockLevels: 'x' is not a level or a range of levels from 0 to "
+                      "15; level L groups 2^L blocks: write e.g. BlockLevels=0-4"},
+        ConfErrorCase{"BackwardRange", "BlockName=b1 Nodes=n1\nBlockLevels=3-1\n",
+                      "t.conf:2: BlockLevels: '3-1' is not a level or a range of levels from 0 "
+                      "to 15; level L groups 2^L blocks: write e.g. BlockLevels=0-4"},
+        ConfErrorCase{"SizesAndLevels",
+                      "BlockName=b1 Nodes=n1\nBlockLevels=0-1\nBlockSizes=1,2\n",
+                      "t.conf:3: BlockSizes: BlockLevels is given too (on line 2); give one "
+                      "BlockSizes line (Slurm 23.11 reads only BlockLevels=, 24.05 and later only "
+                      "BlockSizes=)"},
+        ConfErrorCase{"LevelsAndSizes",
+                      "BlockName=b1 Nodes=n1\nBlockSizes=1,2\nBlockLevels=0-1\n",
+                      "t.conf:3: BlockLevels: BlockSizes or BlockLevels is given twice (first on "
+                      "line 2); give one: BlockSizes= from Slurm 24.05 on, BlockLevels= for "
+                      "23.11"},
+        ConfErrorCase{"LevelsAndSwitches",
+                      "SwitchName=s1 Nodes=n1\nBlockLevels=0-1\n",
+                      "t.conf:2: BlockLevels: this file has SwitchName= lines (topology/tree, "
+                      "line 1) and BlockName= or BlockSizes= lines (topology/block, line 2); "
+                      "Slurm reads one kind per topology.conf: import the block lines as a file "
+                      "of their own, or write both topologies in a topology.yaml (Slurm 25.05+, "
+                      "--topology-yaml)"}),
+    [](const ::testing::TestParamInfo<ConfErrorCase>& info) { return info.param.name; });
+
 // ---- topology.yaml ------------------------------------------------------------------------
 
 const char kTwoTrees[] = R"(
