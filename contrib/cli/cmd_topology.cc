@@ -166,8 +166,8 @@ absl::StatusOr<SlurmExportOptions> ExportOptionsFor(const std::string& release) 
   }
   options.links = SlurmLinksHelp(major, minor);
   options.blocks = SlurmReadsTopologyYaml(major, minor) ? SlurmExportOptions::Blocks::kYaml
-                   : SlurmHasBlocks(major, minor)        ? SlurmExportOptions::Blocks::kConf
-                                                         : SlurmExportOptions::Blocks::kNone;
+                   : SlurmHasBlocks(major, minor)       ? SlurmExportOptions::Blocks::kConf
+                                                        : SlurmExportOptions::Blocks::kNone;
   options.block_levels = major == 23 && minor == 11;  // BlockSizes= came with 24.05
   return options;
 }
@@ -196,8 +196,8 @@ int ExportSlurmFiles(const ExportArgs& args) {
         absl::StrCat(args.file, ": cannot be written as Slurm's files: ", ok.message())));
   }
   if (absl::Status ok = CheckSlurmBlockExport(**topo, *options); !ok.ok()) {
-    return Fail(absl::InvalidArgumentError(absl::StrCat(
-        args.file, ": cannot be written for Slurm ", args.slurm_release, ": ", ok.message())));
+    return Fail(absl::InvalidArgumentError(absl::StrCat(args.file, ": cannot be written for Slurm ",
+                                                        args.slurm_release, ": ", ok.message())));
   }
   size_t gres_bytes = ExportedGresBytes(**topo, *options);
   if (gres_bytes > limits::kMaxConfigBytes) {

@@ -365,8 +365,8 @@ std::string WriteBlockConf(const Topology& topo, const SlurmExportOptions& optio
   }
   if (options.block_levels) {
     // Slurm 23.11 reads the levels themselves: base x 2^L is level L.
-    absl::StrAppend(&out, "BlockLevels=",
-                    sizes.size() == 1 ? "0" : absl::StrCat("0-", sizes.size() - 1), "\n");
+    absl::StrAppend(
+        &out, "BlockLevels=", sizes.size() == 1 ? "0" : absl::StrCat("0-", sizes.size() - 1), "\n");
   } else {
     absl::StrAppend(&out, "BlockSizes=", absl::StrJoin(sizes, ","), "\n");
   }
@@ -583,8 +583,8 @@ absl::Status CheckSlurmBlockExport(const Topology& topo, const SlurmExportOption
     const NvlDomain& dom = topo.domains()[d];
     if (dom.nodes.size() == first.nodes.size()) continue;
     return absl::InvalidArgumentError(absl::StrCat(
-        "NVLink domain '", dom.name, "' has ", dom.nodes.size(), " nodes and '", first.name,
-        "' ", first.nodes.size(),
+        "NVLink domain '", dom.name, "' has ", dom.nodes.size(), " nodes and '", first.name, "' ",
+        first.nodes.size(),
         ": Slurm 23.11's topology/block needs every block to have the first block's node count "
         "(24.05 replaced BlockLevels= with BlockSizes=, which allows this); export for 24.05 or "
         "later (--slurm-release 24.05), or give the domains equal node counts"));

@@ -109,8 +109,8 @@ void ExpectRoundTrip(const Topology& m, const std::string& what) {
   std::string levels_conf = ExportSlurm(m, levels_options).block_conf;
   EXPECT_THAT(levels_conf, HasSubstr("\nBlockLevels=0")) << what;
   for (bool with_gres : {true, false}) {
-    SCOPED_TRACE(absl::StrCat(what, " topology-block.conf for 23.11",
-                              with_gres ? " with gres.conf" : ""));
+    SCOPED_TRACE(
+        absl::StrCat(what, " topology-block.conf for 23.11", with_gres ? " with gres.conf" : ""));
     absl::StatusOr<SlurmImport> imported =
         ImportSlurmWithNotes(levels_conf, "topology-block.conf", with_gres ? files.gres_conf : "",
                              "gres.conf", Options(0));

@@ -1310,11 +1310,11 @@ absl::StatusOr<SlurmImport> Import(const TopologyText& topology, absl::string_vi
                                         "lines")));
   }
   if (!untyped.empty()) {
-    out.notes.push_back(absl::StrCat(
-        "note: ", gres_file.empty() ? "gres.conf" : gres_file, " gives no Type= for ",
-        untyped.size(), untyped.size() == 1 ? " node" : " nodes", " (", CompressHostlist(untyped),
-        "): modelled as ", options.gpu_model,
-        " (--gpu-model); give Type= in gres.conf, or --gpu-model with their model"));
+    out.notes.push_back(
+        absl::StrCat("note: ", gres_file.empty() ? "gres.conf" : gres_file, " gives no Type= for ",
+                     untyped.size(), untyped.size() == 1 ? " node" : " nodes", " (",
+                     CompressHostlist(untyped), "): modelled as ", options.gpu_model,
+                     " (--gpu-model); give Type= in gres.conf, or --gpu-model with their model"));
   }
   return out;
 }

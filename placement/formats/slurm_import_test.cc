@@ -485,8 +485,8 @@ TEST(ImportBlockTest, EmptyAndSmallBlocksAreNoted) {
 // Without BlockSizes Slurm's base is the first block with nodes (block_record.c), not the
 // first block: b1's 4 nodes, so b2 keeps 5 - 4 = 1 spare (with an empty b0's 0, none).
 TEST(ImportBlockTest, DefaultBaseIsTheFirstBlockWithNodes) {
-  absl::StatusOr<SlurmImport> imported = ImportBlocks(
-      "BlockName=b0\nBlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-9]\n", "");
+  absl::StatusOr<SlurmImport> imported =
+      ImportBlocks("BlockName=b0\nBlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-9]\n", "");
   ASSERT_THAT(imported, IsOk());
   absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(imported->spec);
   ASSERT_THAT(topo, IsOk());
@@ -569,7 +569,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "topology.yaml (Slurm 25.05+, --topology-yaml)"},
         BadBlocks{"SizesTwice", "bad-block-sizes-twice.conf", "",
                   "tests/fixtures/slurm/bad-block-sizes-twice.conf:4: BlockSizes: given twice "
-                  "(first on line 3); give one BlockSizes line"},
+                  "(first on line 3); give one BlockSizes line (Slurm 23.11 reads only "
+                  "BlockLevels=, 24.05 and later only BlockSizes=)"},
         BadBlocks{"BlockTwice", "bad-block-twice.conf", "",
                   "tests/fixtures/slurm/bad-block-twice.conf:3: BlockName: block 'rack1' is "
                   "defined twice (first on line 2)"},

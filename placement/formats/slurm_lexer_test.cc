@@ -115,18 +115,15 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         LexCase{"BothSides", "SwitchName = s1 Nodes = n[1-2]\n", {"1: SwitchName=s1|Nodes=n[1-2]"}},
         LexCase{"AfterOnly", "SwitchName=s1 Nodes= n[1-2]\n", {"1: SwitchName=s1|Nodes=n[1-2]"}},
-        LexCase{"BeforeOnly",
-                "SwitchName=s1 LinkSpeed\t=400\n",
-                {"1: SwitchName=s1|LinkSpeed=400"}},
+        LexCase{
+            "BeforeOnly", "SwitchName=s1 LinkSpeed\t=400\n", {"1: SwitchName=s1|LinkSpeed=400"}},
         LexCase{"QuotedValue", "a = \"x y\" b=1\n", {"1: a=x y|b=1"}},
         LexCase{"EmptyValueAtTheEnd", "a=1 b= \n", {"1: a=1|b="}},
         // Not a key: nothing is joined.
         LexCase{"WordWithoutEquals", "a b=1\n", {"1: a|b=1"}},
         LexCase{"QuotedKey", "\"a\" =1\n", {"1: a|=1"}},
         LexCase{"KeyOfOtherCharacters", "a/b = 1\n", {"1: a/b|=|1"}},
-        LexCase{"InAnnotation",
-                "# nvlplace: cluster name = lab\n",
-                {"note 1: cluster|name=lab"}}),
+        LexCase{"InAnnotation", "# nvlplace: cluster name = lab\n", {"note 1: cluster|name=lab"}}),
     CaseName<LexCase>);
 
 struct BadLexCase {

@@ -198,12 +198,12 @@ absl::Status ReadBlockSizesLine(const std::vector<std::string>& words, const Tex
                        ParseFields(words, file, line.line, {"BlockSizes"}, "topology.conf"));
   SourceLoc loc = At(file, line.line, "BlockSizes");
   if (out->block_levels.given) {
-    return ErrorAt(loc, absl::StrCat(out->block_levels.from_levels
-                                         ? "BlockLevels is given too (on line "
-                                         : "given twice (first on line ",
-                                     out->block_levels.loc.line,
-                                     "); give one BlockSizes line (Slurm 23.11 reads only "
-                                     "BlockLevels=, 24.05 and later only BlockSizes=)"));
+    return ErrorAt(loc,
+                   absl::StrCat(out->block_levels.from_levels ? "BlockLevels is given too (on line "
+                                                              : "given twice (first on line ",
+                                out->block_levels.loc.line,
+                                "); give one BlockSizes line (Slurm 23.11 reads only "
+                                "BlockLevels=, 24.05 and later only BlockSizes=)"));
   }
   const std::string& value = *f.Find("BlockSizes");
   // Counted before anything is allocated for them.
@@ -249,11 +249,13 @@ absl::Status ReadBlockLevelsLine(const std::vector<std::string>& words, const Te
     std::vector<absl::string_view> ends = absl::StrSplit(item, absl::MaxSplits('-', 1));
     int from = 0, to = 0;
     bool ok = absl::SimpleAtoi(ends[0], &from) && !ends[0].empty() &&
-              absl::ascii_isdigit(ends[0][0]) &&
-              absl::SimpleAtoi(ends.back(), &to) && absl::ascii_isdigit(ends.back()[0]);
+              absl::ascii_isdigit(ends[0][0]) && absl::SimpleAtoi(ends.back(), &to) &&
+              absl::ascii_isdigit(ends.back()[0]);
     if (!ok || from > to || to >= limits::kMaxBlockLevels) {
-      return ErrorAt(loc, absl::StrCat("'", Printable(item), "' is not a level or a range of "
-                                       "levels from 0 to ", limits::kMaxBlockLevels - 1,
+      return ErrorAt(loc, absl::StrCat("'", Printable(item),
+                                       "' is not a level or a range of "
+                                       "levels from 0 to ",
+                                       limits::kMaxBlockLevels - 1,
                                        "; level L groups 2^L blocks: write e.g. BlockLevels=0-4"));
     }
     for (int level = from; level <= to; ++level) seen[level] = true;
@@ -277,18 +279,18 @@ absl::Status CheckLevelBlocks(TopologyFile* out) {
   const Block& first = out->blocks.front();
   for (const Block& b : out->blocks) {
     if (b.nodes.empty()) {
-      return ErrorAt(b.loc, absl::StrCat("block '", b.name,
-                                         "' has no nodes, which Slurm 23.11 (BlockLevels=, line ",
-                                         at.line,
-                                         ") refuses; give its Nodes=, or remove the block"));
+      return ErrorAt(
+          b.loc,
+          absl::StrCat("block '", b.name, "' has no nodes, which Slurm 23.11 (BlockLevels=, line ",
+                       at.line, ") refuses; give its Nodes=, or remove the block"));
     }
     if (b.nodes.size() != first.nodes.size()) {
-      return ErrorAt(
-          b.loc, absl::StrCat("block '", b.name, "' has ", b.nodes.size(), " nodes and block '",
-                              first.name, "' (line ", first.loc.line, ") ", first.nodes.size(),
-                              "; Slurm 23.11 (BlockLevels=, line ", at.line,
-                              ") needs every block to have the first block's node count: make "
-                              "them equal, or write BlockSizes= for Slurm 24.05 and later"));
+      return ErrorAt(b.loc,
+                     absl::StrCat("block '", b.name, "' has ", b.nodes.size(), " nodes and block '",
+                                  first.name, "' (line ", first.loc.line, ") ", first.nodes.size(),
+                                  "; Slurm 23.11 (BlockLevels=, line ", at.line,
+                                  ") needs every block to have the first block's node count: make "
+                                  "them equal, or write BlockSizes= for Slurm 24.05 and later"));
     }
   }
   out->block_levels.base = static_cast<int64_t>(first.nodes.size());

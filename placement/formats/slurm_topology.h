@@ -42,13 +42,13 @@ struct Block {
 // limits::kMaxBlockLevels - 1; level L groups 2^L consecutive blocks (blocks i with equal
 // i >> L, in file order).
 struct BlockLevels {
-  int64_t base = 0;         // planning base block size, nodes
-  std::vector<int> levels;  // configured levels, ascending, without repeats; 0 always first
-  bool given = false;       // from a BlockSizes or BlockLevels line or block_sizes; else
-                            // Slurm's default
+  int64_t base = 0;          // planning base block size, nodes
+  std::vector<int> levels;   // configured levels, ascending, without repeats; 0 always first
+  bool given = false;        // from a BlockSizes or BlockLevels line or block_sizes; else
+                             // Slurm's default
   bool from_levels = false;  // Slurm 23.11's BlockLevels= gave the levels; base: every
                              // block's node count (23.11 needs them equal)
-  SourceLoc loc;            // where BlockSizes (or BlockLevels) was given
+  SourceLoc loc;             // where BlockSizes (or BlockLevels) was given
 };
 
 // Everything a topology file holds for nvlplace.

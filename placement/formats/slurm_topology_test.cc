@@ -160,13 +160,13 @@ TEST(ReadTopologyConfTest, BlocksInFileOrderWithTheirLines) {
 // block's node count.
 TEST(ReadTopologyConfTest, BlockLevelsOfSlurm2311) {
   NameBudget budget;
-  absl::StatusOr<TopologyFile> file = ReadTopologyConf(
-      "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-4]\nblocklevels=1,3-4\n", "t.conf",
-      &budget);
+  absl::StatusOr<TopologyFile> file =
+      ReadTopologyConf("BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-4]\nblocklevels=1,3-4\n",
+                       "t.conf", &budget);
   ASSERT_THAT(file, IsOk());
   EXPECT_TRUE(file->block_levels.given);
   EXPECT_TRUE(file->block_levels.from_levels);
-  EXPECT_EQ(file->block_levels.base, 2);                         // b1's 2 nodes
+  EXPECT_EQ(file->block_levels.base, 2);                            // b1's 2 nodes
   EXPECT_THAT(file->block_levels.levels, ElementsAre(0, 1, 3, 4));  // 0 is always planned
   EXPECT_EQ(file->block_levels.loc.line, 3);
 }
@@ -206,18 +206,15 @@ INSTANTIATE_TEST_SUITE_P(
         ConfErrorCase{"BackwardRange", "BlockName=b1 Nodes=n1\nBlockLevels=3-1\n",
                       "t.conf:2: BlockLevels: '3-1' is not a level or a range of levels from 0 "
                       "to 15; level L groups 2^L blocks: write e.g. BlockLevels=0-4"},
-        ConfErrorCase{"SizesAndLevels",
-                      "BlockName=b1 Nodes=n1\nBlockLevels=0-1\nBlockSizes=1,2\n",
+        ConfErrorCase{"SizesAndLevels", "BlockName=b1 Nodes=n1\nBlockLevels=0-1\nBlockSizes=1,2\n",
                       "t.conf:3: BlockSizes: BlockLevels is given too (on line 2); give one "
                       "BlockSizes line (Slurm 23.11 reads only BlockLevels=, 24.05 and later only "
                       "BlockSizes=)"},
-        ConfErrorCase{"LevelsAndSizes",
-                      "BlockName=b1 Nodes=n1\nBlockSizes=1,2\nBlockLevels=0-1\n",
+        ConfErrorCase{"LevelsAndSizes", "BlockName=b1 Nodes=n1\nBlockSizes=1,2\nBlockLevels=0-1\n",
                       "t.conf:3: BlockLevels: BlockSizes or BlockLevels is given twice (first on "
                       "line 2); give one: BlockSizes= from Slurm 24.05 on, BlockLevels= for "
                       "23.11"},
-        ConfErrorCase{"LevelsAndSwitches",
-                      "SwitchName=s1 Nodes=n1\nBlockLevels=0-1\n",
+        ConfErrorCase{"LevelsAndSwitches", "SwitchName=s1 Nodes=n1\nBlockLevels=0-1\n",
                       "t.conf:2: BlockLevels: this file has SwitchName= lines (topology/tree, "
                       "line 1) and BlockName= or BlockSizes= lines (topology/block, line 2); "
                       "Slurm reads one kind per topology.conf: import the block lines as a file "
