@@ -47,6 +47,13 @@ NVL=configs/gb200-nvl72-su.yaml
 grep -q '^BlockSizes=16,32,64,128$' "$TMP/n24/topology-block.conf" || fail "24.11 BlockSizes"
 grep -q 'topology-block.conf is topology.conf for TopologyPlugin=topology/block' "$TMP/out" ||
   fail "24.11 does not say how to use topology-block.conf: $(cat "$TMP/out")"
+# 23.11 knows BlockLevels= only (BlockSizes= stops its slurmctld); 22.05 has no topology/block.
+"$BIN" export slurm $NVL --slurm-release 23.11 --out-dir "$TMP/n23" >"$TMP/out" 2>&1 || fail "23.11: $(cat "$TMP/out")"
+grep -q '^BlockLevels=0-3$' "$TMP/n23/topology-block.conf" && ! grep -q '^BlockSizes' "$TMP/n23/topology-block.conf" ||
+  fail "23.11 block file: $(grep -v '^#' "$TMP/n23/topology-block.conf" | tail -2)"
+"$BIN" export slurm $NVL --slurm-release 22.05 --out-dir "$TMP/n22" >"$TMP/out" 2>&1 || fail "22.05: $(cat "$TMP/out")"
+[ ! -e "$TMP/n22/topology-block.conf" ] || fail "22.05 got a topology-block.conf"
+grep -q 'has no topology/block' "$TMP/out" || fail "22.05 does not say why no block file: $(cat "$TMP/out")"
 "$BIN" export slurm $NVL --slurm-release 25.05 --out-dir "$TMP/n25" >"$TMP/out" 2>&1 || fail "25.05: $(cat "$TMP/out")"
 [ -f "$TMP/n25/topology.yaml" ] && [ ! -e "$TMP/n25/topology-block.conf" ] || fail "25.05 files: $(ls "$TMP/n25")"
 grep -q 'Topology=nvlink' "$TMP/out" || fail "25.05 does not name the partition lines: $(cat "$TMP/out")"
