@@ -907,25 +907,34 @@ static void _undo(const nvl_call_t* c) {
   if (c->preemptee_job_list) FREE_NULL_LIST(*c->preemptee_job_list);
 }
 
-/* Tells the decision what cons_tres took (the nodes of `bitmap`); RET its verdict. */
-/* NAME=VALUE in the job's supplementary environment (details->env_sup: added to the batch
- * script's environment at launch and sent with salloc's and srun's allocation), replacing an
- * earlier value (a requeued job). */
-static void _set_env_sup(job_record_t* job_ptr, const char* name, const char* value) {
-  /* The details' type is named differently across releases (struct job_details in 22.05,
-   * job_details_t later): reached through job_ptr. */
+/* The index of NAME=... in the job's supplementary environment, or -1. The details' type is
+ * named differently across releases (struct job_details in 22.05, job_details_t later):
+ * reached through job_ptr. */
+static int _env_sup_find(job_record_t* job_ptr, const char* name) {
   __typeof__(job_ptr->details) details = job_ptr->details;
   size_t len = strlen(name);
+
+  for (uint32_t k = 0; k < details->env_cnt; k++) {
+    if (details->env_sup[k] && !strncmp(details->env_sup[k], name, len) &&
+        details->env_sup[k][len] == '=')
+      return (int)k;
+  }
+  return -1;
+}
+
+/* NAME=VALUE in the job's supplementary environment (details->env_sup: added to the batch
+ * script's environment at launch and sent with salloc's and srun's allocation), replacing an
+ * earlier value. */
+static void _set_env_sup(job_record_t* job_ptr, const char* name, const char* value) {
+  __typeof__(job_ptr->details) details = job_ptr->details;
+  int k = _env_sup_find(job_ptr, name);
   char* entry = NULL;
 
   xstrfmtcat(entry, "%s=%s", name, value);
-  for (uint32_t k = 0; k < details->env_cnt; k++) {
-    if (details->env_sup[k] && !strncmp(details->env_sup[k], name, len) &&
-        details->env_sup[k][len] == '=') {
-      xfree(details->env_sup[k]);
-      details->env_sup[k] = entry;
-      return;
-    }
+  if (k >= 0) {
+    xfree(details->env_sup[k]);
+    details->env_sup[k] = entry;
+    return;
   }
   xrecalloc(details->env_sup, details->env_cnt + 2, sizeof(char*));
   details->env_sup[details->env_cnt++] = entry;
@@ -936,20 +945,16 @@ static void _set_env_sup(job_record_t* job_ptr, const char* name, const char* va
  * job this test places without one (left to cons_tres, or no usable configuration). */
 static void _unset_env_sup(job_record_t* job_ptr, const char* name) {
   __typeof__(job_ptr->details) details = job_ptr->details;
-  size_t len = strlen(name);
+  int k = _env_sup_find(job_ptr, name);
 
-  for (uint32_t k = 0; k < details->env_cnt; k++) {
-    if (details->env_sup[k] && !strncmp(details->env_sup[k], name, len) &&
-        details->env_sup[k][len] == '=') {
-      xfree(details->env_sup[k]);
-      for (uint32_t m = k + 1; m < details->env_cnt; m++)
-        details->env_sup[m - 1] = details->env_sup[m];
-      details->env_sup[--details->env_cnt] = NULL;
-      return;
-    }
-  }
+  if (k < 0) return;
+  xfree(details->env_sup[k]);
+  for (uint32_t m = (uint32_t)k + 1; m < details->env_cnt; m++)
+    details->env_sup[m - 1] = details->env_sup[m];
+  details->env_sup[--details->env_cnt] = NULL;
 }
 
+/* Tells the decision what cons_tres took (the nodes of `bitmap`); RET its verdict. */
 static int _took(const nvl_call_t* c, nvl_decision_t* d, int i, bitstr_t* bitmap) {
   nvl_got_t got;
   const char* map;

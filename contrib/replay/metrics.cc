@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "placement/engine/stamps.h"
+#include "placement/model/request.h"
 
 namespace nvlplace::replay {
 namespace {
@@ -127,12 +128,17 @@ std::vector<double> DpGroupSpread(const SpreadUnits& units, const std::vector<Gp
                                   int pp, int dp, std::vector<double>* widest) {
   if (widest != nullptr) widest->clear();
   if (dp <= 1 || !SizesMatch(ranks, tp, pp, dp)) return {};
-  // Group (t, p) (number t + tp * p) starts at rank t + tp * dp * p; its members are tp
-  // apart (Request::Rank).
-  const size_t t = static_cast<size_t>(tp), stage = t * static_cast<size_t>(dp);
+  // Group (t, p), numbered t + tp * p: the ranks Request::Rank(t, p, d) for every d.
+  Request order;
+  order.tp = tp;
+  order.pp = pp;
+  order.dp = dp;
   return GroupSpread(
-      units, ranks, t * pp, static_cast<size_t>(dp), t,
-      [t, stage](size_t group) { return group % t + stage * (group / t); }, widest);
+      units, ranks, static_cast<size_t>(tp) * pp, static_cast<size_t>(dp), order.DpStride(),
+      [&order, tp](size_t group) {
+        return order.Rank(static_cast<int>(group % tp), static_cast<int>(group / tp), 0);
+      },
+      widest);
 }
 
 std::vector<double> LargerChunkShare(const std::map<int, double>& chunk_weights, int max_free) {

@@ -205,8 +205,7 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
     return e;
   }
   Volumes v = VolumesFor(r, m);
-  auto at = [&](int t, int p, int d) { return r.Rank(t, p, d); };
-  auto rank = [&](int t, int p, int d) { return ranks[at(t, p, d)]; };
+  auto rank = [&](int t, int p, int d) { return ranks[r.Rank(t, p, d)]; };
   NicScratch& scratch = ScratchFor(topo);
   // Rings between nodes share their nodes' NICs (Node::nics) in each phase. Only where some
   // node sends more hops than it has NICs are the hops priced at their share (nullptr: at the
@@ -240,7 +239,7 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
     // TP groups: one ring per (p, d). With TP 1 there is no ring: nothing to price.
     for (int d = 0; d < r.dp; ++d) {
       for (int p = 0; p < r.pp; ++p) {
-        const DomainId* domain = places.domain.data() + at(0, p, d);  // the group's r.tp ranks
+        const DomainId* domain = places.domain.data() + r.Rank(0, p, d);  // the group's r.tp ranks
         DomainId first = domain[0];
         bool one_domain = true;
         for (int t = 1; t < r.tp && one_domain; ++t) one_domain = domain[t] == first;
@@ -309,8 +308,8 @@ CommEstimate EstimateComm(const Topology& topo, const std::vector<GpuId>& ranks,
         domains.resize(n);
         // Rank t of stage p in each DP replica: Request::DpStride() ranks apart.
         const size_t stride = r.DpStride();
-        const NodeId* node = places.node.data() + at(t, p, 0);
-        const DomainId* domain = places.domain.data() + at(t, p, 0);
+        const NodeId* node = places.node.data() + r.Rank(t, p, 0);
+        const DomainId* domain = places.domain.data() + r.Rank(t, p, 0);
         if (by_domains) {
           if (t > 0 && places.tp_groups_whole) break;
           for (size_t d = 0; d < n; ++d) domains[d] = domain[d * stride];

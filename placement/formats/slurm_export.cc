@@ -578,8 +578,9 @@ absl::Status CheckSlurmBlockExport(const Topology& topo, const SlurmExportOption
     return absl::OkStatus();
   }
   std::vector<DomainId> blocks = Blocks(topo);
+  if (blocks.empty()) return absl::OkStatus();
+  const NvlDomain& first = topo.domains()[blocks.front()];
   for (DomainId d : blocks) {
-    const NvlDomain& first = topo.domains()[blocks.front()];
     const NvlDomain& dom = topo.domains()[d];
     if (dom.nodes.size() == first.nodes.size()) continue;
     return absl::InvalidArgumentError(absl::StrCat(

@@ -1295,25 +1295,24 @@ absl::StatusOr<SlurmImport> Import(const TopologyText& topology, absl::string_vi
   NVL_RETURN_IF_ERROR(AddMissingModels(options, &spec));
   SlurmImport out{std::move(spec), std::move(file.notes)};
   out.notes.insert(out.notes.end(), draft.notes.begin(), draft.notes.end());
+  const std::string gres_name = gres_file.empty() ? "gres.conf" : std::string(gres_file);
   if (!absent.empty()) {
     out.notes.push_back(
         absl::StrCat("note: ", absent.size(), absent.size() == 1 ? " node" : " nodes", " of ",
-                     topology.yaml ? "topology.yaml" : "topology.conf", " not in ",
-                     gres_file.empty() ? "gres.conf" : gres_file,
+                     topology.yaml ? "topology.yaml" : "topology.conf", " not in ", gres_name,
                      " imported without GPUs (gpus: 0): ", CompressHostlist(absent),
                      gres.autodetect_all == 0
                          ? ""
-                         : absl::StrCat("; ", gres_file.empty() ? "gres.conf" : gres_file, ":",
-                                        gres.autodetect_all,
+                         : absl::StrCat("; ", gres_name, ":", gres.autodetect_all,
                                         " has AutoDetect: if they have GPUs, Slurm finds them "
                                         "and nvlplace does not: give their Name=gpu File= "
                                         "lines")));
   }
   if (!untyped.empty()) {
     out.notes.push_back(
-        absl::StrCat("note: ", gres_file.empty() ? "gres.conf" : gres_file, " gives no Type= for ",
-                     untyped.size(), untyped.size() == 1 ? " node" : " nodes", " (",
-                     CompressHostlist(untyped), "): modelled as ", options.gpu_model,
+        absl::StrCat("note: ", gres_name, " gives no Type= for ", untyped.size(),
+                     untyped.size() == 1 ? " node" : " nodes", " (", CompressHostlist(untyped),
+                     "): modelled as ", options.gpu_model,
                      " (--gpu-model); give Type= in gres.conf, or --gpu-model with their model"));
   }
   return out;
