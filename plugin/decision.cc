@@ -416,6 +416,7 @@ void JobDecision::Refuse(const std::string& why, bool bad_request) {
       break;
     case Mode::kRunNow:
       hold_ = bad_request;
+      if (job_.preempting) break;
       if (bad_request) {
         PlacementLine line =
             Line(Event::kHeld, absl::StrCat(why, "; resubmit with other --nvl-* options or GPUs"));
@@ -536,6 +537,35 @@ bool JobDecision::TookAndSaid(int i, const Layout& got) {
   return true;
 }
 
+bool JobDecision::Preempts(int i, const std::vector<int>& nodes, int jobs) {
+  log_ = LogLine{};
+  comment_.reset();
+  rank_map_.clear();
+  const bool ours = i >= 0 && i < num_candidates();
+  std::vector<std::string> names;
+  for (int n : nodes) {
+    names.push_back(n >= 0 && n < static_cast<int>(node_names_.size()) ? std::string(node_names_[n])
+                                                                       : absl::StrCat("#", n));
+  }
+  if (ours && hard_ && nodes != candidates_[i].layout.nodes) {
+    decider_->Count(&Counters::strict_rejected);
+    PlacementLine line = Line(Event::kRejected,
+                              absl::StrCat("cons_tres would preempt on ", absl::StrJoin(names, ","),
+                                           ", not the node set's nodes"));
+    WithCandidate(&line, i);
+    Tell(kLogInfo, line, false);
+    return false;
+  }
+  PlacementLine line =
+      Line(Event::kWaiting,
+           absl::StrFormat("Slurm preempts %d running job%s on %s first; the job starts once "
+                           "their GPUs are free",
+                           jobs, jobs == 1 ? "" : "s", absl::StrJoin(names, ",")));
+  if (ours) WithCandidate(&line, i);
+  if (Tell(kLogInfo, line, true, /*comment=*/true)) decider_->Count(&Counters::preempting);
+  return true;
+}
+
 void JobDecision::ConsTresAlone(const Layout& alone) { alone_ = Gpus(alone); }
 
 Action JobDecision::Exhausted() {
@@ -547,7 +577,7 @@ Action JobDecision::Exhausted() {
     return action_;
   }
   action_ = Action::kRefuse;
-  if (job_.mode == Mode::kRunNow) {
+  if (job_.mode == Mode::kRunNow && !job_.preempting) {
     PlacementLine line = Line(
         Event::kWaiting,
         candidates_.empty()
@@ -653,9 +683,10 @@ std::string CountersText(const Counters& c) {
       "since load: %d jobs placed on nvlplace node sets, %d allocated as decided, %d "
       "differently (never a hard constraint); %d node sets refused because cons_tres would "
       "allocate other GPUs; %d placed by cons_tres after refusing every node set; %d waits "
-      "for a hard constraint; %d requests refused or held; %d GPU jobs left to cons_tres",
-      c.placed, c.as_decided, c.differed, c.strict_rejected, c.relaxed, c.waiting, c.refused,
-      c.cons_tres);
+      "for a hard constraint; %d node sets where Slurm preempts running jobs first; %d requests "
+      "refused or held; %d GPU jobs left to cons_tres",
+      c.placed, c.as_decided, c.differed, c.strict_rejected, c.relaxed, c.waiting, c.preempting,
+      c.refused, c.cons_tres);
 }
 
 Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<LiveNode>& nodes,
@@ -941,8 +972,9 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
         }
         return d;
       case Placement::kInternal:
-        d->Tell(kLogError, d->Line(d->hard_ ? Event::kWaiting : Event::kConsTres, p.reason), true,
-                /*comment=*/d->hard_);
+        if (!job.preempting)
+          d->Tell(kLogError, d->Line(d->hard_ ? Event::kWaiting : Event::kConsTres, p.reason), true,
+                  /*comment=*/d->hard_);
         if (d->hard_) d->action_ = Action::kRefuse;
         return d;
       case Placement::kNoRoom: {

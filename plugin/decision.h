@@ -67,6 +67,10 @@ struct SlurmJob {
   // Mode::kRunNow: the free GPUs of the nodes given are all cons_tres could give the job now
   // (nvl_job_t.free_is_all).
   bool free_is_all = false;
+  // Mode::kRunNow: a second look at a job that waits, where the GPUs of the running jobs it
+  // may preempt count as free (nvl_job_t.preempting): only a node set cons_tres accepts is
+  // said (Took, Preempts); waits stay the first look's, unsaid and uncounted.
+  bool preempting = false;
 };
 
 // GPUs asked for in one tres_per_* string of a job description at submit: "gres:gpu:8",
@@ -121,6 +125,7 @@ struct Counters {
   uint64_t strict_rejected = 0;  // node sets accepted by cons_tres but not as decided
   uint64_t relaxed = 0;          // jobs started on cons_tres's own choice after a refusal
   uint64_t waiting = 0;          // waits for a hard constraint (changes of reason)
+  uint64_t preempting = 0;       // node sets where Slurm preempts running jobs first
   uint64_t refused = 0;          // bad requests refused or held
   uint64_t cons_tres = 0;        // jobs with GPUs left to cons_tres
 };
@@ -155,6 +160,9 @@ class JobDecision {
   Action action() const { return action_; }
   bool hard() const { return hard_; }
   bool hold() const { return hold_; }  // kRefuse of a request that can never be used
+  // Mode::kRunNow, kRefuse of a request that can be used: the job waits (for room, its spare
+  // nodes or a more local placement).
+  bool waits() const { return job_.mode == Mode::kRunNow && action_ == Action::kRefuse && !hold_; }
   const std::string& request() const { return request_; }
   // kRefuse: why, for the user ("never runnable on this cluster: 8 GPUs (...): needs ...").
   const std::string& reason() const { return reason_; }
@@ -182,6 +190,12 @@ class JobDecision {
   // (RUN_NOW; ignored in the other modes). RET true: accept; false: reject (cons_tres's
   // choice broke a hard constraint; the caller releases what cons_tres set up and goes on).
   bool Took(int i, const Layout& got);
+  // RUN_NOW: cons_tres accepted node set i (i = -1: the job's own bitmap) by preempting
+  // `jobs` running jobs on `nodes` (ascending; the GPUs are chosen only once those jobs are
+  // gone): Slurm preempts them and the job waits; the test that finds their GPUs free places
+  // it. RET true: accept; false: reject (a hard job's node set, where cons_tres would
+  // preempt on other nodes).
+  bool Preempts(int i, const std::vector<int>& nodes, int jobs);
   // Every node set was refused: kRefuse (a hard constraint waits) or kConsTres (relaxed).
   Action Exhausted();
   // compare_cons_tres (RUN_NOW): where cons_tres alone would have put the job on the same

@@ -305,6 +305,79 @@ TEST_F(DecisionTest, StrictWaitsWithOneLinePerReasonAndAComment) {
   EXPECT_EQ(decider_->counters().waiting, 1u);
 }
 
+// A strict job that waits on free GPUs, looked at again where the GPUs of the running jobs it
+// may preempt count as free (slurmctld's preemptee candidates): that second look says only
+// what Slurm will do, preempt on the node set's nodes, and never disturbs the first look's
+// wait line (logged once, counted once).
+TEST_F(DecisionTest, ASecondLookWithPreemptionSaysOnlyWhatSlurmPreempts) {
+  OnlyFree({{0, {2, 3, 6, 7}}});  // no free island of 4
+  auto first = Decide(Job(5, 4, {"NVLPLACE_TP=4"}));
+  ASSERT_TRUE(first->waits());
+  ASSERT_TRUE(first->comment());
+  const std::string wait_line = first->log().text;
+  EXPECT_THAT(wait_line, StartsWith("v=1 event=waiting "));
+
+  // Nothing to preempt that would make room: quiet, no comment, nothing counted.
+  SlurmJob again = Job(5, 4, {"NVLPLACE_TP=4"});
+  again.preempting = true;
+  auto none = Decide(again);
+  EXPECT_TRUE(none->waits());
+  EXPECT_THAT(none->log().text, IsEmpty());
+  EXPECT_FALSE(none->comment());
+  // ... and the first look's line is still the job's last one: not logged again.
+  EXPECT_THAT(Decide(Job(5, 4, {"NVLPLACE_TP=4"}))->log().text, IsEmpty());
+  EXPECT_EQ(decider_->counters().waiting, 1u);
+
+  // node01's island 4-7 is held by preemptable jobs: the second look finds it.
+  OnlyFree({{0, {2, 3, 6, 7}}, {1, {4, 5, 6, 7}}});
+  auto d = Decide(again);
+  ASSERT_EQ(d->action(), Action::kTry);
+  const Candidate* c = d->CandidateAt(0);
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(c->layout.nodes, std::vector<int>{1});
+  // cons_tres would preempt elsewhere: a hard job's node set is rejected.
+  EXPECT_FALSE(d->Preempts(0, {2}, 1));
+  EXPECT_THAT(d->log().text, StartsWith("v=1 event=rejected "));
+  EXPECT_THAT(d->log().text, HasSubstr("why=\"cons_tres would preempt on node02, not the node "
+                                       "set's nodes\""));
+  EXPECT_FALSE(d->comment());
+  EXPECT_EQ(decider_->counters().strict_rejected, 1u);
+  // cons_tres preempts 2 jobs on node01: the job waits for them, and says so.
+  EXPECT_TRUE(d->Preempts(0, {1}, 2));
+  EXPECT_THAT(d->log().text,
+              HasSubstr(" why=\"Slurm preempts 2 running jobs on node01 first; the job starts "
+                        "once their GPUs are free\" gpus=node01:4-7 "));
+  EXPECT_THAT(d->log().text, StartsWith("v=1 event=waiting "));
+  ASSERT_TRUE(d->comment());
+  EXPECT_EQ(*d->comment(), "nvlplace: " + d->log().text);
+  EXPECT_TRUE(d->rank_map().empty());  // nothing runs yet
+  Counters n = decider_->counters();
+  EXPECT_EQ(n.preempting, 1u);
+  EXPECT_EQ(n.waiting, 1u);
+  EXPECT_EQ(n.placed, 0u);
+  // The next scheduling cycle, preemption under way: the same line, not logged again.
+  auto next = Decide(again);
+  ASSERT_NE(next->CandidateAt(0), nullptr);
+  EXPECT_TRUE(next->Preempts(0, {1}, 2));
+  EXPECT_THAT(next->log().text, IsEmpty());
+  EXPECT_EQ(decider_->counters().preempting, 1u);
+}
+
+// A job without a hard constraint that cons_tres starts only by preempting: no GPUs are chosen
+// yet, so none are named; any nodes will do.
+TEST_F(DecisionTest, ASoftJobThatPreemptsWaitsWithoutAPlacement) {
+  OnlyFree({{0, {0, 1, 2, 3}}});
+  auto d = Decide(Job(6, 4));
+  ASSERT_EQ(d->action(), Action::kTry);
+  EXPECT_TRUE(d->Preempts(0, {3, 4}, 1));
+  EXPECT_THAT(d->log().text,
+              HasSubstr(" why=\"Slurm preempts 1 running job on node03,node04 first;"));
+  EXPECT_THAT(d->log().text, HasSubstr(" gpus=node00:0-3 "));  // the node set it was offered
+  EXPECT_TRUE(d->Preempts(-1, {5}, 1));
+  EXPECT_THAT(d->log().text, Not(HasSubstr(" gpus=")));
+  EXPECT_THAT(d->log().text, HasSubstr("on node05 first"));
+}
+
 // A job asking for more GPUs than are free, when slurmctld can add none (free_is_all), is
 // refused at once: cons_tres would search every node to say the same. It waits with Slurm's
 // own reason (no comment, no hold, no line); a hard job still says why it waits.

@@ -342,9 +342,10 @@ typedef enum {
  * node's slurmd registers again (gres_cnt_found is NO_VAL64 until then): cons_tres would
  * allocate GPUs there without indexes. RET the number of free GPUs, appended to `buf`; *state says
  * why a node with GPUs offers none. With `check` (the held view, under nvl_held_lock), a node whose
- * allocated GPUs are not the ones the view holds there sets *drift. */
+ * allocated GPUs are not the ones the view holds there sets *drift. A GPU of `reclaim` (NULL:
+ * none) counts as free: a running job the job may preempt holds it. */
 static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
-                      const nvl_held_t* check, bool* drift) {
+                      const nvl_held_t* check, bool* drift, bitstr_t* reclaim) {
   gres_node_state_t* ns = _node_gpus(node_index);
   int avail, n = 0, size;
   int alloc[NVL_CHECK_GPUS];
@@ -372,7 +373,8 @@ static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
   }
   size = bit_size(ns->gres_bit_alloc);
   for (int i = 0; i < size; i++) {
-    if (!bit_test(ns->gres_bit_alloc, i)) {
+    if (!bit_test(ns->gres_bit_alloc, i) ||
+        (reclaim && i < bit_size(reclaim) && bit_test(reclaim, i))) {
       if (i < avail) out[n++] = i;
     } else if (num_alloc < NVL_CHECK_GPUS) {
       alloc[num_alloc++] = i;
@@ -434,10 +436,11 @@ static char* _names(nvl_hostlist_t hl) {
   return names;
 }
 
-/* The nodes' free GPUs. With `check` (under nvl_held_lock): RET the first node whose
- * allocated GPUs differ from the held view's, else -1. */
+/* The nodes' free GPUs, and the GPUs of `reclaim` (NULL, or a bitmap or NULL per node:
+ * _reclaimable). With `check` (under nvl_held_lock): RET the first node whose allocated GPUs
+ * differ from the held view's, else -1. */
 static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
-                     const nvl_held_t* check) {
+                     const nvl_held_t* check, bitstr_t** reclaim) {
   node_record_t* node_ptr;
   nvl_hostlist_t indexless = NULL, unregistered = NULL;
   int drifted = -1;
@@ -454,7 +457,8 @@ static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
     s->nodes[i].name = node_ptr->name;
     s->nodes[i].usable = bit_test(usable, i);
     bool drift = false;
-    s->nodes[i].num_free = _free_gpus(i, &s->free, &state, check, &drift);
+    s->nodes[i].num_free =
+        _free_gpus(i, &s->free, &state, check, &drift, reclaim ? reclaim[i] : NULL);
     if (drift && drifted < 0) drifted = i;
     if (state == NVL_GPUS_INDEXLESS) {
       if (s->nodes[i].usable) s->indexless_usable++;
@@ -481,15 +485,14 @@ static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
 #pragma weak job_list
 #pragma weak find_job_record
 
-/* Adds the GPUs job_ptr holds (the gpu entries of its gres_list_alloc: gres_bit_alloc per
- * node of the job, in the order of its job_resrcs node bitmap) to the view. RET 0, or -1
- * when the view ran out of memory. */
-static int _held_add_job(job_record_t* job_ptr) {
+/* Calls fn(node index, the GPUs job_ptr holds there, arg) for each node of the job, from
+ * the gpu entries of its gres_list_alloc (gres_bit_alloc per node of the job, in the order
+ * of its job_resrcs node bitmap), until fn returns non-zero. RET that, or 0. */
+static int _job_gpus_each(job_record_t* job_ptr, int (*fn)(int, bitstr_t*, void*), void* arg) {
   bitstr_t* on;
   gres_state_t* gs;
   nvl_list_itr_t it;
-  int* gpus = NULL;
-  int cap = 0, rc = 0;
+  int rc = 0;
 
   if (!job_ptr->job_resrcs || !(on = job_ptr->job_resrcs->node_bitmap) || !job_ptr->gres_list_alloc)
     return 0;
@@ -502,22 +505,100 @@ static int _held_add_job(job_record_t* job_ptr) {
     last = bit_fls(on);
     for (int i = first; !rc && first >= 0 && i <= last && j < (int)js->node_cnt; i++) {
       bitstr_t* b;
-      int size, n = 0;
       if (!bit_test(on, i)) continue;
-      if (!(b = js->gres_bit_alloc[j++])) continue;
-      size = bit_size(b);
-      if (size > cap) {
-        cap = size;
-        xrecalloc(gpus, cap, sizeof(int));
-      }
-      for (int g = 0; g < size; g++)
-        if (bit_test(b, g)) gpus[n++] = g;
-      if (n) rc = nvl_held_add(nvl_held, job_ptr->job_id, i, gpus, n);
+      if ((b = js->gres_bit_alloc[j++])) rc = fn(i, b, arg);
     }
   }
   list_iterator_destroy(it);
-  xfree(gpus);
   return rc;
+}
+
+typedef struct {
+  uint32_t job_id;
+  int* gpus;
+  int cap;
+} nvl_held_add_t;
+
+static int _held_add_node(int node_index, bitstr_t* b, void* arg) {
+  nvl_held_add_t* a = arg;
+  int size = bit_size(b), n = 0;
+
+  if (size > a->cap) {
+    a->cap = size;
+    xrecalloc(a->gpus, a->cap, sizeof(int));
+  }
+  for (int g = 0; g < size; g++)
+    if (bit_test(b, g)) a->gpus[n++] = g;
+  return n ? nvl_held_add(nvl_held, a->job_id, node_index, a->gpus, n) : 0;
+}
+
+/* Adds the GPUs job_ptr holds to the view. RET 0, or -1 when the view ran out of memory. */
+static int _held_add_job(job_record_t* job_ptr) {
+  nvl_held_add_t a = {job_ptr->job_id, NULL, 0};
+  int rc = _job_gpus_each(job_ptr, _held_add_node, &a);
+
+  xfree(a.gpus);
+  return rc;
+}
+
+static int _reclaim_node(int node_index, bitstr_t* b, void* arg) {
+  bitstr_t** reclaim = arg;
+
+  if (node_index >= node_record_count) return 0;
+  if (!reclaim[node_index]) reclaim[node_index] = bit_alloc(bit_size(b));
+  if (bit_size(reclaim[node_index]) == bit_size(b)) bit_or(reclaim[node_index], b);
+  return 0;
+}
+
+/* The GPUs the running jobs of `preemptees` (slurmctld's preemptee candidates of a job) hold,
+ * a bitmap or NULL per node (node_record_count entries); NULL when they hold none. Free
+ * with _reclaim_free. */
+static bitstr_t** _reclaimable(nvl_list_t preemptees) {
+  bitstr_t** reclaim;
+  nvl_list_itr_t it;
+  job_record_t* jp;
+  bool any = false;
+
+  if (!preemptees || !list_count(preemptees)) return NULL;
+  reclaim = xcalloc(node_record_count, sizeof(bitstr_t*));
+  it = list_iterator_create(preemptees);
+  while ((jp = list_next(it)))
+    if (IS_JOB_RUNNING(jp)) _job_gpus_each(jp, _reclaim_node, reclaim);
+  list_iterator_destroy(it);
+  for (int i = 0; i < node_record_count && !any; i++) any = reclaim[i] != NULL;
+  if (!any) xfree(reclaim);
+  return reclaim;
+}
+
+static int _holds_wanted(int node_index, bitstr_t* b, void* arg) {
+  const nvl_candidate_t* cand = arg;
+
+  for (int k = 0; k < cand->num_nodes; k++) {
+    if (cand->nodes[k] != node_index) continue;
+    for (int g = cand->gpu_offsets[k]; g < cand->gpu_offsets[k + 1]; g++)
+      if (cand->gpus[g] >= 0 && cand->gpus[g] < bit_size(b) && bit_test(b, cand->gpus[g])) return 1;
+    return 0;
+  }
+  return 0;
+}
+
+/* The jobs of `preemptees` that hold a GPU node set `cand` wants, in their order: the only
+ * ones cons_tres may preempt for it (given them all, it preempts any on the node set's nodes,
+ * until enough GPUs are free there, whichever they are). */
+static nvl_list_t _holding(nvl_list_t preemptees, const nvl_candidate_t* cand) {
+  nvl_list_t mine = list_create(NULL);
+  nvl_list_itr_t it = list_iterator_create(preemptees);
+  job_record_t* jp;
+
+  while ((jp = list_next(it)))
+    if (IS_JOB_RUNNING(jp) && _job_gpus_each(jp, _holds_wanted, (void*)cand)) list_append(mine, jp);
+  list_iterator_destroy(it);
+  return mine;
+}
+
+static void _reclaim_free(bitstr_t** reclaim) {
+  for (int i = 0; reclaim && i < node_record_count; i++) FREE_NULL_BITMAP(reclaim[i]);
+  xfree(reclaim);
 }
 
 /* The view from the job list: the GPUs of every running and suspended job (a suspended job
@@ -565,7 +646,7 @@ static int _snapshot_checked(const nvl_facade_t* f, bitstr_t* usable, nvl_snapsh
   int drifted;
 
   if (!nvl_held_valid) _held_rebuild();
-  drifted = _snapshot(f, usable, s, nvl_held_valid ? nvl_held : NULL);
+  drifted = _snapshot(f, usable, s, nvl_held_valid ? nvl_held : NULL, NULL);
   if (drifted >= 0) {
     gres_node_state_t* ns = _node_gpus(drifted);
     char slurm[256] = "none";
@@ -983,6 +1064,36 @@ static int _took(const nvl_call_t* c, nvl_decision_t* d, int i, bitstr_t* bitmap
   return ok;
 }
 
+/* The running jobs cons_tres would preempt for its last success (its preemptee list). */
+static int _preempting(const nvl_call_t* c) {
+  return c->preemptee_job_list && *c->preemptee_job_list ? list_count(*c->preemptee_job_list) : 0;
+}
+
+/* RUN_NOW: cons_tres accepted the nodes of `bitmap` (node set i; -1: the job's own bitmap)
+ * only by preempting running jobs: no GPUs are chosen yet (slurmctld preempts them and the
+ * job waits); the decision accepts or rejects the node set. */
+static int _preempts(const nvl_call_t* c, nvl_decision_t* d, int i, bitstr_t* bitmap) {
+  int count = bit_set_count(bitmap), n = 0, ok;
+  int* nodes = xcalloc(count + 1, sizeof(int));
+  int* offsets = xcalloc(count + 1, sizeof(int));
+  nvl_layout_t view;
+
+  for (int k = bit_ffs(bitmap), last = bit_fls(bitmap); k >= 0 && k <= last && n < count; k++)
+    if (bit_test(bitmap, k)) nodes[n++] = k;
+  view = (nvl_layout_t){n, nodes, offsets, NULL};
+  ok = nvl_decision_preempts(d, i, &view, _preempting(c));
+  xfree(nodes);
+  xfree(offsets);
+  _report(c->job_ptr, d);
+  return ok;
+}
+
+/* What cons_tres's success comes to: a start (_took) or a preemption first (_preempts). */
+static int _succeeded(const nvl_call_t* c, nvl_decision_t* d, int i, bitstr_t* bitmap) {
+  if (SELECT_IS_MODE_RUN_NOW(c->mode) && _preempting(c)) return _preempts(c, d, i, bitmap);
+  return _took(c, d, i, bitmap);
+}
+
 /* cons_tres on one node set, GPUs masked to it in RUN_NOW. On success the caller's bitmap
  * gets cons_tres's choice. */
 static int _try_candidate(const nvl_call_t* c, nvl_decision_t* d, int i,
@@ -999,7 +1110,7 @@ static int _try_candidate(const nvl_call_t* c, nvl_decision_t* d, int i,
   if (nvl_decision_mask(d)) saved = _mask(cand);
   rc = _forward(c, trial);
   if (saved) _unmask(saved, cand->num_nodes);
-  if (rc == SLURM_SUCCESS && !_took(c, d, i, trial)) {
+  if (rc == SLURM_SUCCESS && !_succeeded(c, d, i, trial)) {
     _undo(c);
     rc = SLURM_ERROR;
   } else if (rc != SLURM_SUCCESS) {
@@ -1043,7 +1154,44 @@ static int _try_all(const nvl_call_t* c, nvl_decision_t* d, bitstr_t* bitmap) {
   _report(c->job_ptr, d);
   if (rc == NVL_ACT_REFUSE) return SLURM_ERROR;
   rc = _forward(c, bitmap);
-  if (rc == SLURM_SUCCESS) _took(c, d, -1, bitmap);
+  if (rc == SLURM_SUCCESS) _succeeded(c, d, -1, bitmap);
+  return rc;
+}
+
+/* A job the first look made wait (RUN_NOW) that may preempt running jobs: a second look,
+ * where the GPUs those jobs hold count as free too, its node sets offered to cons_tres with
+ * the preemptee candidates that hold its GPUs, in turn. cons_tres accepts one by preempting
+ * (its preemptee list goes back to slurmctld, which preempts them; the job waits, and the test
+ * that finds their GPUs free places it) or starts the job at once. Without this a job with a hard
+ * constraint never preempted: the first look counts only free GPUs. Quiet unless a node set is
+ * accepted (nvl_job_t.preempting): the job's wait line stays the first look's. */
+static int _second_look(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job, bitstr_t* bitmap) {
+  bitstr_t** reclaim = _reclaimable(c->preemptee_candidates);
+  const nvl_candidate_t* cand;
+  nvl_snapshot_t snap;
+  nvl_decision_t* d;
+  bitstr_t* usable;
+  int rc = SLURM_ERROR;
+
+  if (!reclaim) return SLURM_ERROR;
+  usable = bit_copy(bitmap);
+  if (c->job_ptr->details->req_node_bitmap) bit_and(usable, c->job_ptr->details->req_node_bitmap);
+  _snapshot(f, usable, &snap, NULL, reclaim);
+  _reclaim_free(reclaim);
+  job->free_is_all = 0;
+  job->preempting = 1;
+  d = nvl_decide(f, job, snap.nodes, snap.count);
+  _snapshot_free(&snap);
+  FREE_NULL_BITMAP(usable);
+  for (int i = 0; rc != SLURM_SUCCESS && nvl_decision_action(d) == NVL_ACT_TRY &&
+                  (cand = nvl_decision_candidate(d, i));
+       i++) {
+    nvl_call_t own = *c;
+    own.preemptee_candidates = _holding(c->preemptee_candidates, cand);
+    rc = _try_candidate(&own, d, i, cand, bitmap);
+    FREE_NULL_LIST(own.preemptee_candidates);
+  }
+  nvl_decision_free(d);
   return rc;
 }
 
@@ -1102,7 +1250,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
     if (_snapshot_checked(f, usable, &snap) == 0) _snapshot_ends(&snap, usable);
     slurm_mutex_unlock(&nvl_held_lock);
   } else {
-    _snapshot(f, usable, &snap, NULL);
+    _snapshot(f, usable, &snap, NULL, NULL);
   }
   /* The free GPUs are all cons_tres could give: nothing to preempt, every usable node's GPUs
    * indexed, and no -w (cons_tres may add nodes beyond the named ones for a --gpus total). */
@@ -1134,9 +1282,12 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
     default:
       rc = _forward(&c, bitmap);
       if (rc == SLURM_SUCCESS && SELECT_IS_MODE_RUN_NOW(mode) && job.gpu_requests)
-        _took(&c, d, -1, bitmap);
+        _succeeded(&c, d, -1, bitmap);
       break;
   }
+  if (rc != SLURM_SUCCESS && nvl_decision_waits(d) && preemptee_candidates &&
+      list_count(preemptee_candidates))
+    rc = _second_look(&c, f, &job, bitmap);
   nvl_decision_free(d);
   _summary(f);
   nvl_facade_free(f);

@@ -158,6 +158,7 @@ nvlplace::plugin::SlurmJob SlurmJobOf(const nvl_job_t& job) {
   j.consolidate_segments = job.consolidate_segments != 0;
   j.restarts = job.restarts;
   j.free_is_all = job.free_is_all != 0;
+  j.preempting = job.preempting != 0;
   if (job.restarts > 0 && job.previous_comment != nullptr)
     j.previous_comment = job.previous_comment;
   for (uint32_t i = 0; job.env != nullptr && i < job.env_size; ++i) {
@@ -481,6 +482,10 @@ int nvl_decision_hold(const nvl_decision_t* d) {
   return d != nullptr && d->d != nullptr && d->d->hold() ? 1 : 0;
 }
 
+int nvl_decision_waits(const nvl_decision_t* d) {
+  return d != nullptr && d->d != nullptr && d->d->waits() ? 1 : 0;
+}
+
 int nvl_decision_mask(const nvl_decision_t* d) {
   return d != nullptr && d->d != nullptr && d->d->mask_gpus() ? 1 : 0;
 }
@@ -543,6 +548,16 @@ int nvl_decision_took(nvl_decision_t* d, int i, const nvl_layout_t* got) {
   const bool hard = d->d->hard();
   return Resolve("nvl_decision_took", hard ? "the node set is refused" : "the node set is taken",
                  hard ? 0 : 1, [&] { return d->d->Took(i, LayoutOf(got)) ? 1 : 0; });
+}
+
+int nvl_decision_preempts(nvl_decision_t* d, int i, const nvl_layout_t* nodes, int jobs) {
+  if (d == nullptr) return 1;
+  // A fallback that makes the job wait accepts no preemption for a promise it cannot check.
+  if (d->d == nullptr) return d->fallback_action == NVL_ACT_REFUSE ? 0 : 1;
+  const bool hard = d->d->hard();
+  return Resolve("nvl_decision_preempts",
+                 hard ? "the node set is refused" : "the node set is taken", hard ? 0 : 1,
+                 [&] { return d->d->Preempts(i, LayoutOf(nodes).nodes, jobs) ? 1 : 0; });
 }
 
 int nvl_decision_exhausted(nvl_decision_t* d) {

@@ -151,6 +151,11 @@ typedef struct {
    * cannot index); then a job that asks for more GPUs than are free is refused at once,
    * without cons_tres's search of every node that would say the same. 0: no such shortcut. */
   int free_is_all;
+  /* RUN_NOW: 1 for a second look at a job the first look made wait, where the nodes' free
+   * GPUs include those of the running jobs it may preempt (slurmctld's preemptee candidates):
+   * only a node set cons_tres accepts is logged and commented (nvl_decision_took,
+   * nvl_decision_preempts), so that the job's wait line stays the first look's. */
+  int preempting;
 } nvl_job_t;
 
 enum nvl_action {
@@ -185,6 +190,9 @@ nvl_decision_t* nvl_decide_unconfigured(const nvl_job_t* job, const char* proble
 int nvl_decision_action(const nvl_decision_t* d); /* enum nvl_action */
 /* NVL_ACT_REFUSE of a request the plugin can never use (RUN_NOW): hold the job. */
 int nvl_decision_hold(const nvl_decision_t* d);
+/* 1 when the decision makes the job wait (RUN_NOW, NVL_ACT_REFUSE, not held): for a second
+ * look with preemption (nvl_job_t.preempting). */
+int nvl_decision_waits(const nvl_decision_t* d);
 /* NVL_ACT_TRY: mask each node's free GPUs to the node set's before calling cons_tres, so
  * that what it allocates is the decision (RUN_NOW). */
 int nvl_decision_mask(const nvl_decision_t* d);
@@ -213,6 +221,13 @@ void nvl_decision_refused(nvl_decision_t* d, int i);
 /* cons_tres accepted node set i (-1: the job's own bitmap) and Slurm will allocate `got`.
  * RET 1: accept; 0: reject (release what cons_tres set up, then go on with the next). */
 int nvl_decision_took(nvl_decision_t* d, int i, const nvl_layout_t* got);
+/* RUN_NOW: cons_tres accepted node set i (-1: the job's own bitmap) only by preempting
+ * `jobs` running jobs (its preemptee list) on the nodes of `nodes` (their GPUs are left out:
+ * cons_tres chooses them once those jobs are gone). Slurm preempts them and the job waits;
+ * the test that finds their GPUs free places it. RET 1: accept (return the preemptee list to
+ * Slurm); 0: reject (a hard job's node set where cons_tres would preempt on other nodes:
+ * release what cons_tres set up, then go on with the next). */
+int nvl_decision_preempts(nvl_decision_t* d, int i, const nvl_layout_t* nodes, int jobs);
 /* After nvl_decision_took accepted a RUN_NOW allocation of GPUs: the job's rank map, the
  * value of NVLPLACE_RANKMAP (nvl_options.h) to put in its environment; else NULL. */
 const char* nvl_decision_rankmap(const nvl_decision_t* d);

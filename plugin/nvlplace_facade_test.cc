@@ -296,12 +296,17 @@ TEST_F(FacadeTest, NullArgumentsAreFallbacksNotCrashes) {
       "tried again";
   EXPECT_EQ(std::string(nvl_decision_comment(d)), "nvlplace: " + nvlplace::plugin::Format(waiting));
   EXPECT_EQ(nvl_decision_exhausted(d), NVL_ACT_REFUSE);
+  // A fallback makes no second look with preemption, and accepts no preemption for a
+  // promise it cannot check.
+  EXPECT_EQ(nvl_decision_waits(d), 0);
+  EXPECT_EQ(nvl_decision_preempts(d, -1, nullptr, 1), 0);
   nvl_decision_free(d);
   d = nvl_decide(nullptr, plain.get(), nullptr, 0);
   EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
   EXPECT_EQ(nvl_decision_comment(d), nullptr);
   EXPECT_EQ(nvl_decision_candidate(d, 0), nullptr);
   EXPECT_EQ(nvl_decision_took(d, -1, nullptr), 1);
+  EXPECT_EQ(nvl_decision_preempts(d, -1, nullptr, 1), 1);
   nvl_decision_free(d);
   d = nvl_decide(facade_, nullptr, nullptr, 0);
   EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);

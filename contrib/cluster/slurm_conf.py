@@ -83,6 +83,10 @@ def main():
     p.add_argument("--slurm-topology", default="tree", choices=["tree", "block"],
                    help="topology/tree on the switches, or topology/block with a block per "
                         "NVLink domain (from topology-block.conf, or topology.yaml on 25.05+)")
+    p.add_argument("--preempt", action="store_true",
+                   help="PreemptType=preempt/partition_prio, PreemptMode=REQUEUE: the gpu "
+                        "partition (PriorityTier=10) preempts a scavenger partition's jobs "
+                        "(PriorityTier=1) on the same nodes")
     p.add_argument("--host", required=True)
     p.add_argument("--ctld-addr", default=None,
                    help="the primary slurmctld's address (default: the host's name)")
@@ -216,7 +220,14 @@ TmpFS={r}/tmp
                  f"CoresPerSocket={cores} ThreadsPerCore=1 RealMemory=64000{gres_field}\n")
         port += count
     partition = nvlplace(a.cli, "check", "hostlist", "--compress", *names).strip()
-    conf += f"PartitionName=gpu Nodes={partition} Default=YES MaxTime=INFINITE State=UP\n"
+    if a.preempt:
+        conf += "PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n"
+        conf += (f"PartitionName=gpu Nodes={partition} Default=YES MaxTime=INFINITE State=UP "
+                 "PriorityTier=10\n")
+        conf += (f"PartitionName=scavenger Nodes={partition} MaxTime=INFINITE State=UP "
+                 "PriorityTier=1 PreemptMode=REQUEUE\n")
+    else:
+        conf += f"PartitionName=gpu Nodes={partition} Default=YES MaxTime=INFINITE State=UP\n"
     with open(os.path.join(etc, "slurm.conf"), "w") as f:
         f.write(conf)
     with open(os.path.join(etc, "nodes"), "w") as f:

@@ -6,7 +6,7 @@
 #
 # Usage: contrib/cluster/start.sh [--topology FILE] [--select nvlplace|cons_tres]
 #                            [--scheduler backfill|builtin] [--slurm-topology tree|block]
-#                            [--keep-state] [--backup]
+#                            [--keep-state] [--backup] [--preempt]
 #
 # --topology  cluster YAML (default configs/lab-h100.yaml)
 # --select    select/cons_tres_nvlplace (default) or stock select/cons_tres
@@ -19,6 +19,9 @@
 #             new release's daemons with this); the daemons must be stopped
 # --backup    a backup slurmctld too (a second SlurmctldHost, its own network, UTS and mount
 #             namespaces on this machine; common.sh), taking over 5 s after the primary stops
+# --preempt   preemption: PreemptType=preempt/partition_prio, PreemptMode=REQUEUE, and a
+#             partition `scavenger` (PriorityTier=1) on the nodes of `gpu` (PriorityTier=10),
+#             whose jobs the gpu partition's jobs preempt (requeue)
 # Environment: see common.sh (NVLPLACE_CLUSTER_DIR, NVLPLACE_BUILD_DIR, NVLPLACE_PORT_BASE,
 # NVLPLACE_SLURM_PREFIX and NVLPLACE_PLUGIN_LIB for another Slurm release);
 # NVLPLACE_SLURM_FILES=DIR takes topology.conf and gres.conf from DIR instead of the export
@@ -33,6 +36,7 @@ scheduler=backfill
 slurm_topology=tree
 keep_state=0
 backup=0
+preempt=0
 while (($#)); do
   case $1 in
     --topology) topology=$2; shift 2 ;;
@@ -45,8 +49,9 @@ while (($#)); do
     --slurm-topology=*) slurm_topology=${1#*=}; shift ;;
     --keep-state) keep_state=1; shift ;;
     --backup) backup=1; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
-    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,27p' "$0" >&2; exit 2 ;;
+    --preempt) preempt=1; shift ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,29p' "$0" >&2; exit 2 ;;
   esac
 done
 case $select in
@@ -72,7 +77,7 @@ done
 [[ $slurm_topology == tree ]] || nvl_release_at_least "$(nvl_slurm_release)" 23 11 ||
   { echo "start.sh: --slurm-topology block needs Slurm 23.11 or later (topology/block), not $(nvl_slurm_release)" >&2; exit 2; }
 
-settings="topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology backup=$backup build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
+settings="topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology backup=$backup preempt=$preempt build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
 if [[ -f $NVL_RUN/settings && $(cat "$NVL_RUN/settings") == "$settings" ]] &&
    nvl_pid_of "$NVL_RUN/run/munged.pid" >/dev/null &&
    nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_all_nodes_up; then
@@ -136,9 +141,10 @@ for f in "$NVL_SLURM_PLUGINS"/*; do
 done
 ln -s -t "$NVL_RUN/plugins" "${links[@]}"
 net=()
+((!preempt)) || net+=(--preempt)
 if ((backup)); then
   nvl_backup_net_up || { nvl_log "cannot set up the backup controller's network namespace"; exit 1; }
-  net=(--ctld-addr "$NVL_BK_HOST_ADDR" --backup-host "$NVL_BK_NAME" --backup-addr "$NVL_BK_ADDR"
+  net+=(--ctld-addr "$NVL_BK_HOST_ADDR" --backup-host "$NVL_BK_NAME" --backup-addr "$NVL_BK_ADDR"
        --node-addr "$NVL_BK_HOST_ADDR")
 fi
 python3 "$NVL_ROOT/contrib/cluster/slurm_conf.py" "${net[@]}" --export-dir "$NVL_RUN/export" \

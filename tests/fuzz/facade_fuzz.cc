@@ -24,7 +24,9 @@
 // 7: busy_gpus and busy_until NULL) and that many (int8 GPU, int32 seconds after now) pairs,
 // and the window (two int32, seconds after now; 0: none). Then the steps, a byte each (low
 // two bits: candidate, refused, took as decided or with one GPU moved, exhausted; the rest
-// the node set's index), applied to both decisions.
+// the node set's index), applied to both decisions, and to a second look with preemption
+// (RUN_NOW), where "took" is cons_tres preempting on the node set's nodes (bit 7: all but
+// its last).
 #include <unistd.h>
 
 #include <algorithm>
@@ -143,8 +145,10 @@ nvl_decision_t* DecideOnSnapshot(nvl_facade_t* facade, const nvl_job_t* job,
 }
 
 // The steps of job_test on one decision, as the input orders them.
+// `preempts`: a second look with preemption, where cons_tres accepts a node set only by
+// preempting (nvl_decision_preempts: its nodes, or all but the last).
 void Steps(nvl_decision_t* d, const std::vector<uint8_t>& steps, const std::vector<Entry>& entries,
-           int num_nodes, const nvl_job_t& job) {
+           int num_nodes, const nvl_job_t& job, bool preempts = false) {
   const bool any_gpu = job.mode != NVL_MODE_RUN_NOW;  // WILL_RUN: GPUs free by its start
   const bool try_sets = nvl_decision_action(d) == NVL_ACT_TRY;
   for (uint8_t step : steps) {
@@ -166,6 +170,15 @@ void Steps(nvl_decision_t* d, const std::vector<uint8_t>& steps, const std::vect
         }
         // As decided, or with the last GPU moved to another index (what cons_tres choosing
         // on its own would look like).
+        if (preempts) {
+          int n = (step & 0x80) && c->num_nodes > 1 ? c->num_nodes - 1 : c->num_nodes;
+          std::vector<int> offsets(n + 1, 0);
+          nvl_layout_t nodes{n, c->nodes, offsets.data(), nullptr};
+          int ok = nvl_decision_preempts(d, i, &nodes, 1 + (step >> 5));
+          FUZZ_CHECK(ok == 0 || ok == 1, "preempts returned %d", ok);
+          FUZZ_CHECK(nvl_decision_rankmap(d) == nullptr, "a rank map for a job that waits");
+          break;
+        }
         std::vector<int> gpus(c->gpus, c->gpus + c->gpu_offsets[c->num_nodes]);
         bool moved = (step & 0x80) && !gpus.empty();
         if (moved) gpus.back() = (gpus.back() + 1) % kGpusPerNode;
@@ -364,6 +377,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                  action);
     }
     nvl_decision_free(q);
+    // A second look, the GPUs of preemptable jobs counted as free: a wait says nothing (the
+    // first look's line stands); a node set is offered, and cons_tres preempts for it.
+    nvl_job_t again = job;
+    again.preempting = 1;
+    nvl_decision_t* p = DecideOnSnapshot(facade, &again, given, count);
+    if (nvl_decision_action(p) == NVL_ACT_REFUSE) {
+      const char* said = nvl_decision_log(p, nullptr);
+      FUZZ_CHECK(!nvl_decision_comment(p) && !said, "a second look that refuses said: %s",
+                 said ? said : "(a comment only)");
+    }
+    Steps(p, steps, entries, num_nodes, again, /*preempts=*/true);
+    nvl_decision_free(p);
   }
 
   if (null_facade || null_nodes || negative || null_job) return 0;

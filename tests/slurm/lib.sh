@@ -41,13 +41,14 @@ require_cluster_tools() {
   [[ -x $NVL_CLI ]] || skip "nvlplace CLI not built"
 }
 
-# use_cluster nvlplace|cons_tres [backfill|builtin]: the cluster with that select plugin
-# (and scheduler, default backfill), started or restarted if needed.
+# use_cluster nvlplace|cons_tres [backfill|builtin [START_OPTIONS...]]: the cluster with that
+# select plugin (and scheduler, default backfill; more options of contrib/cluster/start.sh,
+# such as --preempt), started or restarted if needed.
 use_cluster() {
   require_cluster_tools
   "$NVL_ROOT/contrib/cluster/start.sh" --topology "$NVL_TOPOLOGY" --select "$1" \
-    --scheduler "${2:-backfill}" --slurm-topology "$NVL_SLURM_TOPOLOGY" >/dev/null ||
-    fail "cannot start the cluster with $1 ${2:-} (see $NVL_RUN/log)"
+    --scheduler "${2:-backfill}" --slurm-topology "$NVL_SLURM_TOPOLOGY" "${@:3}" >/dev/null ||
+    fail "cannot start the cluster with $* (see $NVL_RUN/log)"
   # A test that failed half-way may have left a broken nvlplace.yaml behind: every test
   # starts from the cluster's own configuration, so one failure does not fail the next.
   if [[ $1 == nvlplace && $(grep -v '^#' "$NVL_RUN/etc/nvlplace.yaml" 2>/dev/null) != "$(good_config_text)" ]]; then
