@@ -3,11 +3,13 @@
 #include "placement/formats/slurm_topology.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "placement/formats/slurm_testing.h"
 #include "tests/status_matchers.h"
 
 namespace nvlplace::slurm {
@@ -221,6 +223,62 @@ INSTANTIATE_TEST_SUITE_P(
                       "of their own, or write both topologies in a topology.yaml (Slurm 25.05+, "
                       "--topology-yaml)"}),
     [](const ::testing::TestParamInfo<ConfErrorCase>& info) { return info.param.name; });
+
+// ---- Include ------------------------------------------------------------------------------
+
+TEST(ReadTopologyConfTest, IncludedLinesAreReadWhereTheyAre) {
+  ::nvlplace::testing::MemoryFiles m;
+  m.files["racks.conf"] = "BlockName=r2 Nodes=n[3-4]\nBlockSizes=2,4\n";
+  NameBudget budget;
+  absl::StatusOr<TopologyFile> file =
+      ReadTopologyConf("BlockName=r1 Nodes=n[1-2]\nInclude racks.conf\nBlockName=r3 Nodes=n[5-6]\n",
+                       "t.conf", &budget, m.Includes());
+  ASSERT_THAT(file, IsOk());
+  ASSERT_EQ(file->blocks.size(), 3u);
+  EXPECT_EQ(file->blocks[1].name, "r2");
+  EXPECT_EQ(FormatAt(file->blocks[1].loc, "x"), "racks.conf:1: BlockName: x");
+  EXPECT_EQ(FormatAt(file->blocks[2].loc, "x"), "t.conf:3: BlockName: x");
+  EXPECT_EQ(FormatAt(file->block_levels.loc, "x"), "racks.conf:2: BlockSizes: x");
+  EXPECT_EQ(file->block_levels.base, 2);
+  EXPECT_THAT(file->files, ElementsAre("t.conf", "racks.conf"));
+}
+
+// An error in an included file is at its line there; a line it points to in another file is
+// named with that file.
+TEST(ReadTopologyConfTest, ErrorsInIncludedFilesNameThem) {
+  struct Case {
+    std::string text;
+    std::map<std::string, std::string> files;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"SwitchName=s1 Nodes=n1\nInclude more.conf\n",
+       {{"more.conf", "SwitchName=s2 Nodes=n2\nSwitchName=s3 Bogus=1\n"}},
+       "more.conf:2: Bogus: unknown key; topology.conf keys are SwitchName, Switches, Nodes, "
+       "LinkSpeed"},
+      {"SwitchName=s1 Nodes=n1\nInclude blocks.conf\n",
+       {{"blocks.conf", "BlockName=b1 Nodes=n1\n"}},
+       "blocks.conf:1: BlockName: this file has SwitchName= lines (topology/tree, t.conf:1) and "
+       "BlockName= or BlockSizes= lines (topology/block, line 1); Slurm reads one kind per "
+       "topology.conf: import the block lines as a file of their own, or write both topologies "
+       "in a topology.yaml (Slurm 25.05+, --topology-yaml)"},
+      {"BlockName=b1 Nodes=n1\nInclude b.conf\n",
+       {{"b.conf", "BlockName=b1 Nodes=n2\n"}},
+       "b.conf:1: BlockName: block 'b1' is defined twice (first on t.conf:1)"},
+      {"BlockSizes=2,4\nInclude b.conf\n",
+       {{"b.conf", "BlockName=b1 Nodes=n[1-2]\nBlockSizes=2\n"}},
+       "b.conf:2: BlockSizes: given twice (first on t.conf:1); give one BlockSizes line (Slurm "
+       "23.11 reads only BlockLevels=, 24.05 and later only BlockSizes=)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.error);
+    ::nvlplace::testing::MemoryFiles m;
+    m.files = c.files;
+    NameBudget budget;
+    EXPECT_THAT(ReadTopologyConf(c.text, "t.conf", &budget, m.Includes()),
+                StatusIs(absl::StatusCode::kInvalidArgument, c.error));
+  }
+}
 
 // ---- topology.yaml ------------------------------------------------------------------------
 

@@ -177,6 +177,7 @@ absl::Status ReadTree(const Entry& e, NameBudget* budget, TopologyFile* out) {
     NVL_ASSIGN_OR_RETURN(MapReader s, MapReader::Make(item, {"switch", "children", "nodes"}));
     TreeSwitch sw;
     sw.loc = item.Loc();
+    sw.seq = sw.loc.line;
     sw.nodes_loc = sw.loc;
     sw.children_loc = sw.loc;
     NVL_ASSIGN_OR_RETURN(const Where* name, s.Require("switch"));
@@ -337,6 +338,7 @@ absl::StatusOr<TopologyFile> Read(absl::string_view text, const std::string& fil
   TopologyFile out;
   out.file = file;
   out.annotations = SplitConf(text).annotations;
+  out.files = {file};
   NVL_ASSIGN_OR_RETURN(const Entry* tree, Pick(entries, "tree", names));
   NVL_ASSIGN_OR_RETURN(const Entry* block, Pick(entries, "block", names));
   for (const Entry& e : entries) {
