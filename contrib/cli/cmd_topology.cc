@@ -80,6 +80,7 @@ struct SlurmImportArgs {
   std::string blocks = "nvlink";  // --blocks: what a topology/block block is
   std::string gres_conf;
   std::vector<std::string> models;  // --model NAME=NVLINK_GBPS,PCIE_GBPS
+  std::string slurm_conf_dir;       // --slurm-conf-dir: where relative Include paths are read
   SlurmImportOptions options;
   TopologyLimits limits;
   std::string out = "-";
@@ -94,6 +95,9 @@ int ImportSlurmFiles(const SlurmImportArgs& args) {
   }
   options.blocks = args.blocks == "fabric" ? SlurmImportOptions::Blocks::kFabric
                                            : SlurmImportOptions::Blocks::kNvlink;
+  // Include lines name files as Slurm finds them: relative to slurm.conf's directory.
+  options.includes.read = [](const std::string& path) { return ReadFileToString(path); };
+  options.includes.dir = args.slurm_conf_dir;
   bool yaml = !args.topology_yaml.empty();
   if (yaml == !args.topology_conf.empty()) {
     return Fail(absl::InvalidArgumentError(
@@ -301,6 +305,9 @@ void AddTopologyCommands(CLI::App& app, std::function<int()>* run) {
                   "rack) or fabric (only a level of the fabric)")
       ->check(CLI::IsMember({"nvlink", "fabric"}));
   isl->add_option("--gres", slurm->gres_conf, "Slurm gres.conf with Name=gpu File= [Links=] lines");
+  isl->add_option("--slurm-conf-dir", slurm->slurm_conf_dir,
+                  "directory of slurm.conf, where Slurm reads a relative Include path of "
+                  "topology.conf and gres.conf from (default: the directory of each file given)");
   isl->add_option("--gpus-per-node", slurm->options.gpus_per_node,
                   "GPUs per node when no gres.conf lists GPUs (with one, the nodes it leaves "
                   "out have none)");

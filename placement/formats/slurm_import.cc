@@ -39,11 +39,13 @@ using slurm::GetHostlist;
 using slurm::GetInt;
 using slurm::GetIslands;
 using slurm::GetName;
+using slurm::IncludeFiles;
 using slurm::LineError;
+using slurm::LineRef;
 using slurm::NameBudget;
 using slurm::ParseFields;
+using slurm::ReadConfLines;
 using slurm::Require;
-using slurm::SplitConf;
 using slurm::SplitText;
 using slurm::TextLine;
 using slurm::Words;
@@ -128,10 +130,10 @@ struct Draft {
   bool tiers_given = false;
   std::vector<SwitchDraft> switches;
   absl::flat_hash_map<std::string, size_t> switch_index;
-  std::vector<std::string> noted_nodes;                 // in annotation order
-  std::vector<NodeShape> shapes;                        // one per nodes annotation
-  absl::flat_hash_map<std::string, size_t> node_notes;  // node -> its annotation's shape
-  absl::flat_hash_map<std::string, int> domain_lines;   // NVLink domain -> its annotation
+  std::vector<std::string> noted_nodes;                      // in annotation order
+  std::vector<NodeShape> shapes;                             // one per nodes annotation
+  absl::flat_hash_map<std::string, size_t> node_notes;       // node -> its annotation's shape
+  absl::flat_hash_map<std::string, SourceLoc> domain_lines;  // NVLink domain -> its annotation
   SourceLoc first_switch_note;  // the first switch annotation (line 0: none)
   std::vector<std::string> notes;
 };
@@ -152,8 +154,8 @@ absl::Status AddTreeSwitch(const slurm::TreeSwitch& sw, Draft* draft) {
   SwitchDraft& d = DraftFor(sw.name, sw.loc, draft);
   if (d.has_line) {
     return absl::InvalidArgumentError(
-        FormatAt(sw.loc, absl::StrCat("switch '", sw.name, "' is defined twice (first on line ",
-                                      d.spec.loc.line, ")")));
+        FormatAt(sw.loc, absl::StrCat("switch '", sw.name, "' is defined twice (first on ",
+                                      LineRef(d.spec.loc, sw.loc.file), ")")));
   }
   d.has_line = true;
   d.spec.loc = sw.loc;
@@ -246,10 +248,9 @@ absl::Status NoteNodes(const Fields& f, Draft* draft) {
   for (std::string& name : *names) {
     auto [it, inserted] = draft->node_notes.emplace(name, index);
     if (!inserted) {
-      return f.Error("names", absl::StrCat("node '", name,
-                                           "' is in two nodes annotations (first "
-                                           "on line ",
-                                           draft->shapes[it->second].loc.line, ")"));
+      return f.Error("names",
+                     absl::StrCat("node '", name, "' is in two nodes annotations (first on ",
+                                  LineRef(draft->shapes[it->second].loc, f.file), ")"));
     }
     draft->noted_nodes.push_back(std::move(name));
   }
@@ -266,12 +267,11 @@ absl::Status NoteDomain(const Fields& f, Draft* draft) {
   NVL_RETURN_IF_ERROR(GetInt(f, "spares", 0, std::numeric_limits<int>::max(), &domain.spares));
   if (f.Find("spares") != nullptr) domain.spares_loc = At(f.file, f.line, "spares");
   NVL_RETURN_IF_ERROR(GetHostlist(f, "nodes", &draft->budget, &domain.nodes));
-  auto [first, inserted] = draft->domain_lines.emplace(domain.name, f.line);
+  auto [first, inserted] = draft->domain_lines.emplace(domain.name, domain.loc);
   if (!inserted) {
-    return f.Error("name", absl::StrCat("NVLink domain '", domain.name,
-                                        "' is annotated twice "
-                                        "(first on line ",
-                                        first->second, ")"));
+    return f.Error("name",
+                   absl::StrCat("NVLink domain '", domain.name, "' is annotated twice (first on ",
+                                LineRef(first->second, f.file), ")"));
   }
   draft->spec.domains.push_back(std::move(domain));
   return absl::OkStatus();
@@ -354,8 +354,8 @@ absl::Status ResolveDomains(const slurm::TopologyFile& file, Draft* draft) {
       return LineError(loc.file, loc.line, "switch",
                        absl::StrCat("'", domain.name,
                                     "' is annotated both as a switch and as an "
-                                    "NVLink domain (line ",
-                                    domain.loc.line, ")"));
+                                    "NVLink domain (",
+                                    LineRef(domain.loc, loc.file), ")"));
     }
     if (!d.children.empty()) {
       return LineError(loc.file, loc.line, "Switches",
@@ -526,6 +526,7 @@ absl::Status AssignTiers(const Draft& draft, TopologySpec* spec) {
 
 // What one GPU line of gres.conf says, shared by every GPU and node it describes.
 struct GresLine {
+  std::string file;  // the file it is in: gres.conf, or one its Include lines brought in
   int line = 0;
   std::string type;
   bool has_links = false;
@@ -537,6 +538,9 @@ struct GresGpu {
   const GresLine* src = nullptr;
 };
 
+// Where a GPU line is, for LineRef.
+SourceLoc GresAt(const GresLine& line) { return SourceLoc{line.file, line.line, 0, ""}; }
+
 struct GresTable {
   std::string file;
   TopologyLimits limits;
@@ -545,10 +549,13 @@ struct GresTable {
   std::vector<std::unique_ptr<GresLine>> lines;
   std::vector<std::string> order;
   absl::flat_hash_map<std::string, std::vector<GresGpu>> gpus;
-  // AutoDetect= other than off/none: the line of the global one (0: none), and per node the
-  // line of a NodeName= line's (the last one wins, as in Slurm).
-  int autodetect_all = 0;
-  absl::flat_hash_map<std::string, int> autodetect;
+  // AutoDetect= other than off/none: the line of the global one (line 0: none), and per node
+  // the line of a NodeName= line's (the last one wins, as in Slurm), as 1 + its index in
+  // autodetect_lines (0: off).
+  SourceLoc autodetect_all;
+  absl::flat_hash_map<std::string, size_t> autodetect;
+  std::vector<SourceLoc> autodetect_lines;
+  IncludeFiles includes;  // how its Include lines are read
 };
 
 absl::StatusOr<std::vector<int>> DeviceIndexes(const Fields& f, NameBudget* budget) {
@@ -614,6 +621,7 @@ absl::StatusOr<std::vector<GresGpu>> LineGpus(const Fields& f, GresTable* table)
                    absl::StrCat("Count=", count, " but File= names ", indexes.size(), " devices"));
   }
   auto src = std::make_unique<GresLine>();
+  src->file = f.file;
   src->line = f.line;
   NVL_ASSIGN_OR_RETURN(src->type, GetName(f, "Type", "GPU type"));
   if (f.Find("Links") != nullptr) {
@@ -630,8 +638,7 @@ absl::StatusOr<std::vector<GresGpu>> LineGpus(const Fields& f, GresTable* table)
   return gpus;
 }
 
-absl::Status ParseGresLine(const TextLine& line, GresTable* table) {
-  const std::string& file = table->file;
+absl::Status ParseGresLine(const TextLine& line, const std::string& file, GresTable* table) {
   NVL_ASSIGN_OR_RETURN(std::vector<std::string> words, Words(line.text, file, line.line));
   NVL_ASSIGN_OR_RETURN(Fields f, ParseFields(words, file, line.line,
                                              {"NodeName", "Name", "Type", "File", "Links", "Count",
@@ -643,11 +650,13 @@ absl::Status ParseGresLine(const TextLine& line, GresTable* table) {
     // that a node left without Name=gpu lines is not silently taken as CPU-only.
     bool on = !absl::EqualsIgnoreCase(*detect, "off") && !absl::EqualsIgnoreCase(*detect, "none");
     if (f.Find("NodeName") == nullptr) {
-      table->autodetect_all = on ? line.line : 0;
+      table->autodetect_all = on ? At(file, line.line, "AutoDetect") : SourceLoc{};
     } else {
       std::vector<std::string> nodes;
       NVL_RETURN_IF_ERROR(GetHostlist(f, "NodeName", &table->budget, &nodes));
-      for (std::string& node : nodes) table->autodetect[std::move(node)] = on ? line.line : 0;
+      if (on) table->autodetect_lines.push_back(At(file, line.line, "AutoDetect"));
+      const size_t at = on ? table->autodetect_lines.size() : 0;
+      for (std::string& node : nodes) table->autodetect[std::move(node)] = at;
     }
   }
   // Lines of other GRES ("Name=nic") and AutoDetect lines say nothing more here.
@@ -683,20 +692,20 @@ absl::Status ParseGresLine(const TextLine& line, GresTable* table) {
 }
 
 absl::Status ParseGres(absl::string_view text, GresTable* table) {
-  for (const TextLine& line : SplitConf(text).lines) {
-    NVL_RETURN_IF_ERROR(ParseGresLine(line, table));
+  NVL_ASSIGN_OR_RETURN(SplitText split, ReadConfLines(text, table->file, table->includes));
+  for (const TextLine& line : split.lines) {
+    NVL_RETURN_IF_ERROR(ParseGresLine(line, split.files[line.file], table));
   }
   return absl::OkStatus();
 }
 
 // Sorts the node's GPUs by index and checks they are /dev/nvidia0..n-1, each once.
-absl::Status CheckIndexes(const std::string& node, const std::string& file,
-                          std::vector<GresGpu>* gpus) {
+absl::Status CheckIndexes(const std::string& node, std::vector<GresGpu>* gpus) {
   int anonymous = static_cast<int>(
       std::count_if(gpus->begin(), gpus->end(), [](const GresGpu& g) { return g.index < 0; }));
   if (anonymous == static_cast<int>(gpus->size())) return absl::OkStatus();
   if (anonymous > 0) {
-    return LineError(file, gpus->front().src->line, "File",
+    return LineError(gpus->front().src->file, gpus->front().src->line, "File",
                      absl::StrCat("node '", node,
                                   "' mixes Count= lines without File= and File= "
                                   "lines"));
@@ -708,9 +717,9 @@ absl::Status CheckIndexes(const std::string& node, const std::string& file,
     const GresGpu& before = (*gpus)[i - 1];
     if (g.index >= before.index) continue;
     return LineError(
-        file, g.src->line, "File",
+        g.src->file, g.src->line, "File",
         absl::StrCat("node '", node, "' lists /dev/nvidia", g.index, " after /dev/nvidia",
-                     before.index, " (line ", before.src->line,
+                     before.index, " (", LineRef(GresAt(*before.src), g.src->file),
                      "); Slurm numbers a node's GPUs in the order of its File= entries, "
                      "nvlplace by device number, and the two would disagree: list the files in "
                      "ascending order (File=/dev/nvidia[0-7])"));
@@ -720,14 +729,13 @@ absl::Status CheckIndexes(const std::string& node, const std::string& file,
   for (size_t i = 0; i < gpus->size(); ++i) {
     const GresGpu& g = (*gpus)[i];
     if (i > 0 && g.index == (*gpus)[i - 1].index) {
-      return LineError(file, g.src->line, "File",
-                       absl::StrCat("/dev/nvidia", g.index, " of node '", node,
-                                    "' is listed "
-                                    "twice (also on line ",
-                                    (*gpus)[i - 1].src->line, ")"));
+      return LineError(
+          g.src->file, g.src->line, "File",
+          absl::StrCat("/dev/nvidia", g.index, " of node '", node, "' is listed twice (also on ",
+                       LineRef(GresAt(*(*gpus)[i - 1].src), g.src->file), ")"));
     }
     if (g.index != static_cast<int>(i)) {
-      return LineError(file, g.src->line, "File",
+      return LineError(g.src->file, g.src->line, "File",
                        absl::StrCat("node '", node, "' has no /dev/nvidia", i,
                                     "; GPUs must be "
                                     "numbered 0..",
@@ -738,15 +746,14 @@ absl::Status CheckIndexes(const std::string& node, const std::string& file,
 }
 
 // Islands from the node's Links= rows (indexes checked); false when no row is given.
-absl::StatusOr<bool> LinkIslands(const std::string& node, const std::string& file,
-                                 const std::vector<GresGpu>& gpus,
+absl::StatusOr<bool> LinkIslands(const std::string& node, const std::vector<GresGpu>& gpus,
                                  std::vector<std::vector<int>>* islands) {
   int n = static_cast<int>(gpus.size());
   std::vector<const std::vector<int>*> links;
   for (const GresGpu& g : gpus) {
     if (g.src->has_links != gpus.front().src->has_links) {
       const GresGpu& without = g.src->has_links ? gpus.front() : g;
-      return LineError(file, without.src->line, "Links",
+      return LineError(without.src->file, without.src->line, "Links",
                        absl::StrCat("node '", node,
                                     "' gives Links= for some GPUs but not for "
                                     "/dev/nvidia",
@@ -755,13 +762,13 @@ absl::StatusOr<bool> LinkIslands(const std::string& node, const std::string& fil
     if (!g.src->has_links) return false;
     const std::vector<int>& row = g.src->links;
     if (static_cast<int>(row.size()) != n) {
-      return LineError(file, g.src->line, "Links",
+      return LineError(g.src->file, g.src->line, "Links",
                        absl::StrCat("the row has ", row.size(), " entries but node '", node,
                                     "' has ", n, " GPUs"));
     }
     for (int j = 0; j < n; ++j) {
       if ((row[j] == -1) != (j == g.index)) {
-        return LineError(file, g.src->line, "Links",
+        return LineError(g.src->file, g.src->line, "Links",
                          absl::StrCat("entry ", j, " is ", row[j],
                                       "; -1 marks the GPU "
                                       "itself (entry ",
@@ -773,7 +780,7 @@ absl::StatusOr<bool> LinkIslands(const std::string& node, const std::string& fil
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
       if (((*links[i])[j] >= 1) != ((*links[j])[i] >= 1)) {
-        return LineError(file, gpus[i].src->line, "Links",
+        return LineError(gpus[i].src->file, gpus[i].src->line, "Links",
                          absl::StrCat("node '", node, "': GPU ", i, " and GPU ", j,
                                       " disagree on whether they share an NVLink"));
       }
@@ -786,21 +793,20 @@ absl::StatusOr<bool> LinkIslands(const std::string& node, const std::string& fil
   return true;
 }
 
-absl::StatusOr<NodeShape> GresShape(const std::string& node, const std::string& file,
-                                    std::vector<GresGpu> gpus) {
-  NVL_RETURN_IF_ERROR(CheckIndexes(node, file, &gpus));
+absl::StatusOr<NodeShape> GresShape(const std::string& node, std::vector<GresGpu> gpus) {
+  NVL_RETURN_IF_ERROR(CheckIndexes(node, &gpus));
   NodeShape shape;
   shape.gpus = static_cast<int>(gpus.size());
   shape.model = gpus.front().src->type;
-  shape.loc = At(file, gpus.front().src->line, "NodeName");
+  shape.loc = At(gpus.front().src->file, gpus.front().src->line, "NodeName");
   for (const GresGpu& g : gpus) {
     if (g.src->type != shape.model) {
-      return LineError(file, g.src->line, "Type",
+      return LineError(g.src->file, g.src->line, "Type",
                        absl::StrCat("node '", node, "' mixes GPU types '", shape.model, "' and '",
                                     g.src->type, "'"));
     }
   }
-  NVL_ASSIGN_OR_RETURN(shape.islands_known, LinkIslands(node, file, gpus, &shape.islands));
+  NVL_ASSIGN_OR_RETURN(shape.islands_known, LinkIslands(node, gpus, &shape.islands));
   return shape;
 }
 
@@ -808,15 +814,14 @@ absl::StatusOr<NodeShape> GresShape(const std::string& node, const std::string& 
 // (checking a node's Links= rows takes GPUs^2 steps).
 using GresKey = std::vector<std::pair<int, const GresLine*>>;
 
-absl::StatusOr<NodeShape> CachedGresShape(const std::string& node, const GresTable& gres,
-                                          const std::vector<GresGpu>& gpus,
+absl::StatusOr<NodeShape> CachedGresShape(const std::string& node, const std::vector<GresGpu>& gpus,
                                           absl::flat_hash_map<GresKey, NodeShape>* cache) {
   GresKey key;
   key.reserve(gpus.size());
   for (const GresGpu& g : gpus) key.emplace_back(g.index, g.src);
   auto it = cache->find(key);
   if (it != cache->end()) return it->second;
-  NVL_ASSIGN_OR_RETURN(NodeShape shape, GresShape(node, gres.file, gpus));
+  NVL_ASSIGN_OR_RETURN(NodeShape shape, GresShape(node, gpus));
   cache->emplace(std::move(key), shape);
   return shape;
 }
@@ -848,7 +853,7 @@ absl::StatusOr<NodeShape> ShapeOf(const std::string& name, const SourceLoc* ment
   auto note = draft.node_notes.find(name);
   auto listed = gres.gpus.find(name);
   if (listed != gres.gpus.end()) {
-    NVL_ASSIGN_OR_RETURN(NodeShape shape, CachedGresShape(name, gres, listed->second, cache));
+    NVL_ASSIGN_OR_RETURN(NodeShape shape, CachedGresShape(name, listed->second, cache));
     if (note != draft.node_notes.end()) {
       return Merge(name, std::move(shape), draft.shapes[note->second]);
     }
@@ -862,7 +867,8 @@ absl::StatusOr<NodeShape> ShapeOf(const std::string& name, const SourceLoc* ment
   if (!gres.order.empty()) {
     auto detect = gres.autodetect.find(name);
     if (detect != gres.autodetect.end() && detect->second > 0) {
-      return LineError(gres.file, detect->second, "AutoDetect",
+      const SourceLoc& at = gres.autodetect_lines[detect->second - 1];
+      return LineError(at.file, at.line, "AutoDetect",
                        absl::StrCat("node '", name,
                                     "' has AutoDetect and no Name=gpu line: Slurm finds its GPUs "
                                     "when slurmd starts, nvlplace cannot; give its Name=gpu "
@@ -1024,18 +1030,19 @@ absl::Status CheckOptions(const SlurmImportOptions& options) {
 // order in which the file first names them.
 absl::Status ApplyFile(const slurm::TopologyFile& file, Draft* draft) {
   size_t next_note = 0;
-  auto notes_before = [&](int line) -> absl::Status {
-    for (; next_note < file.annotations.size() && file.annotations[next_note].line < line;
+  auto notes_before = [&](int64_t seq) -> absl::Status {
+    for (; next_note < file.annotations.size() && file.annotations[next_note].seq < seq;
          ++next_note) {
-      NVL_RETURN_IF_ERROR(ApplyAnnotation(file.annotations[next_note], file.file, draft));
+      const TextLine& note = file.annotations[next_note];
+      NVL_RETURN_IF_ERROR(ApplyAnnotation(note, file.FileOf(note), draft));
     }
     return absl::OkStatus();
   };
   for (const slurm::TreeSwitch& sw : file.switches) {
-    NVL_RETURN_IF_ERROR(notes_before(sw.loc.line));
+    NVL_RETURN_IF_ERROR(notes_before(sw.seq));
     NVL_RETURN_IF_ERROR(AddTreeSwitch(sw, draft));
   }
-  return notes_before(std::numeric_limits<int>::max());
+  return notes_before(std::numeric_limits<int64_t>::max());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1047,8 +1054,8 @@ std::string FabricSource(const slurm::TopologyFile& file, const Draft& draft) {
     return absl::StrCat("tree topology '", file.tree_topology, "'");
   }
   if (draft.first_switch_note.line > 0) {
-    return absl::StrCat("the nvlplace switch annotations (from line ", draft.first_switch_note.line,
-                        ")");
+    return absl::StrCat("the nvlplace switch annotations (from ",
+                        LineRef(draft.first_switch_note, file.file), ")");
   }
   for (const SwitchDraft& d : draft.switches) {
     if (!d.is_domain) return "the SwitchName lines";
@@ -1104,7 +1111,8 @@ absl::Status BlockDomains(const slurm::TopologyFile& file, const slurm::BlockLev
       return absl::InvalidArgumentError(FormatAt(
           domains[i].loc,
           absl::StrCat("NVLink domain '", domains[i].name,
-                       "' has its own nodes and is also a block (line ", block->second->loc.line,
+                       "' has its own nodes and is also a block (",
+                       LineRef(block->second->loc, domains[i].loc.file),
                        "); a block's annotation gives no nodes=: remove them, or rename one")));
     }
     annotated.emplace(domains[i].name, i);
@@ -1163,8 +1171,8 @@ absl::Status BlockSwitches(const slurm::TopologyFile& file, const slurm::BlockLe
     SwitchDraft& d = DraftFor(name, loc, draft);
     if (d.has_line || d.annotated) {
       return absl::InvalidArgumentError(
-          FormatAt(loc, absl::StrCat("switch '", name, "' is defined twice (first on line ",
-                                     d.spec.loc.line, ")")));
+          FormatAt(loc, absl::StrCat("switch '", name, "' is defined twice (first on ",
+                                     LineRef(d.spec.loc, loc.file), ")")));
     }
     d.has_line = true;
     d.tier_given = true;
@@ -1272,14 +1280,15 @@ absl::StatusOr<SlurmImport> Import(const TopologyText& topology, absl::string_vi
                        ": --topology-name picks a topology of a topology.yaml; a "
                        "topology.conf holds one: leave it out"));
     }
-    NVL_ASSIGN_OR_RETURN(file,
-                         slurm::ReadTopologyConf(topology.text, topology.file, &draft.budget));
+    NVL_ASSIGN_OR_RETURN(file, slurm::ReadTopologyConf(topology.text, topology.file, &draft.budget,
+                                                       options.includes));
   }
   NVL_RETURN_IF_ERROR(ApplyFile(file, &draft));
   GresTable gres;
   gres.file = gres_file;
   gres.limits = topology_limits;
   gres.budget.max = topology_limits.max_names;
+  gres.includes = options.includes;
   NVL_RETURN_IF_ERROR(ParseGres(gres_conf, &gres));
   NVL_RETURN_IF_ERROR(ResolveDomains(file, &draft));
   NVL_RETURN_IF_ERROR(ApplyBlocks(file, options, gres, &draft));
@@ -1297,16 +1306,18 @@ absl::StatusOr<SlurmImport> Import(const TopologyText& topology, absl::string_vi
   out.notes.insert(out.notes.end(), draft.notes.begin(), draft.notes.end());
   const std::string gres_name = gres_file.empty() ? "gres.conf" : std::string(gres_file);
   if (!absent.empty()) {
-    out.notes.push_back(
-        absl::StrCat("note: ", absent.size(), absent.size() == 1 ? " node" : " nodes", " of ",
-                     topology.yaml ? "topology.yaml" : "topology.conf", " not in ", gres_name,
-                     " imported without GPUs (gpus: 0): ", CompressHostlist(absent),
-                     gres.autodetect_all == 0
-                         ? ""
-                         : absl::StrCat("; ", gres_name, ":", gres.autodetect_all,
-                                        " has AutoDetect: if they have GPUs, Slurm finds them "
-                                        "and nvlplace does not: give their Name=gpu File= "
-                                        "lines")));
+    out.notes.push_back(absl::StrCat(
+        "note: ", absent.size(), absent.size() == 1 ? " node" : " nodes", " of ",
+        topology.yaml ? "topology.yaml" : "topology.conf", " not in ", gres_name,
+        " imported without GPUs (gpus: 0): ", CompressHostlist(absent),
+        gres.autodetect_all.line == 0
+            ? ""
+            : absl::StrCat("; ",
+                           gres.autodetect_all.file.empty() ? gres_name : gres.autodetect_all.file,
+                           ":", gres.autodetect_all.line,
+                           " has AutoDetect: if they have GPUs, Slurm finds them "
+                           "and nvlplace does not: give their Name=gpu File= "
+                           "lines")));
   }
   if (!untyped.empty()) {
     out.notes.push_back(

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "placement/formats/slurm_lexer.h"
 #include "placement/model/topology.h"
 
 namespace nvlplace {
@@ -30,6 +31,11 @@ struct SlurmImportOptions {
   // topology.yaml: the names of the topologies to import (--topology-name), needed when the
   // file has two tree or two block topologies.
   std::vector<std::string> topology_names;
+  // "Include FILE" lines of topology.conf and gres.conf (slurm_lexer.h ReadConfLines): how the
+  // files they name are read (no reader: an Include line is an error at its line) and the
+  // directory a relative name is read from, Slurm's being slurm.conf's (empty: the directory
+  // of topology_file for topology.conf and the files it includes, of gres_file for gres.conf).
+  slurm::IncludeFiles includes;
 };
 
 // The spec and what the import has to tell its user that is not an error.
@@ -39,11 +45,15 @@ struct SlurmImport {
 };
 
 // Parses topology.conf text (and optionally gres.conf text) into a spec; the file names are
-// used in messages only. Errors are InvalidArgument "file:line: key: message" (the line a
-// continued line starts on): an unknown key, a key given twice, a line that does not start
+// used in messages, and to find the files that "Include FILE" lines name (options.includes:
+// each included file's lines are read in place of its Include line). Errors are
+// InvalidArgument "file:line: key: message" (the file a line is in, included or not, and the
+// line a continued line starts on; another line a message points to is "line N" in the same
+// file, "file:N" in another): an unknown key, a key given twice, a line that does not start
 // with SwitchName=, a bad hostlist or number, a switch defined twice, an unknown child switch,
-// a Links= row of the wrong length, ... Semantic checks are left to Topology::Create. Lines,
-// comments, quotes and key=value fields are read by the lexer (slurm_lexer.h).
+// a Links= row of the wrong length, an Include that cannot be read or would loop ... Semantic
+// checks are left to Topology::Create. Lines, Include, comments, quotes and key=value fields
+// are read by the lexer (slurm_lexer.h).
 //
 // topology.conf: "SwitchName=s Nodes=hostlist|Switches=hostlist [LinkSpeed=N]" lines, keys
 // case-insensitive, '#' comments, lines continued with a trailing '\'. LinkSpeed, a whole

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -872,6 +873,89 @@ TEST(ImportGresNotesTest, AssumptionsAreNoted) {
         ImportSlurmWithNotes(kBase, "t.conf", c.gres, "g.conf", Options(8));
     ASSERT_THAT(imported, IsOk());
     EXPECT_EQ(imported->notes, c.notes);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Include lines (slurm_lexer.h ReadConfLines).
+
+// Without a way to read files, an Include line was read as a key=value line ("Include:
+// expected key=value"); it is an error that says why the file cannot be read.
+TEST(ImportIncludeTest, IncludeInTextWithoutAReaderIsAnErrorAtItsLine) {
+  EXPECT_THAT(
+      ImportSlurm("SwitchName=s1 Nodes=n1\nInclude leaves.conf\n", "t.conf", "", "", Options(8)),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "t.conf:2: Include: 'leaves.conf': nvlplace was given this file's text, not "
+               "its path, and cannot read the file it includes; give the file itself "
+               "(nvlplace import slurm --topology, --gres)"));
+  EXPECT_THAT(ImportSlurm("SwitchName=s1 Nodes=n1\n", "t.conf", "include gres.d/a.conf\n", "g.conf",
+                          Options(8)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("g.conf:1: Include: ")));
+}
+
+TEST(ImportIncludeTest, TopologyAndGresIncludesAreReadInPlace) {
+  testing::MemoryFiles m;
+  m.files["topology.d/leaves.conf"] =
+      "# nvlplace: switch name=s2 oversubscription=2\n"
+      "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[3-4]\n";
+  m.files["gres.d/h100.conf"] = "NodeName=n[1-2] Name=gpu Type=H100 File=/dev/nvidia[0-7]\n";
+  SlurmImportOptions options = Options(0);
+  options.includes = m.Includes();
+  absl::StatusOr<TopologySpec> spec = ImportSlurm(
+      "# nvlplace: cluster name=inc\nSwitchName=top Switches=s[1-2]\n"
+      "Include topology.d/leaves.conf\n",
+      "topology.conf",
+      "Include gres.d/h100.conf\nNodeName=n[3-4] Name=gpu Type=A100 File=/dev/nvidia[0-3]\n",
+      "gres.conf", options);
+  ASSERT_THAT(spec, IsOk());
+  absl::StatusOr<std::shared_ptr<const Topology>> topo = Topology::Create(*spec);
+  ASSERT_THAT(topo, IsOk());
+  const Topology& t = **topo;
+  EXPECT_EQ(t.name(), "inc");
+  EXPECT_EQ(t.num_nodes(), 4);
+  EXPECT_EQ(t.num_gpus(), 24);  // n[1-2] x 8 H100 + n[3-4] x 4 A100
+  EXPECT_EQ(TierOf(t, "s1"), "leaf");
+  EXPECT_EQ(TierOf(t, "top"), "spine");
+  EXPECT_EQ(t.switches()[t.FindSwitch("s2")].oversubscription, 2);  // the included annotation
+  EXPECT_THAT(m.asked, ElementsAre("topology.d/leaves.conf", "gres.d/h100.conf"));
+}
+
+// Each error is at the line where it is, in the included file; a line it refers to in another
+// file is named with its file.
+TEST(ImportIncludeTest, ErrorsNameTheIncludedFileAndLine) {
+  struct Case {
+    std::string topology, gres;
+    std::map<std::string, std::string> files;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"SwitchName=s1 Nodes=n1\nInclude more.conf\n",
+       "",
+       {{"more.conf", "SwitchName=s1 Nodes=n2\n"}},
+       "more.conf:1: SwitchName: switch 's1' is defined twice (first on topology.conf:1)"},
+      {"SwitchName=s1 Nodes=n1\n",
+       "Include gres.d/a.conf\n",
+       {{"gres.d/a.conf", "\nNodeName=n1 Name=gpu Type=H100 File=/dev/nvidia0 Links=-1,1\n"}},
+       "gres.d/a.conf:2: Links: the row has 2 entries but node 'n1' has 1 GPUs"},
+      {"SwitchName=s1 Nodes=n1\n",
+       "NodeName=n1 Name=gpu Type=H100 File=/dev/nvidia1\nInclude g2.conf\n",
+       {{"g2.conf", "NodeName=n1 Name=gpu Type=H100 File=/dev/nvidia0\n"}},
+       "g2.conf:1: File: node 'n1' lists /dev/nvidia0 after /dev/nvidia1 (gres.conf:1); Slurm "
+       "numbers a node's GPUs in the order of its File= entries, nvlplace by device number, and "
+       "the two would disagree: list the files in ascending order (File=/dev/nvidia[0-7])"},
+      {"SwitchName=s1 Nodes=n[1-2]\n",
+       "Include auto.conf\nNodeName=n1 Name=gpu Type=H100 File=/dev/nvidia0\n",
+       {{"auto.conf", "NodeName=n2 AutoDetect=nvml\n"}},
+       "auto.conf:1: AutoDetect: node 'n2' has AutoDetect and no Name=gpu line"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.error);
+    testing::MemoryFiles m;
+    m.files = c.files;
+    SlurmImportOptions options = Options(0);
+    options.includes = m.Includes();
+    EXPECT_THAT(ImportSlurm(c.topology, "topology.conf", c.gres, "gres.conf", options),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(c.error)));
   }
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -59,7 +61,8 @@ SplitText SplitConf(absl::string_view text) {
     if (absl::ConsumePrefix(&comment, "#")) {
       comment = absl::StripLeadingAsciiWhitespace(comment);
       if (absl::ConsumePrefix(&comment, kAnnotation)) {
-        out.annotations.push_back({number, std::string(absl::StripAsciiWhitespace(comment))});
+        out.annotations.push_back(
+            {number, std::string(absl::StripAsciiWhitespace(comment)), 0, number});
       }
     }
     std::string code = StripComment(physical[i]);
@@ -73,11 +76,222 @@ SplitText SplitConf(absl::string_view text) {
     if (first == 0) first = number;
     absl::StrAppend(&pending, body, continued ? "" : " ");
     if (continued && i + 1 < physical.size()) continue;
-    if (!absl::StripAsciiWhitespace(pending).empty()) out.lines.push_back({first, pending});
+    if (!absl::StripAsciiWhitespace(pending).empty()) {
+      out.lines.push_back({first, pending, 0, first});
+    }
     pending.clear();
     first = 0;
   }
   return out;
+}
+
+std::string LineRef(const SourceLoc& there, absl::string_view here) {
+  if (there.file == here || there.file.empty()) return absl::StrCat("line ", there.line);
+  return absl::StrCat(there.file, ":", there.line);
+}
+
+// ---- Include ------------------------------------------------------------------------------
+
+namespace {
+
+constexpr absl::string_view kIncludeKey = "Include";
+
+// The directory of `file` ("" for a bare name, "/" for a file at the root).
+std::string DirOf(const std::string& file) {
+  size_t slash = file.rfind('/');
+  if (slash == std::string::npos) return "";
+  return slash == 0 ? "/" : file.substr(0, slash);
+}
+
+// The file name of an Include line, if `text` is one (Slurm: "include" in any case at the
+// start of the line, then a space); nullopt for another line. Errors for a line Slurm would
+// refuse, or read as another key=value line, with what to write.
+absl::StatusOr<std::optional<std::string>> IncludeName(absl::string_view text,
+                                                       const std::string& file, int line) {
+  absl::string_view code = absl::StripLeadingAsciiWhitespace(text);
+  if (!absl::StartsWithIgnoreCase(code, "include")) return std::nullopt;
+  absl::string_view rest = code.substr(7);
+  absl::string_view after = absl::StripLeadingAsciiWhitespace(rest);
+  const bool spaced = rest.empty() || absl::ascii_isspace(rest[0]);
+  if (!spaced && !absl::StartsWith(after, "=")) return std::nullopt;  // another key
+  auto error = [&](absl::string_view message) {
+    return LineError(file, line, kIncludeKey, message);
+  };
+  if (absl::StartsWith(after, "=")) {
+    return error("Include is followed by a space and a file name, not '=': write Include FILE");
+  }
+  if (code.size() != text.size()) {
+    return error(
+        "Slurm reads Include only at the very start of a line (after spaces it is a key=value "
+        "line, and an error): remove the spaces before it");
+  }
+  std::vector<absl::string_view> words =
+      absl::StrSplit(after, absl::ByAnyChar(" \t\r\n\v\f"), absl::SkipEmpty());
+  if (words.empty()) return error("names no file: write Include FILE");
+  if (words.size() > 1) {
+    return error(absl::StrCat("'", Printable(absl::StripTrailingAsciiWhitespace(after)),
+                              "': Slurm reads one file name, up to the first space, and refuses "
+                              "the line with more after it; include one file per line"));
+  }
+  std::string name(words[0]);
+  if (absl::StrContains(name, "%c")) {
+    return error(absl::StrCat("'", Printable(name),
+                              "': Slurm expands %c (the cluster name) only in slurm.conf; here "
+                              "the Include fails: write the file name out"));
+  }
+  if (absl::StrContains(name, '*')) {
+    return error(absl::StrCat("'", Printable(name),
+                              "': Slurm does not expand '*' (23.11 refuses it; 25.11 and "
+                              "later skip it, silently with DebugFlags=GLOB_SILENCE): include "
+                              "each file by its name"));
+  }
+  return std::optional<std::string>(std::move(name));
+}
+
+// Reads a file and the files it includes, in reading order, into one SplitText.
+class IncludeReader {
+ public:
+  IncludeReader(const IncludeFiles& includes, const std::string& file, size_t bytes)
+      : includes_(includes),
+        dir_(includes.dir.empty() ? DirOf(file) : includes.dir),
+        bytes_(bytes) {
+    out_.files.push_back(file);
+    open_.push_back(Normal(file));
+    chain_.push_back(file);
+  }
+
+  // The lines of `text`, the text of out_.files[index], with those of the files it includes.
+  absl::Status Read(absl::string_view text, int index) {
+    SplitText split = SplitConf(text);
+    size_t next_note = 0;
+    auto notes_before = [&](int line) {
+      for (; next_note < split.annotations.size() && split.annotations[next_note].line < line;
+           ++next_note) {
+        Add(std::move(split.annotations[next_note]), index, &out_.annotations);
+      }
+    };
+    for (TextLine& line : split.lines) {
+      notes_before(line.line);
+      NVL_ASSIGN_OR_RETURN(std::optional<std::string> name,
+                           IncludeName(line.text, out_.files[index], line.line));
+      if (name.has_value()) {
+        NVL_RETURN_IF_ERROR(Include(*name, index, line.line));
+      } else {
+        Add(std::move(line), index, &out_.lines);
+      }
+    }
+    notes_before(std::numeric_limits<int>::max());
+    return absl::OkStatus();
+  }
+
+  SplitText Take() { return std::move(out_); }
+
+ private:
+  // A path with "." parts and repeated '/' dropped and "dir/.." folded, as written (the file
+  // system is not asked), to find a cycle; a cycle through links is stopped by the depth.
+  static std::string Normal(absl::string_view path) {
+    const bool absolute = absl::StartsWith(path, "/");
+    std::vector<absl::string_view> parts;
+    for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) {
+      if (part == ".") continue;
+      if (part == ".." && !parts.empty() && parts.back() != "..") {
+        parts.pop_back();
+      } else if (part != ".." || !absolute || !parts.empty()) {  // "/.." is "/"
+        parts.push_back(part);
+      }
+    }
+    return absl::StrCat(absolute ? "/" : "", absl::StrJoin(parts, "/"));
+  }
+
+  void Add(TextLine line, int index, std::vector<TextLine>* to) {
+    line.file = index;
+    line.seq = ++seq_;
+    to->push_back(std::move(line));
+  }
+
+  // Reads the file that line `line` of out_.files[from] includes, in its place.
+  absl::Status Include(const std::string& name, int from, int line) {
+    const std::string file = out_.files[from];  // a copy: out_.files grows below
+    auto error = [&](absl::string_view message) {
+      return LineError(file, line, kIncludeKey, message);
+    };
+    if (!includes_.read) {
+      return error(absl::StrCat(
+          "'", Printable(name),
+          "': nvlplace was given this file's text, not its path, and cannot read the "
+          "file it includes; give the file itself (nvlplace import slurm --topology, --gres)"));
+    }
+    const std::string path = absl::StartsWith(name, "/") || dir_.empty()
+                                 ? name
+                                 : absl::StrCat(dir_, absl::EndsWith(dir_, "/") ? "" : "/", name);
+    const std::string normal = Normal(path);
+    auto open = std::find(open_.begin(), open_.end(), normal);
+    if (open != open_.end()) {
+      std::vector<std::string> cycle(chain_.begin() + (open - open_.begin()), chain_.end());
+      cycle.push_back(Printable(path, 1024));
+      return error(absl::StrCat("'", Printable(name), "' is being read already (",
+                                absl::StrJoin(cycle, " includes "),
+                                "): Slurm would include it again and again until it runs out of "
+                                "open files; remove this Include"));
+    }
+    if (open_.size() > static_cast<size_t>(limits::kMaxIncludeDepth)) {
+      return error(absl::StrCat(
+          "'", Printable(name), "' would be the ", limits::kMaxIncludeDepth + 1,
+          "th file nested by Include, past nvlplace's limit of ", limits::kMaxIncludeDepth, " (",
+          absl::StrJoin(chain_, " includes "), "): include the files from fewer levels"));
+    }
+    if (++files_ > limits::kMaxIncludedFiles) {
+      return error(absl::StrCat("more than ", limits::kMaxIncludedFiles,
+                                " files included in all, past nvlplace's limit: is an Include "
+                                "repeated?"));
+    }
+    absl::StatusOr<std::string> text = includes_.read(path);
+    if (!text.ok()) {
+      return error(absl::StrCat(
+          text.status().message(),
+          absl::StartsWith(name, "/")
+              ? ""
+              : absl::StrCat("; Slurm reads a relative Include path from the directory of "
+                             "slurm.conf (whatever file holds the Include), here '",
+                             dir_.empty() ? "." : dir_,
+                             "': fix the path, or give that directory (--slurm-conf-dir)")));
+    }
+    if (bytes_ > limits::kMaxConfigBytes || text->size() > limits::kMaxConfigBytes - bytes_) {
+      return error(absl::StrCat("with '", Printable(name), "', ", out_.files[0],
+                                " and the files it includes are larger than ",
+                                limits::kMaxConfigBytes >> 20,
+                                " MiB; nvlplace reads up to that: is an Include repeated?"));
+    }
+    bytes_ += text->size();
+    std::string shown = Printable(path, 1024);
+    auto known = std::find(out_.files.begin(), out_.files.end(), shown);
+    int index = static_cast<int>(known - out_.files.begin());
+    if (known == out_.files.end()) out_.files.push_back(std::move(shown));
+    open_.push_back(normal);
+    chain_.push_back(out_.files[index]);
+    absl::Status read = Read(*text, index);
+    open_.pop_back();
+    chain_.pop_back();
+    return read;
+  }
+
+  const IncludeFiles& includes_;
+  const std::string dir_;
+  size_t bytes_;                    // of every file read so far
+  int files_ = 0;                   // files included so far
+  int64_t seq_ = 0;                 // the last TextLine::seq given
+  std::vector<std::string> open_;   // the files being read, outermost first, Normal
+  std::vector<std::string> chain_;  // the same as messages name them
+  SplitText out_;
+};
+
+}  // namespace
+
+absl::StatusOr<SplitText> ReadConfLines(absl::string_view text, const std::string& file,
+                                        const IncludeFiles& includes) {
+  IncludeReader reader(includes, file, text.size());
+  NVL_RETURN_IF_ERROR(reader.Read(text, 0));
+  return reader.Take();
 }
 
 absl::StatusOr<std::vector<std::string>> Words(absl::string_view text, const std::string& file,

@@ -3,6 +3,8 @@
 #define NVLPLACE_PLACEMENT_FORMATS_SLURM_LEXER_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,12 +14,15 @@
 #include "absl/strings/string_view.h"
 #include "placement/model/topology.h"
 
-// Three steps, each bounded by its input: SplitConf cuts a file into logical lines, Words cuts
-// a line into words, ParseFields reads the words as key=value fields of a known set of keys;
-// the Get* readers then check one field each. Every error is InvalidArgument
-// "file:line: key: message" (FormatAt), the line being the 1-based line a logical line starts
-// on and the key escaped with Printable; nothing is read past the text given, nothing recurses,
-// and no reader allocates for a size it has not checked against limits.h first.
+// Three steps, each bounded by its input: SplitConf cuts a file into logical lines (ReadConfLines
+// also reads the files its Include lines name, in their place), Words cuts a line into words,
+// ParseFields reads the words as key=value fields of a known set of keys; the Get* readers then
+// check one field each. Every error is InvalidArgument "file:line: key: message" (FormatAt),
+// the file and the 1-based line being where a logical line starts (in the included file for
+// its lines) and the key escaped with Printable; nothing is read but the text given and the
+// files Include names (through the caller's reader), Include nests at most
+// limits::kMaxIncludeDepth files, and no reader allocates for a size it has not checked
+// against limits.h first.
 namespace nvlplace::slurm {
 
 // What follows '#' (and spaces) on a comment line that carries an nvlplace annotation:
@@ -36,12 +41,22 @@ absl::Status LineError(const std::string& file, int line, absl::string_view key,
 struct TextLine {
   int line;          // 1-based; a continued line keeps the number of its first line
   std::string text;  // comment removed, continuations joined
+  int file = 0;      // the file it is in: an index into SplitText::files (0: the file read)
+  int64_t seq = 0;   // reading order over lines and annotations of every file (SplitConf: the
+                     // line); Include lines are replaced by the lines they bring, in order
 };
 
 struct SplitText {
-  std::vector<TextLine> lines;        // configuration lines, in file order
-  std::vector<TextLine> annotations;  // the text after "# nvlplace:", trimmed, in file order
+  std::vector<TextLine> lines;        // configuration lines, in reading order
+  std::vector<TextLine> annotations;  // the text after "# nvlplace:", trimmed, in reading order
+  // The files the lines are in, as messages name them: the file read, then each file an
+  // Include line brought in (ReadConfLines; SplitConf leaves it empty).
+  std::vector<std::string> files;
 };
+
+// Where another line is, for a message about a line of file `here`: "line 7" when it is in
+// that file, "racks.conf:7" when in another (one that an Include line brought in).
+std::string LineRef(const SourceLoc& there, absl::string_view here);
 
 // The logical lines of a file. A line is split at '\n'; the text from an unescaped '#' on is a
 // comment ("\#" stands for '#', as in Slurm's parser); a line whose code ends in an odd
@@ -51,6 +66,34 @@ struct SplitText {
 // blank are dropped. A comment line whose '#' is followed (after spaces) by
 // kAnnotation is also kept, without it, as an annotation. Never fails.
 SplitText SplitConf(absl::string_view text);
+
+// How the files named by "Include FILE" lines are read.
+struct IncludeFiles {
+  // Reads the file at `path`: its text, or an error saying why not (ReadFileToString's
+  // messages). Null: the text was not read from a file, and an Include line is an error.
+  std::function<absl::StatusOr<std::string>(const std::string& path)> read;
+  // The directory a relative path is read from. Slurm's is the directory of slurm.conf
+  // (read_config.c get_extra_conf_path), where it finds topology.conf and gres.conf too.
+  // Empty: the directory of the file read (ReadConfLines's `file`), whose lines and those of
+  // every file it includes resolve against it, whatever directory an included file is in.
+  std::string dir;
+};
+
+// The logical lines (and annotations) of `text`, read from `file`, with each Include line
+// replaced by those of the file it names, as Slurm's parser reads it (parse_config.c
+// _parse_include_directive, the same from 23.11 to 26.05): a line that starts with "include"
+// in any case, then spaces and one file name. The name is read as written (no quotes, no
+// %-expansion), an absolute path as is, a relative one in includes.dir; the file's lines come
+// in its place, its own Include lines too, each line keeping its file (SplitText::files) and
+// line. Errors at the Include line ("file:line: Include: ..."): no reader; a line that
+// Slurm would refuse or read otherwise (spaces before Include, "Include=", no name, words after
+// it, %c, which Slurm expands only in slurm.conf, a '*', which it does not expand); a file that
+// cannot be read (the reader's message, and where a relative path was looked for); a file
+// that is being read already (a cycle, named), more than limits::kMaxIncludeDepth files deep,
+// more than limits::kMaxIncludedFiles files in all, or, with every file read, more than
+// limits::kMaxConfigBytes bytes. Recursion is bounded by kMaxIncludeDepth.
+absl::StatusOr<SplitText> ReadConfLines(absl::string_view text, const std::string& file,
+                                        const IncludeFiles& includes);
 
 // ---- words --------------------------------------------------------------------------------
 

@@ -1,13 +1,19 @@
 // Direct tests of the lexer of Slurm's key=value files: lines, words, fields, field readers.
 #include "placement/formats/slurm_lexer.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "placement/formats/slurm_testing.h"
 #include "placement/model/limits.h"
 #include "tests/status_matchers.h"
 
@@ -501,6 +507,202 @@ INSTANTIATE_TEST_SUITE_P(
         IslandsCase{"EmptyEntry", "0,,1", std::string("t.conf:3: islands: '") + kWriteIslands},
         IslandsCase{"EmptyIsland", "0/", std::string("t.conf:3: islands: '") + kWriteIslands}),
     CaseName<IslandsCase>);
+
+// ---------------------------------------------------------------------------------------
+// Include (parse_config.c _parse_include_directive): the lines of the file named, in place.
+
+using ::nvlplace::testing::MemoryFiles;
+
+// Every line and annotation of `split` in reading order, as "<file>:<line>: <text>" ("note"
+// before an annotation's text).
+std::vector<std::string> Render(const SplitText& split) {
+  std::vector<std::pair<int64_t, std::string>> all;
+  for (const TextLine& l : split.lines) {
+    all.emplace_back(l.seq, absl::StrCat(split.files[l.file], ":", l.line, ": ",
+                                         absl::StripAsciiWhitespace(l.text)));
+  }
+  for (const TextLine& l : split.annotations) {
+    all.emplace_back(l.seq, absl::StrCat(split.files[l.file], ":", l.line, ": note ", l.text));
+  }
+  std::sort(all.begin(), all.end());
+  std::vector<std::string> out;
+  for (auto& [seq, text] : all) out.push_back(std::move(text));
+  return out;
+}
+
+TEST(IncludeTest, IncludedLinesComeInPlaceWithTheirFileAndLine) {
+  MemoryFiles m;
+  m.files["racks.conf"] =
+      "# nvlplace: cluster name=c\nSwitchName=s1 Nodes=n[1-2]\nInclude e.conf\n";
+  m.files["e.conf"] = "";
+  m.files["more/leaves.conf"] = "\n\nSwitchName=s2 \\\nNodes=n[3-4]\n";
+  absl::StatusOr<SplitText> split = ReadConfLines(
+      "SwitchName=top Switches=s[1-2]\n"
+      "include racks.conf\n"  // any case
+      "# nvlplace: switch name=s9 tier=leaf\n"
+      "INCLUDE\tmore/leaves.conf   # a comment\n"
+      "SwitchName=last Nodes=n9\n",
+      "topology.conf", m.Includes());
+  ASSERT_THAT(split, IsOk());
+  EXPECT_THAT(Render(*split), ElementsAre("topology.conf:1: SwitchName=top Switches=s[1-2]",
+                                          "racks.conf:1: note cluster name=c",
+                                          "racks.conf:2: SwitchName=s1 Nodes=n[1-2]",
+                                          "topology.conf:3: note switch name=s9 tier=leaf",
+                                          "more/leaves.conf:3: SwitchName=s2 Nodes=n[3-4]",
+                                          "topology.conf:5: SwitchName=last Nodes=n9"));
+  EXPECT_THAT(split->files,
+              ElementsAre("topology.conf", "racks.conf", "e.conf", "more/leaves.conf"));
+  EXPECT_THAT(m.asked, ElementsAre("racks.conf", "e.conf", "more/leaves.conf"));
+}
+
+// Slurm reads every relative name from slurm.conf's directory (get_extra_conf_path), not from
+// the directory of the file that holds the Include line; by default, the first file's.
+TEST(IncludeTest, RelativeNamesAreReadFromOneDirectory) {
+  MemoryFiles m;
+  m.files["/srv/copy/sub/a.conf"] = "Include b.conf\n";
+  m.files["/srv/copy/b.conf"] = "Include /abs/c.conf\n";
+  m.files["/abs/c.conf"] = "x=1\n";
+  ASSERT_THAT(ReadConfLines("Include sub/a.conf\n", "/srv/copy/topology.conf", m.Includes()),
+              IsOk());
+  EXPECT_THAT(m.asked, ElementsAre("/srv/copy/sub/a.conf", "/srv/copy/b.conf", "/abs/c.conf"));
+
+  MemoryFiles etc;
+  etc.files["/etc/slurm/sub/a.conf"] = "Include b.conf\n";
+  etc.files["/etc/slurm/b.conf"] = "x=1\n";
+  ASSERT_THAT(ReadConfLines("Include sub/a.conf\n", "topology.conf", etc.Includes("/etc/slurm/")),
+              IsOk());
+  EXPECT_THAT(etc.asked, ElementsAre("/etc/slurm/sub/a.conf", "/etc/slurm/b.conf"));
+}
+
+// Lines that only look like Include are other lines, read as key=value.
+TEST(IncludeTest, OtherKeysStartingWithIncludeAreLines) {
+  absl::StatusOr<SplitText> split = ReadConfLines("IncludeX=1\nIncludes=2\n", "t.conf", {});
+  ASSERT_THAT(split, IsOk());
+  EXPECT_THAT(Render(*split), ElementsAre("t.conf:1: IncludeX=1", "t.conf:2: Includes=2"));
+}
+
+struct IncludeErrorCase {
+  std::string name;
+  std::string text;                          // of t.conf
+  std::map<std::string, std::string> files;  // the others
+  std::string error;                         // a prefix of the message
+};
+
+class IncludeErrorTest : public ::testing::TestWithParam<IncludeErrorCase> {};
+
+TEST_P(IncludeErrorTest, IsRefusedAtTheIncludeLine) {
+  const IncludeErrorCase& c = GetParam();
+  MemoryFiles m;
+  m.files = c.files;
+  EXPECT_THAT(ReadConfLines(c.text, "t.conf", m.Includes()),
+              StatusIs(kInvalid, StartsWith(c.error)));
+}
+
+// t.conf includes f1.conf, which includes f2.conf, ... f`n`.conf.
+std::map<std::string, std::string> Chain(int n) {
+  std::map<std::string, std::string> files;
+  for (int i = 1; i <= n; ++i) {
+    files[absl::StrCat("f", i, ".conf")] = i < n ? absl::StrCat("Include f", i + 1, ".conf\n") : "";
+  }
+  return files;
+}
+
+std::string Repeated(const std::string& line, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += line;
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Include, IncludeErrorTest,
+    ::testing::Values(
+        IncludeErrorCase{"Missing",
+                         "a=1\nInclude gone.conf\n",
+                         {},
+                         "t.conf:2: Include: gone.conf: cannot open the file (No such file or "
+                         "directory); Slurm reads a relative Include path from the directory of "
+                         "slurm.conf (whatever file holds the Include), here '.': fix the path, "
+                         "or give that directory (--slurm-conf-dir)"},
+        // The error is at the Include line, in the file that holds it.
+        IncludeErrorCase{"MissingFromAnIncludedFile",
+                         "Include a.conf\n",
+                         {{"a.conf", "b=1\n\nInclude /no/such.conf\n"}},
+                         "a.conf:3: Include: /no/such.conf: cannot open the file (No such file "
+                         "or directory)"},
+        IncludeErrorCase{"Cycle",
+                         "Include a.conf\n",
+                         {{"a.conf", "Include b.conf\n"}, {"b.conf", "Include a.conf\n"}},
+                         "b.conf:1: Include: 'a.conf' is being read already (a.conf includes "
+                         "b.conf includes a.conf): Slurm would include it again and again until "
+                         "it runs out of open files; remove this Include"},
+        IncludeErrorCase{"ItselfByAnotherSpelling",
+                         "Include ./t.conf\n",
+                         {{"t.conf", "x=1\n"}},
+                         "t.conf:1: Include: './t.conf' is being read already (t.conf includes "
+                         "./t.conf)"},
+        // Sixteen files nested are read (t.conf then f1 to f16); a seventeenth is refused.
+        IncludeErrorCase{"TooDeep", "Include f1.conf\n", Chain(17),
+                         "f16.conf:1: Include: 'f17.conf' would be the 17th file nested by "
+                         "Include, past nvlplace's limit of 16 (t.conf includes f1.conf includes "
+                         "f2.conf"},
+        IncludeErrorCase{"TooMany",
+                         Repeated("Include e.conf\n", 1025),
+                         {{"e.conf", ""}},
+                         "t.conf:1025: Include: more than 1024 files included in all, past "
+                         "nvlplace's limit: is an Include repeated?"},
+        IncludeErrorCase{"Indented",
+                         "  Include a.conf\n",
+                         {{"a.conf", ""}},
+                         "t.conf:1: Include: Slurm reads Include only at the very start of a "
+                         "line (after spaces it is a key=value line, and an error): remove the "
+                         "spaces before it"},
+        IncludeErrorCase{"WithAnEqualsSign",
+                         "Include=a.conf\n",
+                         {{"a.conf", ""}},
+                         "t.conf:1: Include: Include is followed by a space and a file name, not "
+                         "'=': write Include FILE"},
+        IncludeErrorCase{"NoName",
+                         "x=1\nInclude   # nothing\n",
+                         {},
+                         "t.conf:2: Include: names no file: write Include FILE"},
+        IncludeErrorCase{"TwoNames",
+                         "Include a.conf b.conf\n",
+                         {},
+                         "t.conf:1: Include: 'a.conf b.conf': Slurm reads one file name, up to "
+                         "the first space, and refuses the line with more after it; include one "
+                         "file per line"},
+        IncludeErrorCase{"ClusterName",
+                         "Include topology-%c.conf\n",
+                         {},
+                         "t.conf:1: Include: 'topology-%c.conf': Slurm expands %c (the cluster "
+                         "name) only in slurm.conf; here the Include fails: write the file name "
+                         "out"},
+        IncludeErrorCase{"Glob",
+                         "Include topology.d/*.conf\n",
+                         {},
+                         "t.conf:1: Include: 'topology.d/*.conf': Slurm does not expand '*'"}),
+    CaseName<IncludeErrorCase>);
+
+TEST(IncludeTest, TextWithoutAReaderCannotInclude) {
+  EXPECT_THAT(ReadConfLines("a=1\nInclude x.conf\n", "t.conf", {}),
+              StatusIs(kInvalid,
+                       "t.conf:2: Include: 'x.conf': nvlplace was given this file's text, not its "
+                       "path, and cannot read the file it includes; give the file itself "
+                       "(nvlplace import slurm --topology, --gres)"));
+}
+
+TEST(IncludeTest, FilesTogetherAreBounded) {
+  MemoryFiles m;
+  m.files["big.conf"] = "# " + std::string(limits::kMaxConfigBytes / 2, 'x') + "\n";  // 1 line
+  EXPECT_THAT(ReadConfLines("Include big.conf\nInclude big.conf\n", "t.conf", m.Includes()),
+              StatusIs(kInvalid, StartsWith("t.conf:2: Include: with 'big.conf', t.conf and the "
+                                            "files it includes are larger than 64 MiB")));
+}
+
+TEST(LineRefTest, SameFileOrAnother) {
+  EXPECT_EQ(LineRef(SourceLoc{"t.conf", 7, 0, ""}, "t.conf"), "line 7");
+  EXPECT_EQ(LineRef(SourceLoc{"racks.conf", 7, 0, ""}, "t.conf"), "racks.conf:7");
+}
 
 }  // namespace
 }  // namespace nvlplace::slurm

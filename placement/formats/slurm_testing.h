@@ -2,12 +2,17 @@
 #ifndef NVLPLACE_PLACEMENT_FORMATS_SLURM_TESTING_H_
 #define NVLPLACE_PLACEMENT_FORMATS_SLURM_TESTING_H_
 
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "placement/formats/slurm_import.h"
+#include "placement/formats/slurm_lexer.h"
 #include "placement/model/topology.h"
 
 namespace nvlplace::testing {
@@ -28,6 +33,29 @@ inline absl::StatusOr<std::shared_ptr<const Topology>> Import(const std::string&
   if (!spec.ok()) return spec.status();
   return Topology::Create(*spec);
 }
+
+// Files held in memory for Include lines: Includes() reads `files` by path (NotFound with
+// ReadFileToString's message for another path) and notes each path asked for in `asked`. It
+// must outlive the IncludeFiles it gives.
+struct MemoryFiles {
+  std::map<std::string, std::string> files;
+  std::vector<std::string> asked;
+
+  slurm::IncludeFiles Includes(const std::string& dir = "") {
+    slurm::IncludeFiles in;
+    in.dir = dir;
+    in.read = [this](const std::string& path) -> absl::StatusOr<std::string> {
+      asked.push_back(path);
+      auto it = files.find(path);
+      if (it == files.end()) {
+        return absl::NotFoundError(
+            absl::StrCat(path, ": cannot open the file (No such file or directory)"));
+      }
+      return it->second;
+    };
+    return in;
+  }
+};
 
 // The tier name of switch `sw`.
 inline std::string TierOf(const Topology& t, absl::string_view sw) {

@@ -155,6 +155,7 @@ absl::Status ReadSwitchLine(const std::vector<std::string>& words, const TextLin
   if (sw.name.empty()) return f.Error("SwitchName", "a switch needs a name");
   NVL_RETURN_IF_ERROR(GetName(f, "SwitchName", "switch name").status());
   sw.loc = At(file, line.line, "SwitchName");
+  sw.seq = line.seq;
   sw.nodes_loc = At(file, line.line, "Nodes");
   sw.children_loc = At(file, line.line, "Switches");
   NVL_RETURN_IF_ERROR(GetHostlist(f, "Nodes", budget, &sw.nodes));
@@ -198,12 +199,11 @@ absl::Status ReadBlockSizesLine(const std::vector<std::string>& words, const Tex
                        ParseFields(words, file, line.line, {"BlockSizes"}, "topology.conf"));
   SourceLoc loc = At(file, line.line, "BlockSizes");
   if (out->block_levels.given) {
-    return ErrorAt(loc,
-                   absl::StrCat(out->block_levels.from_levels ? "BlockLevels is given too (on line "
-                                                              : "given twice (first on line ",
-                                out->block_levels.loc.line,
-                                "); give one BlockSizes line (Slurm 23.11 reads only "
-                                "BlockLevels=, 24.05 and later only BlockSizes=)"));
+    return ErrorAt(loc, absl::StrCat(out->block_levels.from_levels ? "BlockLevels is given too (on "
+                                                                   : "given twice (first on ",
+                                     LineRef(out->block_levels.loc, file),
+                                     "); give one BlockSizes line (Slurm 23.11 reads only "
+                                     "BlockLevels=, 24.05 and later only BlockSizes=)"));
   }
   const std::string& value = *f.Find("BlockSizes");
   // Counted before anything is allocated for them.
@@ -238,8 +238,8 @@ absl::Status ReadBlockLevelsLine(const std::vector<std::string>& words, const Te
                        ParseFields(words, file, line.line, {"BlockLevels"}, "topology.conf"));
   SourceLoc loc = At(file, line.line, "BlockLevels");
   if (out->block_levels.given) {
-    return ErrorAt(loc, absl::StrCat("BlockSizes or BlockLevels is given twice (first on line ",
-                                     out->block_levels.loc.line,
+    return ErrorAt(loc, absl::StrCat("BlockSizes or BlockLevels is given twice (first on ",
+                                     LineRef(out->block_levels.loc, file),
                                      "); give one: BlockSizes= from Slurm 24.05 on, "
                                      "BlockLevels= for 23.11"));
   }
@@ -281,16 +281,17 @@ absl::Status CheckLevelBlocks(TopologyFile* out) {
     if (b.nodes.empty()) {
       return ErrorAt(
           b.loc,
-          absl::StrCat("block '", b.name, "' has no nodes, which Slurm 23.11 (BlockLevels=, line ",
-                       at.line, ") refuses; give its Nodes=, or remove the block"));
+          absl::StrCat("block '", b.name, "' has no nodes, which Slurm 23.11 (BlockLevels=, ",
+                       LineRef(at, b.loc.file), ") refuses; give its Nodes=, or remove the block"));
     }
     if (b.nodes.size() != first.nodes.size()) {
-      return ErrorAt(b.loc,
-                     absl::StrCat("block '", b.name, "' has ", b.nodes.size(), " nodes and block '",
-                                  first.name, "' (line ", first.loc.line, ") ", first.nodes.size(),
-                                  "; Slurm 23.11 (BlockLevels=, line ", at.line,
-                                  ") needs every block to have the first block's node count: make "
-                                  "them equal, or write BlockSizes= for Slurm 24.05 and later"));
+      return ErrorAt(
+          b.loc,
+          absl::StrCat("block '", b.name, "' has ", b.nodes.size(), " nodes and block '",
+                       first.name, "' (", LineRef(first.loc, b.loc.file), ") ", first.nodes.size(),
+                       "; Slurm 23.11 (BlockLevels=, ", LineRef(at, b.loc.file),
+                       ") needs every block to have the first block's node count: make "
+                       "them equal, or write BlockSizes= for Slurm 24.05 and later"));
     }
   }
   out->block_levels.base = static_cast<int64_t>(first.nodes.size());
@@ -321,8 +322,8 @@ absl::Status CheckBlocks(const std::vector<Block>& blocks) {
     }
     auto [first, inserted] = names.emplace(b.name, &b);
     if (!inserted) {
-      return ErrorAt(b.loc, absl::StrCat("block '", b.name, "' is defined twice (first on line ",
-                                         first->second->loc.line, ")"));
+      return ErrorAt(b.loc, absl::StrCat("block '", b.name, "' is defined twice (first on ",
+                                         LineRef(first->second->loc, b.loc.file), ")"));
     }
     for (const std::string& node : b.nodes) {
       auto [other, fresh] = node_block.emplace(node, &b);
@@ -331,56 +332,64 @@ absl::Status CheckBlocks(const std::vector<Block>& blocks) {
         return ErrorAt(b.nodes_loc, absl::StrCat("block '", b.name, "' lists node '", node,
                                                  "' twice; list each node once"));
       }
-      return ErrorAt(b.nodes_loc,
-                     absl::StrCat("node '", node, "' is in block '", other->second->name,
-                                  "' (line ", other->second->loc.line, ") and in block '", b.name,
-                                  "'; a node belongs to one block: remove it from one of them"));
+      return ErrorAt(
+          b.nodes_loc,
+          absl::StrCat("node '", node, "' is in block '", other->second->name, "' (",
+                       LineRef(other->second->loc, b.nodes_loc.file), ") and in block '", b.name,
+                       "'; a node belongs to one block: remove it from one of them"));
     }
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<TopologyFile> ReadTopologyConf(absl::string_view text, const std::string& file,
-                                              NameBudget* budget) {
+                                              NameBudget* budget, const IncludeFiles& includes) {
   TopologyFile out;
   out.file = file;
-  SplitText split = SplitConf(text);
+  NVL_ASSIGN_OR_RETURN(SplitText split, ReadConfLines(text, file, includes));
   out.annotations = std::move(split.annotations);
-  int first_switch = 0, first_block = 0;  // lines of the first SwitchName= and block line
+  // The first SwitchName= line and the first block line, in reading order (nullptr: none).
+  const TextLine* first_switch = nullptr;
+  const TextLine* first_block = nullptr;
   for (const TextLine& line : split.lines) {
-    NVL_ASSIGN_OR_RETURN(std::vector<std::string> words, Words(line.text, file, line.line));
+    const std::string& here = split.files[line.file];
+    NVL_ASSIGN_OR_RETURN(std::vector<std::string> words, Words(line.text, here, line.line));
     absl::string_view key = FirstKey(words);
     bool block = absl::EqualsIgnoreCase(key, "BlockName");
     bool sizes = absl::EqualsIgnoreCase(key, "BlockSizes");
     bool levels = absl::EqualsIgnoreCase(key, "BlockLevels");
     if (block) {
-      NVL_RETURN_IF_ERROR(ReadBlockLine(words, line, file, budget, &out));
+      NVL_RETURN_IF_ERROR(ReadBlockLine(words, line, here, budget, &out));
     } else if (sizes) {
-      NVL_RETURN_IF_ERROR(ReadBlockSizesLine(words, line, file, &out));
+      NVL_RETURN_IF_ERROR(ReadBlockSizesLine(words, line, here, &out));
     } else if (levels) {
-      NVL_RETURN_IF_ERROR(ReadBlockLevelsLine(words, line, file, &out));
+      NVL_RETURN_IF_ERROR(ReadBlockLevelsLine(words, line, here, &out));
       sizes = true;  // a block line, for the check below
     } else {
-      NVL_RETURN_IF_ERROR(ReadSwitchLine(words, line, file, budget, &out));
+      NVL_RETURN_IF_ERROR(ReadSwitchLine(words, line, here, budget, &out));
     }
-    int& first = block || sizes ? first_block : first_switch;
-    if (first == 0) first = line.line;
-    if (first_switch > 0 && first_block > 0) {
-      bool tree_first = first_switch < first_block;
+    const TextLine*& first = block || sizes ? first_block : first_switch;
+    if (first == nullptr) first = &line;
+    if (first_switch != nullptr && first_block != nullptr) {
+      bool tree_first = first_switch->seq < first_block->seq;
+      auto ref = [&](const TextLine* l) {
+        return LineRef(SourceLoc{split.files[l->file], l->line, 0, ""}, here);
+      };
       return LineError(
-          file, line.line,
+          here, line.line,
           block    ? "BlockName"
           : levels ? "BlockLevels"
           : sizes  ? "BlockSizes"
                    : "SwitchName",
-          absl::StrCat("this file has SwitchName= lines (topology/tree, line ", first_switch,
-                       ") and BlockName= or BlockSizes= lines (topology/block, line ", first_block,
+          absl::StrCat("this file has SwitchName= lines (topology/tree, ", ref(first_switch),
+                       ") and BlockName= or BlockSizes= lines (topology/block, ", ref(first_block),
                        "); Slurm reads one kind per topology.conf: import the ",
                        tree_first ? "block" : "tree",
                        " lines as a file of their own, or write both topologies in a topology.yaml "
                        "(Slurm 25.05+, --topology-yaml)"));
     }
   }
+  out.files = std::move(split.files);
   NVL_RETURN_IF_ERROR(CheckBlocks(out.blocks));
   if (out.block_levels.from_levels) NVL_RETURN_IF_ERROR(CheckLevelBlocks(&out));
   return out;

@@ -27,6 +27,7 @@ struct TreeSwitch {
   SourceLoc loc;                      // the line (key SwitchName) or the YAML entry
   SourceLoc nodes_loc;                // where its nodes are named
   SourceLoc children_loc;             // where its children are named
+  int64_t seq = 0;  // reading order among switches and annotations (TextLine::seq; YAML: line)
 };
 
 // One block of topology/block: a BlockName= line, or a block of a block topology.
@@ -57,10 +58,18 @@ struct TopologyFile {
   std::vector<TreeSwitch> switches;   // in file order
   std::vector<Block> blocks;          // in file order: the order aggregates them
   BlockLevels block_levels;           // given: BlockSizes / block_sizes was read
-  std::vector<TextLine> annotations;  // "# nvlplace:" comment lines, in file order
+  std::vector<TextLine> annotations;  // "# nvlplace:" comment lines, in reading order
+  std::vector<std::string> files;     // the files of annotations (TextLine::file): `file`,
+                                      // then the files its Include lines brought in
   std::vector<std::string> notes;     // what the reader tells the user ("note: ...")
   std::string tree_topology;          // topology.yaml: the tree topology read ("" for none)
   std::string block_topology;         // topology.yaml: the block topology read ("" for none)
+
+  // The file a line of this file's annotations is in.
+  const std::string& FileOf(const TextLine& line) const {
+    return line.file >= 0 && static_cast<size_t>(line.file) < files.size() ? files[line.file]
+                                                                           : file;
+  }
 };
 
 // Checks BlockSizes values as Slurm does and returns their levels. `locs[i]` is where value i
@@ -97,13 +106,17 @@ absl::Status CheckBlocks(const std::vector<Block>& blocks);
 // BlockName= lines (Nodes=) and one BlockSizes= line (topology/block, 24.05+) or Slurm 23.11's
 // BlockLevels= line ("0-4": the levels; every block then needs the first block's node count,
 // the base, and nodes), and the "# nvlplace:"
-// annotations (slurm_lexer.h). Keys are case-insensitive. Errors are InvalidArgument
-// "file:line: key: message": an unknown key, a key given twice, a line that starts with none
-// of SwitchName=, BlockName= and BlockSizes=, SwitchName= and BlockName= lines in one file (Slurm
-// reads one kind), a bad name, hostlist or number, BlockSizes given twice or breaking Slurm's
-// rules (CheckBlockSizes). Names expanded are charged to `budget`.
+// annotations (slurm_lexer.h). "Include FILE" lines bring in the lines of FILE in their place,
+// read through `includes` (ReadConfLines; without a reader an Include line is an error).
+// Keys are case-insensitive. Errors are InvalidArgument "file:line: key: message", in the file
+// (included or not) where the line is: an unknown key, a key given twice, a line that starts
+// with none of SwitchName=, BlockName= and BlockSizes=, SwitchName= and BlockName= lines in
+// one file and those it includes (Slurm reads one kind), a bad name, hostlist or number,
+// BlockSizes given twice or breaking Slurm's rules (CheckBlockSizes), and ReadConfLines's.
+// Names expanded are charged to `budget`.
 absl::StatusOr<TopologyFile> ReadTopologyConf(absl::string_view text, const std::string& file,
-                                              NameBudget* budget);
+                                              NameBudget* budget,
+                                              const IncludeFiles& includes = {});
 
 // Reads topology.yaml (Slurm 25.05+): a list of topologies, each a mapping of `topology: NAME`,
 // an optional `cluster_default: BOOL` and exactly one of `tree: {switches: [{switch, children,

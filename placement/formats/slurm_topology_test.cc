@@ -1,13 +1,15 @@
 // Tests for reading Slurm's topology files as written: BlockSizes rules, block levels, and
-// the choice of topologies in a topology.yaml.
+// the choice of topologies in a topology.yaml and the spellings Slurm reads there.
 #include "placement/formats/slurm_topology.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "placement/formats/slurm_testing.h"
 #include "tests/status_matchers.h"
 
 namespace nvlplace::slurm {
@@ -222,6 +224,62 @@ INSTANTIATE_TEST_SUITE_P(
                       "--topology-yaml)"}),
     [](const ::testing::TestParamInfo<ConfErrorCase>& info) { return info.param.name; });
 
+// ---- Include ------------------------------------------------------------------------------
+
+TEST(ReadTopologyConfTest, IncludedLinesAreReadWhereTheyAre) {
+  ::nvlplace::testing::MemoryFiles m;
+  m.files["racks.conf"] = "BlockName=r2 Nodes=n[3-4]\nBlockSizes=2,4\n";
+  NameBudget budget;
+  absl::StatusOr<TopologyFile> file =
+      ReadTopologyConf("BlockName=r1 Nodes=n[1-2]\nInclude racks.conf\nBlockName=r3 Nodes=n[5-6]\n",
+                       "t.conf", &budget, m.Includes());
+  ASSERT_THAT(file, IsOk());
+  ASSERT_EQ(file->blocks.size(), 3u);
+  EXPECT_EQ(file->blocks[1].name, "r2");
+  EXPECT_EQ(FormatAt(file->blocks[1].loc, "x"), "racks.conf:1: BlockName: x");
+  EXPECT_EQ(FormatAt(file->blocks[2].loc, "x"), "t.conf:3: BlockName: x");
+  EXPECT_EQ(FormatAt(file->block_levels.loc, "x"), "racks.conf:2: BlockSizes: x");
+  EXPECT_EQ(file->block_levels.base, 2);
+  EXPECT_THAT(file->files, ElementsAre("t.conf", "racks.conf"));
+}
+
+// An error in an included file is at its line there; a line it points to in another file is
+// named with that file.
+TEST(ReadTopologyConfTest, ErrorsInIncludedFilesNameThem) {
+  struct Case {
+    std::string text;
+    std::map<std::string, std::string> files;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"SwitchName=s1 Nodes=n1\nInclude more.conf\n",
+       {{"more.conf", "SwitchName=s2 Nodes=n2\nSwitchName=s3 Bogus=1\n"}},
+       "more.conf:2: Bogus: unknown key; topology.conf keys are SwitchName, Switches, Nodes, "
+       "LinkSpeed"},
+      {"SwitchName=s1 Nodes=n1\nInclude blocks.conf\n",
+       {{"blocks.conf", "BlockName=b1 Nodes=n1\n"}},
+       "blocks.conf:1: BlockName: this file has SwitchName= lines (topology/tree, t.conf:1) and "
+       "BlockName= or BlockSizes= lines (topology/block, line 1); Slurm reads one kind per "
+       "topology.conf: import the block lines as a file of their own, or write both topologies "
+       "in a topology.yaml (Slurm 25.05+, --topology-yaml)"},
+      {"BlockName=b1 Nodes=n1\nInclude b.conf\n",
+       {{"b.conf", "BlockName=b1 Nodes=n2\n"}},
+       "b.conf:1: BlockName: block 'b1' is defined twice (first on t.conf:1)"},
+      {"BlockSizes=2,4\nInclude b.conf\n",
+       {{"b.conf", "BlockName=b1 Nodes=n[1-2]\nBlockSizes=2\n"}},
+       "b.conf:2: BlockSizes: given twice (first on t.conf:1); give one BlockSizes line (Slurm "
+       "23.11 reads only BlockLevels=, 24.05 and later only BlockSizes=)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.error);
+    ::nvlplace::testing::MemoryFiles m;
+    m.files = c.files;
+    NameBudget budget;
+    EXPECT_THAT(ReadTopologyConf(c.text, "t.conf", &budget, m.Includes()),
+                StatusIs(absl::StatusCode::kInvalidArgument, c.error));
+  }
+}
+
 // ---- topology.yaml ------------------------------------------------------------------------
 
 const char kTwoTrees[] = R"(
@@ -256,6 +314,71 @@ TEST(ReadTopologyYamlTest, NamePicksOneOfTwoTrees) {
   EXPECT_EQ(file->block_levels.base, 2);
   EXPECT_EQ(file->block_levels.loc.path, "#/2/block/block_sizes/0");
 }
+
+// What Slurm's data_parser reads (25.11's v0.0.44 and 26.05's v0.0.45 parsers.c) that
+// nvlplace refused: a topology as a mapping, not in a list; one switch or block as a mapping;
+// one block size as a scalar, quoted, with leading zeros or in hex; `flat: false` or an
+// empty `tree: {}` beside a block topology; booleans spelled as Slurm's data.c reads them.
+struct AcceptCase {
+  std::string name;
+  std::string text;
+  std::string tree, block;  // the topologies read
+  size_t switches, blocks;
+  int64_t base;             // BlockSizes base; 0: not given
+  std::string blocks_path;  // the YAML path of the first block
+};
+
+class ReadTopologyYamlAcceptTest : public ::testing::TestWithParam<AcceptCase> {};
+
+TEST_P(ReadTopologyYamlAcceptTest, ReadsWhatSlurmReads) {
+  const AcceptCase& c = GetParam();
+  NameBudget budget;
+  absl::StatusOr<TopologyFile> file = ReadTopologyYaml(c.text, "t.yaml", {}, &budget);
+  ASSERT_THAT(file, IsOk());
+  EXPECT_EQ(file->tree_topology, c.tree);
+  EXPECT_EQ(file->block_topology, c.block);
+  EXPECT_EQ(file->switches.size(), c.switches);
+  ASSERT_EQ(file->blocks.size(), c.blocks);
+  EXPECT_EQ(file->block_levels.base, c.base);
+  if (!c.blocks_path.empty()) {
+    EXPECT_EQ(file->blocks[0].loc.path, c.blocks_path);
+  }
+}
+
+const char kOneBlock[] = "  block:\n    blocks: [{block: r0, nodes: \"n[1-2]\"}]\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Spellings, ReadTopologyYamlAcceptTest,
+    ::testing::Values(
+        AcceptCase{"TopologyAsAMapping",
+                   "topology: t\ntree:\n  switches: [{switch: s0, nodes: \"n[1-2]\"}]\n", "t", "",
+                   1, 0, 0, ""},
+        AcceptCase{"OneSwitchAsAMapping",
+                   "- topology: t\n  tree:\n    switches: {switch: s0, nodes: \"n[1-2]\"}\n", "t",
+                   "", 1, 0, 0, ""},
+        AcceptCase{"OneBlockAsAMapping",
+                   "- topology: b\n  block:\n    blocks:\n      block: r0\n      nodes: n1\n", "",
+                   "b", 0, 1, 0, "#/0/block/blocks"},
+        AcceptCase{"OneBlockSizeAsAScalar",
+                   "- topology: b\n  block:\n    block_sizes: 2\n"
+                   "    blocks: [{block: r0, nodes: \"n[1-2]\"}]\n",
+                   "", "b", 0, 1, 2, ""},
+        // "08" is 8 to Slurm (decimal digits, leading zeros allowed; yaml-cpp: a bad octal),
+        // 0x10 is 16.
+        AcceptCase{"BlockSizesQuotedLeadingZeroAndHex",
+                   "- topology: b\n  block:\n    block_sizes: [\"08\", 0x10]\n"
+                   "    blocks: [{block: r0, nodes: \"n[1-8]\"}]\n",
+                   "", "b", 0, 1, 8, ""},
+        AcceptCase{"FlatFalseBesideBlock",
+                   std::string("- topology: b\n  flat: false\n") + kOneBlock, "", "b", 0, 1, 0, ""},
+        AcceptCase{"EmptyTreeBesideBlock", std::string("- topology: b\n  tree: {}\n") + kOneBlock,
+                   "", "b", 0, 1, 0, ""},
+        AcceptCase{"BooleansAsSlurmSpellsThem",
+                   std::string("- topology: b\n  cluster_default: Yes\n") + kOneBlock +
+                       "- topology: f\n  cluster_default: off\n  flat: T\n"
+                       "- topology: g\n  flat: {alpha_step_rank: n}\n",
+                   "", "b", 0, 1, 0, ""}),
+    [](const auto& info) { return info.param.name; });
 
 struct YamlCase {
   std::string name;
@@ -302,11 +425,53 @@ INSTANTIATE_TEST_SUITE_P(
                  {},
                  "t.yaml:1:1: #: the file is empty; topology.yaml is a list of topologies, e.g. "
                  "- topology: nvl"},
-        YamlCase{"NotAList",
-                 "topology: x\ntree: {}\n",
+        YamlCase{"NotAListOrAMapping",
+                 "just text\n",
                  {},
                  "t.yaml:1:1: #: expected a list of topologies, each `- topology: NAME` with one "
-                 "of block, flat, ring, torus3d, tree"},
+                 "of block, flat, ring, torus3d, tree, or one topology as a mapping"},
+        // Slurm reads an empty mapping as no plugin, and then has none to load.
+        YamlCase{"EmptyTreeAlone",
+                 "topology: x\ntree: {}\nflat: no\n",
+                 {},
+                 "t.yaml:1:1: #: topology 'x' needs one of block, flat, ring, torus3d, tree "
+                 "(Slurm reads flat: false and tree: {} as none of them)"},
+        // PARSE_FUNC(TOPOLOGY_FLAT): "Field flat is mutually exclusive with other plugins".
+        YamlCase{"FlatTrueBesideBlock",
+                 std::string("- topology: b\n  flat: true\n") + kOneBlock,
+                 {},
+                 "t.yaml:2:9: #/0/flat: topology 'b' is both block and flat; a topology has one "
+                 "kind: write two topologies"},
+        YamlCase{"TreeAsAList",
+                 "- topology: t\n  tree: []\n",
+                 {},
+                 "t.yaml:2:9: #/0/tree: expected a mapping: tree: {...}; Slurm refuses a list "
+                 "here"},
+        YamlCase{"OneBooleanSlurmDoesNotRead",
+                 "- topology: f\n  flat: 1\n",
+                 {},
+                 "t.yaml:2:9: #/0/flat: expected true or false (Slurm also reads yes, no, on, "
+                 "off, y, n, t and f, in any case), not '1'"},
+        // Slurm does not split one value at commas: its INT32 parser refuses '18,36'.
+        YamlCase{"BlockSizesInOneString",
+                 "- topology: b\n  block:\n    block_sizes: \"18,36\"\n    blocks: []\n",
+                 {},
+                 "t.yaml:3:18: #/0/block/block_sizes: '18,36' is not a whole number but several "
+                 "in one value, which Slurm does not split; write whole numbers of nodes, e.g. "
+                 "block_sizes: [18, 36]"},
+        // data.c reads digits only: '+4' was read as 4 by yaml-cpp.
+        YamlCase{"SignedBlockSize",
+                 "- topology: b\n  block:\n    block_sizes: [+4]\n    blocks: []\n",
+                 {},
+                 "t.yaml:3:19: #/0/block/block_sizes/0: '+4' is not a whole number; write whole "
+                 "numbers of nodes, e.g. block_sizes: [18, 36]"},
+        // serializer_yaml.c: "YAML parser does not support aliases".
+        YamlCase{"Alias",
+                 "- topology: t\n  cluster_default: &yes true\n  flat: true\n"
+                 "- topology: f\n  cluster_default: *yes\n  flat: true\n",
+                 {},
+                 "t.yaml:5:20: an alias (*name), which Slurm's YAML parser refuses (\"does not "
+                 "support aliases\"); write the value out in full"},
         YamlCase{"NoKind",
                  "- topology: x\n",
                  {},

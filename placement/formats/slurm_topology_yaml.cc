@@ -1,10 +1,17 @@
 // Reads Slurm's topology.yaml (25.05+): picks its tree and block topologies and reads them.
+// What Slurm accepts is its data_parser's (src/plugins/data_parser/v0.0.44/parsers.c in
+// 25.11, v0.0.45 in 26.05: PARSE_FUNC(TOPOLOGY_CONF_ARRAY) and the functions after it) over
+// the values its YAML serializer makes (src/plugins/serializer/yaml: every scalar a string,
+// converted as src/common/data.c converts strings); configs/FORMAT.md lists it.
+#include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <new>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -20,8 +27,6 @@ namespace {
 
 using yaml::ForEach;
 using yaml::MapReader;
-using yaml::ReadBool;
-using yaml::ReadInt;
 using yaml::ReadString;
 using yaml::Where;
 
@@ -35,6 +40,61 @@ struct Entry {
   Where where;  // the entry
   Where body;   // the value of its kind's key
 };
+
+// A boolean as Slurm reads one (data.c _convert_data_bool): y, yes, t, true, on; n, no, f,
+// false, off; in any case.
+absl::StatusOr<bool> ReadSlurmBool(const Where& w) {
+  if (!w.node.IsScalar()) return w.Error("expected true or false");
+  const std::string v = absl::AsciiStrToLower(w.node.Scalar());
+  if (v == "true" || v == "yes" || v == "on" || v == "t" || v == "y") return true;
+  if (v == "false" || v == "no" || v == "off" || v == "f" || v == "n") return false;
+  return w.Error(absl::StrCat("expected true or false (Slurm also reads yes, no, on, off, y, n, t ",
+                              "and f, in any case), not '", Printable(w.node.Scalar()), "'"));
+}
+
+// A block size as Slurm reads one (data.c _convert_data_int, then PARSE_FUNC(INT32)): decimal
+// digits only (leading zeros allowed, no sign), or 0x and hex digits; at most INT32_MAX.
+absl::StatusOr<int64_t> ReadBlockSize(const Where& w) {
+  constexpr absl::string_view kWrite = "write whole numbers of nodes, e.g. block_sizes: [18, 36]";
+  if (!w.node.IsScalar()) return w.Error(absl::StrCat("expected a number of nodes; ", kWrite));
+  absl::string_view v = w.node.Scalar();
+  const bool hex = v.size() >= 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+  absl::string_view digits = hex ? v.substr(2) : v;
+  const bool ok = !digits.empty() && std::all_of(digits.begin(), digits.end(), [&](char c) {
+    return hex ? absl::ascii_isxdigit(c) : absl::ascii_isdigit(c);
+  });
+  if (!ok) {
+    return w.Error(absl::StrCat(
+        "'", Printable(v), "' is not a whole number",
+        absl::StrContains(v, ',') ? " but several in one value, which Slurm does not split" : "",
+        "; ", kWrite));
+  }
+  int64_t value = 0;
+  for (char c : digits) {
+    value = value * (hex ? 16 : 10) +
+            (absl::ascii_isdigit(c) ? c - '0' : absl::ascii_tolower(c) - 'a' + 10);
+    if (value > INT32_MAX) {
+      return w.Error(absl::StrCat("'", Printable(v), "' is more than ", INT32_MAX,
+                                  ", which Slurm refuses; ", kWrite));
+    }
+  }
+  return value;
+}
+
+// Runs f for each item of a list, or for `w` itself when it is a mapping: Slurm reads one
+// switch or block written as a mapping as a list of it (PARSE_FUNC(TOPOLOGY_TREE_CONFIG_ARRAY)
+// and PARSE_FUNC(TOPOLOGY_BLOCK_CONFIG_ARRAY)).
+template <typename F>
+absl::Status ForEachItem(const Where& w, absl::string_view what, F f) {
+  if (w.node.IsMap()) {
+    NVL_RETURN_IF_ERROR(w.Visit());
+    return f(w);
+  }
+  if (!w.node.IsSequence()) {
+    return w.Error(absl::StrCat("expected a list of ", what, ", or one as a mapping"));
+  }
+  return ForEach(w, f);
+}
 
 absl::StatusOr<std::string> ReadName(const Where& w, absl::string_view what) {
   NVL_ASSIGN_OR_RETURN(std::string name, ReadString(w));
@@ -58,6 +118,24 @@ absl::StatusOr<HostNames> ReadHostlist(const Where& w, NameBudget* budget) {
   return names;
 }
 
+// Whether the value of kind `kind` selects that kind, as Slurm's PARSE_FUNC(TOPOLOGY_TREE)
+// and the others decide: block, ring, torus3d and tree must be mappings and select their kind
+// when not empty (`tree: {}` beside `block:` is nothing); flat is a boolean (`flat: false`
+// is nothing) or, from 26.05, a mapping of its options, which selects it.
+absl::StatusOr<bool> Selects(absl::string_view kind, const Where& body) {
+  if (kind == "flat") {
+    if (!body.node.IsMap()) return ReadSlurmBool(body);
+    NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(body, {"alpha_step_rank"}));
+    if (const Where* a = m.Find("alpha_step_rank")) NVL_RETURN_IF_ERROR(ReadSlurmBool(*a).status());
+    return true;
+  }
+  if (!body.node.IsMap()) {
+    return body.Error(absl::StrCat("expected a mapping: ", kind, ": {...}; Slurm refuses ",
+                                   body.node.IsSequence() ? "a list" : "a single value", " here"));
+  }
+  return body.node.size() > 0;
+}
+
 absl::StatusOr<Entry> ReadEntry(const Where& w) {
   std::vector<absl::string_view> keys = {"topology", "cluster_default"};
   keys.insert(keys.end(), std::begin(kKinds), std::end(kKinds));
@@ -65,10 +143,16 @@ absl::StatusOr<Entry> ReadEntry(const Where& w) {
   Entry e{"", "", w, w};
   NVL_ASSIGN_OR_RETURN(const Where* name, m.Require("topology"));
   NVL_ASSIGN_OR_RETURN(e.name, ReadName(*name, "topology"));
-  if (const Where* d = m.Find("cluster_default")) NVL_RETURN_IF_ERROR(ReadBool(*d).status());
+  if (const Where* d = m.Find("cluster_default")) NVL_RETURN_IF_ERROR(ReadSlurmBool(*d).status());
+  std::vector<std::string> idle;  // kinds given that select nothing
   for (absl::string_view kind : kKinds) {
     const Where* body = m.Find(kind);
     if (body == nullptr) continue;
+    NVL_ASSIGN_OR_RETURN(bool selects, Selects(kind, *body));
+    if (!selects) {
+      idle.push_back(kind == "flat" ? "flat: false" : absl::StrCat(kind, ": {}"));
+      continue;
+    }
     if (!e.kind.empty()) {
       return body->Error(absl::StrCat("topology '", e.name, "' is both ", e.kind, " and ", kind,
                                       "; a topology has one kind: write two topologies"));
@@ -77,26 +161,23 @@ absl::StatusOr<Entry> ReadEntry(const Where& w) {
     e.body = *body;
   }
   if (e.kind.empty()) {
-    return w.Error(
-        absl::StrCat("topology '", e.name, "' needs one of ", absl::StrJoin(kKinds, ", ")));
+    return w.Error(absl::StrCat(
+        "topology '", e.name, "' needs one of ", absl::StrJoin(kKinds, ", "),
+        idle.empty()
+            ? ""
+            : absl::StrCat(" (Slurm reads ", absl::StrJoin(idle, " and "), " as none of them)")));
   }
   return e;
-}
-
-absl::Status ReadFlat(const Entry& e) {
-  if (e.body.node.IsScalar()) return ReadBool(e.body).status();
-  NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(e.body, {"alpha_step_rank"}));
-  if (const Where* a = m.Find("alpha_step_rank")) return ReadBool(*a).status();
-  return absl::OkStatus();
 }
 
 absl::Status ReadTree(const Entry& e, NameBudget* budget, TopologyFile* out) {
   NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(e.body, {"switches"}));
   NVL_ASSIGN_OR_RETURN(const Where* switches, m.Require("switches"));
-  return ForEach(*switches, [&](const Where& item) -> absl::Status {
+  return ForEachItem(*switches, "switches", [&](const Where& item) -> absl::Status {
     NVL_ASSIGN_OR_RETURN(MapReader s, MapReader::Make(item, {"switch", "children", "nodes"}));
     TreeSwitch sw;
     sw.loc = item.Loc();
+    sw.seq = sw.loc.line;
     sw.nodes_loc = sw.loc;
     sw.children_loc = sw.loc;
     NVL_ASSIGN_OR_RETURN(const Where* name, s.Require("switch"));
@@ -115,20 +196,30 @@ absl::Status ReadTree(const Entry& e, NameBudget* budget, TopologyFile* out) {
   });
 }
 
+// block_sizes: a list, or one value, which Slurm's list parser reads as a list of it
+// (data_parser parsing.c _parse_list: "Assume List is just a single entry").
 absl::Status ReadBlockSizes(const Where& w, TopologyFile* out) {
-  if (!w.node.IsSequence()) return w.Error("expected a list of block sizes, e.g. [18, 36, 72]");
-  if (w.node.size() > static_cast<size_t>(limits::kMaxBlockLevels)) {
-    return w.Error(absl::StrCat(w.node.size(), " block sizes; Slurm plans at most ",
-                                limits::kMaxBlockLevels, " levels"));
-  }
   std::vector<int64_t> sizes;
   std::vector<SourceLoc> locs;
-  NVL_RETURN_IF_ERROR(ForEach(w, [&](const Where& item) -> absl::Status {
-    NVL_ASSIGN_OR_RETURN(int size, ReadInt(item));
+  if (w.node.IsScalar()) {
+    NVL_ASSIGN_OR_RETURN(int64_t size, ReadBlockSize(w));
     sizes.push_back(size);
-    locs.push_back(item.Loc());
-    return absl::OkStatus();
-  }));
+    locs.push_back(w.Loc());
+  } else {
+    if (!w.node.IsSequence()) {
+      return w.Error("expected a list of block sizes, e.g. [18, 36, 72], or one size");
+    }
+    if (w.node.size() > static_cast<size_t>(limits::kMaxBlockLevels)) {
+      return w.Error(absl::StrCat(w.node.size(), " block sizes; Slurm plans at most ",
+                                  limits::kMaxBlockLevels, " levels"));
+    }
+    NVL_RETURN_IF_ERROR(ForEach(w, [&](const Where& item) -> absl::Status {
+      NVL_ASSIGN_OR_RETURN(int64_t size, ReadBlockSize(item));
+      sizes.push_back(size);
+      locs.push_back(item.Loc());
+      return absl::OkStatus();
+    }));
+  }
   if (sizes.empty()) locs.push_back(w.Loc());
   NVL_ASSIGN_OR_RETURN(out->block_levels, CheckBlockSizes(sizes, locs));
   return absl::OkStatus();
@@ -138,7 +229,7 @@ absl::Status ReadBlock(const Entry& e, NameBudget* budget, TopologyFile* out) {
   NVL_ASSIGN_OR_RETURN(MapReader m, MapReader::Make(e.body, {"block_sizes", "blocks"}));
   if (const Where* sizes = m.Find("block_sizes")) NVL_RETURN_IF_ERROR(ReadBlockSizes(*sizes, out));
   NVL_ASSIGN_OR_RETURN(const Where* blocks, m.Require("blocks"));
-  NVL_RETURN_IF_ERROR(ForEach(*blocks, [&](const Where& item) -> absl::Status {
+  NVL_RETURN_IF_ERROR(ForEachItem(*blocks, "blocks", [&](const Where& item) -> absl::Status {
     NVL_ASSIGN_OR_RETURN(MapReader b, MapReader::Make(item, {"block", "nodes"}));
     Block block;
     block.loc = item.Loc();
@@ -202,6 +293,12 @@ absl::StatusOr<TopologyFile> Read(absl::string_view text, const std::string& fil
                                      "indentation here and on the lines above"));
   }
   if (!doc.ok()) return doc.status();
+  if (yaml::Position alias = doc->FirstAlias(); !alias.is_null()) {
+    return absl::InvalidArgumentError(
+        FormatAt(SourceLoc{file, alias.line + 1, alias.column + 1, ""},
+                 "an alias (*name), which Slurm's YAML parser refuses (\"does not support "
+                 "aliases\"); write the value out in full"));
+  }
   yaml::Budget visits;
   Where top{&file, doc->root(), "#", &visits};
   if (top.node.IsNull()) {
@@ -209,14 +306,16 @@ absl::StatusOr<TopologyFile> Read(absl::string_view text, const std::string& fil
         FormatAt(SourceLoc{file, 1, 1, "#"},
                  "the file is empty; topology.yaml is a list of topologies, e.g. - topology: nvl"));
   }
-  if (!top.node.IsSequence()) {
+  // A single topology may be written as a mapping, not in a list (PARSE_FUNC(
+  // TOPOLOGY_CONF_ARRAY): "single topology configuration").
+  if (!top.node.IsSequence() && !top.node.IsMap()) {
     return top.Error(
         absl::StrCat("expected a list of topologies, each `- topology: NAME` with one "
                      "of ",
-                     absl::StrJoin(kKinds, ", ")));
+                     absl::StrJoin(kKinds, ", "), ", or one topology as a mapping"));
   }
   std::vector<Entry> entries;
-  NVL_RETURN_IF_ERROR(ForEach(top, [&](const Where& item) -> absl::Status {
+  NVL_RETURN_IF_ERROR(ForEachItem(top, "topologies", [&](const Where& item) -> absl::Status {
     NVL_ASSIGN_OR_RETURN(Entry e, ReadEntry(item));
     for (const Entry& other : entries) {
       if (other.name == e.name) {
@@ -239,14 +338,13 @@ absl::StatusOr<TopologyFile> Read(absl::string_view text, const std::string& fil
   TopologyFile out;
   out.file = file;
   out.annotations = SplitConf(text).annotations;
+  out.files = {file};
   NVL_ASSIGN_OR_RETURN(const Entry* tree, Pick(entries, "tree", names));
   NVL_ASSIGN_OR_RETURN(const Entry* block, Pick(entries, "block", names));
   for (const Entry& e : entries) {
     bool named = false;
     for (const std::string& name : names) named = named || e.name == name;
-    if (e.kind == "flat") {
-      NVL_RETURN_IF_ERROR(ReadFlat(e));
-    } else if (e.kind == "ring" || e.kind == "torus3d") {
+    if (e.kind == "ring" || e.kind == "torus3d") {
       out.notes.push_back(absl::StrCat("note: ", file, ": topology '", e.name, "' (", e.kind,
                                        ") is not imported: nvlplace reads tree and block "
                                        "topologies"));

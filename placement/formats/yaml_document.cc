@@ -201,6 +201,7 @@ class DocumentBuilder {
       throw BadYaml{mark, "the referenced anchor is not defined"};
     }
     Count(mark);
+    if (doc_.first_alias_.is_null()) doc_.first_alias_ = mark;
     Placed(it->second);
   }
 

@@ -60,6 +60,9 @@ class Node {
 class Document {
  public:
   Node root() const { return Node(this, root_); }
+  // Where the first alias (*name) is; null when the document has none (for readers of
+  // formats whose own parser refuses aliases, such as Slurm's topology.yaml).
+  Position FirstAlias() const { return first_alias_; }
 
  private:
   friend class Node;
@@ -81,6 +84,7 @@ class Document {
   std::vector<uint32_t> children_;  // each list's items, each mapping's keys and values, in turn
   std::string scalars_;             // the text of every scalar, one after another
   uint32_t root_ = 0;
+  Position first_alias_;
 };
 
 // What ReadDocument throws for a document past limits::kMaxYamlNodes nodes (scalars, nulls,

@@ -136,6 +136,14 @@ TEST(DocumentTest, ErrorsNameTheirPlace) {
                        "t.yaml:1:65: lists and mappings nest more than 64 levels deep here"));
 }
 
+// For readers of formats whose own parser refuses aliases (Slurm's topology.yaml).
+TEST(DocumentTest, FirstAliasIsWhereTheFirstAliasIs) {
+  EXPECT_TRUE(ReadDocument("a: &x 1\nb: 2\n").FirstAlias().is_null());
+  Position at = ReadDocument("a: &x 1\nb: [2, *x]\nc: *x\n").FirstAlias();
+  EXPECT_EQ(at.line, 1);    // 0-based: line 2
+  EXPECT_EQ(at.column, 7);  // 0-based: the '*'
+}
+
 // The readers' integers and numbers: as yaml-cpp's as<int>() and as<double>().
 TEST(ReaderTest, IntegersAsYamlCppReadsThem) {
   std::vector<std::string> texts = {

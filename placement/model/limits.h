@@ -13,6 +13,11 @@ namespace nvlplace::limits {
 // busy list, policy file, nvlplace.yaml. Only regular files are read (no FIFO, device or
 // directory).
 inline constexpr size_t kMaxConfigBytes = size_t{64} << 20;  // 64 MiB
+// Include lines of Slurm's topology.conf and gres.conf: files nested one in another (the file
+// given is not counted), and files read for one file in all; with them all, the file is at
+// most kMaxConfigBytes. Slurm has no bound but its open files: a cycle fails there.
+inline constexpr int kMaxIncludeDepth = 16;
+inline constexpr int kMaxIncludedFiles = 1024;
 // Largest job trace read by replay.
 inline constexpr size_t kMaxTraceBytes = size_t{512} << 20;  // 512 MiB
 

@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "placement/model/request.h"
 
@@ -209,6 +210,62 @@ absl::StatusOr<Header> ReadHeader(absl::string_view line, size_t count, int line
   return header;
 }
 
+// The column names of `header` by index (lower-case), for messages.
+std::vector<absl::string_view> ColumnNames(const Header& header) {
+  std::vector<absl::string_view> names(header.fields);
+  for (const auto& [name, i] : header.cols) names[i] = name;
+  return names;
+}
+
+// A row of header.fields + 1 fields in `raw`, the last empty, under a header that does not end
+// with the separator: the line ends with the separator (it is read as `raw` without its last
+// field, `plain`), or a field holds it and the columns after that field are one field to the
+// right. Only the columns of table.sep_free count: a shifted reading is looked at for each
+// run of other columns between two of them (the separator anywhere in the run gives them the
+// same values). RET "" to read `plain`, else why the row is malformed.
+std::string TrailingOrShifted(const std::vector<absl::string_view>& raw, const Header& header,
+                              const Table& table, std::vector<absl::string_view>* plain,
+                              std::vector<absl::string_view>* shifted) {
+  const size_t n = header.fields;
+  plain->assign(raw.begin(), raw.begin() + n);
+  std::vector<size_t> fixed;  // the sep_free columns, ascending
+  for (const char* name : table.sep_free) {
+    auto it = header.cols.find(name);
+    if (it != header.cols.end()) fixed.push_back(static_cast<size_t>(it->second));
+  }
+  std::sort(fixed.begin(), fixed.end());
+  const bool plain_reads = table.check(Row{*plain, header.cols, 0}).ok();
+  std::vector<absl::string_view> names = ColumnNames(header);
+  std::vector<std::string> differing;  // columns whose separator gives another valid reading
+  // Reading j: the separator in column k, one of those between sep_free columns j - 1 and j,
+  // so that sep_free columns j, j + 1, ... read the field after theirs. With it past the last
+  // of them, they read as in `plain`.
+  for (size_t j = 0; j < fixed.size(); ++j) {
+    const size_t k = j == 0 ? 0 : fixed[j - 1] + 1;
+    if (k == fixed[j]) continue;  // no column between them
+    shifted->assign(raw.begin(), raw.begin() + k);
+    const char* begin = raw[k].data();
+    shifted->push_back(absl::string_view(begin, raw[k + 1].data() + raw[k + 1].size() - begin));
+    shifted->insert(shifted->end(), raw.begin() + k + 2, raw.end());
+    bool same = true;
+    for (size_t c : fixed) same = same && (*shifted)[c] == (*plain)[c];
+    if (same || !table.check(Row{*shifted, header.cols, 0}).ok()) continue;
+    for (size_t c = k; c < fixed[j] && differing.size() < 3; ++c) {
+      differing.push_back(absl::StrCat("'", names[c], "'"));
+    }
+  }
+  const char* hint = table.too_many_hint != nullptr ? table.too_many_hint : "";
+  if (!plain_reads) {
+    return absl::StrCat(n + 1, " fields, the header has ", n, ": ", hint);
+  }
+  if (differing.empty()) return "";
+  const std::string sep(1, table.sep);
+  return absl::StrCat(n + 1, " fields, the header has ", n, ", the last empty: either the line ",
+                      "ends with '", sep, "' (as sacct --parsable ends each line, and its header) ",
+                      "or ", differing.size() == 1 ? "" : "one of ", absl::StrJoin(differing, ", "),
+                      " holds a '", sep, "', and the two readings differ; ", hint);
+}
+
 }  // namespace
 
 absl::string_view Row::operator[](absl::string_view name) const {
@@ -221,7 +278,8 @@ absl::Status ForEachTableRow(absl::string_view text, const Table& table, Reader&
                              absl::FunctionRef<absl::Status(const Row&)> fn) {
   int line_no = 0;
   std::optional<Header> header;
-  std::vector<absl::string_view> fields;  // each row's, its room kept
+  std::vector<absl::string_view> fields;        // each row's, its room kept
+  std::vector<absl::string_view> raw, shifted;  // a row that may end with the separator
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -244,6 +302,10 @@ absl::Status ForEachTableRow(absl::string_view text, const Table& table, Reader&
       const char* hint = count > header->fields ? table.too_many_hint : nullptr;
       s = r.Bad(line_no, absl::StrCat(count, " fields, the header has ", header->fields,
                                       hint != nullptr ? ": " : "", hint != nullptr ? hint : ""));
+    } else if (trailing && table.check != nullptr) {
+      SplitFields(line, table.sep, &raw);
+      std::string why = TrailingOrShifted(raw, *header, table, &fields, &shifted);
+      s = why.empty() ? fn(Row{fields, header->cols, line_no}) : r.Bad(line_no, why);
     } else {
       SplitFields(line, table.sep, &fields);
       if (trailing) fields.pop_back();

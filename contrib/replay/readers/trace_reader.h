@@ -85,6 +85,8 @@ class Reader {
 
 // ---- Header-led tables (native, sacct, openb, helios) -------------------------------------
 
+struct Row;
+
 // How a table is laid out.
 struct Table {
   const char* format;                  // its name in messages ("the sacct header ...")
@@ -97,6 +99,15 @@ struct Table {
   // With `exact`: what to do about a row of more fields than the header, added to its
   // message (a field that holds the separator); nullptr for none.
   const char* too_many_hint = nullptr;
+  // With `trailing_sep`: the (lower-case) columns that never hold the separator (numbers,
+  // times, ids: the columns the reader reads and others of a fixed syntax), and a check of
+  // the columns the reader reads (OK when they read as their kind). A row of one field more
+  // than the header, the last empty, may end with the separator or hold it in another
+  // column, shifting the columns after that one: it is read without its last field only when
+  // no shifted reading passes `check` with other values in the `sep_free` columns (see
+  // ForEachTableRow). Without `check` it is always read so.
+  absl::Span<const char* const> sep_free = {};
+  absl::Status (*check)(const Row& row) = nullptr;
 };
 
 // One data row of a header-led table: views into the trace's text, valid for the call.
@@ -112,7 +123,13 @@ struct Row {
 // `table.need` column ("file:1: the FORMAT header has no column 'x'"), no column twice, and
 // have at most kMaxTraceFields; a row with fewer fields than the header (or another number,
 // with `table.exact` but for `table.trailing_sep`, or more than kMaxTraceFields) is
-// malformed, counted before it is split.
+// malformed, counted before it is split. With `table.trailing_sep` and `table.check`, a row
+// of one field more, the last empty, under a header that does not end with the separator,
+// is read without that field when that is its only reading: if moving the columns of
+// `table.sep_free` that follow some other column one field to the right (that column holding
+// the separator) gives them other values that pass `check` too, the row is malformed
+// ("the two readings differ"), and so it is when the reading without the last field does
+// not pass `check`.
 // RET the first error of fn.
 absl::Status ForEachTableRow(absl::string_view text, const Table& table, Reader& r,
                              absl::FunctionRef<absl::Status(const Row&)> fn);

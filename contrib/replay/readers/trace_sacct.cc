@@ -14,17 +14,18 @@ namespace nvlplace::replay::readers {
 namespace {
 
 constexpr const char* kColumns[] = {"jobid", "submit", "start", "end", "alloctres"};
+// Columns that never hold '|': the ones read, and other ids, times, counts and TRES lists.
+constexpr const char* kSepFree[] = {
+    "jobid",      "jobidraw",   "submit",    "eligible",     "start",    "end",
+    "elapsed",    "elapsedraw", "timelimit", "timelimitraw", "cputime",  "cputimeraw",
+    "nnodes",     "ncpus",      "alloccpus", "reqcpus",      "reqmem",   "reqnodes",
+    "allocnodes", "alloctres",  "reqtres",   "state",        "exitcode", "derivedexitcode",
+    "priority",   "uid",        "gid",       "nodelist"};
 // sacct --parsable2 does not escape '|' in a field: a JobName or Comment that holds one
 // shifts the columns after it, so a row of more fields than the header is malformed.
 constexpr char kSacctTooMany[] =
     "a field holds '|', which sacct does not escape; leave free-text columns (JobName, "
     "Comment, ...) out of --format, or remove the '|' from that line";
-constexpr Table kSacct = {"sacct",
-                          '|',
-                          kColumns,
-                          /*exact=*/true,
-                          /*trailing_sep=*/true,
-                          /*too_many_hint=*/kSacctTooMany};
 
 // Reasons a sacct line is skipped or read in part (the keys of Trace::skipped and ::relaxed).
 constexpr char kSacctStep[] = "job step (JobID with '.'; its job's line is replayed)";
@@ -145,6 +146,37 @@ absl::Status AddJob(TraceJob j, const GpuTres& gpus, int nnodes, Reader& r) {
   }
   return r.AddGpuJob(std::move(j), relaxed);
 }
+
+// Whether the columns the reader uses read as sacct prints them: a JobID, times (or Unknown),
+// NNodes, and AllocTRES as TRES=count entries (a shifted row puts other text there). Used to
+// tell a line that ends with '|' from one whose JobName holds it (ForEachTableRow).
+absl::Status CheckColumns(const Row& f) {
+  if (f["jobid"].empty()) return absl::InvalidArgumentError("no JobID");
+  for (const char* column : {"submit", "start", "end"}) {
+    double t = 0;
+    if (!IsNoTime(f[column]) && !ParseTime(f[column], &t)) {
+      return absl::InvalidArgumentError(NotATime(column, f[column]));
+    }
+  }
+  absl::StatusOr<int> nnodes = ReadNNodes(f);
+  if (!nnodes.ok()) return nnodes.status();
+  absl::string_view alloc = f["alloctres"];
+  for (absl::string_view tres : absl::StrSplit(alloc, ',', absl::SkipEmpty())) {
+    if (!absl::StrContains(tres, '=')) {
+      return absl::InvalidArgumentError(absl::StrCat("AllocTRES entry ", Esc(tres), " has no '='"));
+    }
+  }
+  return ReadGpuTres(alloc).status();
+}
+
+constexpr Table kSacct = {"sacct",
+                          '|',
+                          kColumns,
+                          /*exact=*/true,
+                          /*trailing_sep=*/true,
+                          /*too_many_hint=*/kSacctTooMany,
+                          /*sep_free=*/kSepFree,
+                          /*check=*/CheckColumns};
 
 absl::Status ReadRow(const Row& f, Reader& r) {
   absl::string_view id = f["jobid"];
