@@ -27,7 +27,8 @@ namespace nvlplace::plugin {
 
 struct Decider::Shared {
   std::mutex mu;
-  std::unordered_map<uint32_t, std::string> last_text;  // per job: the last line logged once
+  // Per job and slot (job id | slot << 32): the last line logged once.
+  std::unordered_map<uint64_t, std::string> last_text;
   Counters counters;
   Counters summarized;       // the counters at the last summary
   double last_summary = -1;  // seconds
@@ -344,9 +345,9 @@ JobRequest RequestOf(const SlurmJob& job, NvlMode default_nvl) {
 
 // ---- one job ----------------------------------------------------------------------------
 
-bool JobDecision::Say(LogLevel level, std::string text, bool once) {
+bool JobDecision::Say(LogLevel level, std::string text, bool once, int slot) {
   log_ = LogLine{};
-  if (once && job_.id != 0 && !decider_->FirstTime(job_.id, text)) return false;
+  if (once && job_.id != 0 && !decider_->FirstTime(job_.id, text, slot)) return false;
   if (level <= decider_->config().config.log_level) log_ = LogLine{level, std::move(text)};
   return true;
 }
@@ -381,7 +382,8 @@ void JobDecision::WithCandidate(PlacementLine* line, int i) const {
   line->candidates = num_candidates();
 }
 
-bool JobDecision::Tell(LogLevel level, const PlacementLine& line, bool once, bool comment) {
+bool JobDecision::Tell(LogLevel level, const PlacementLine& line, bool once, bool comment,
+                       int slot) {
   std::string text = Format(line);
   if (comment && line.cons_tres_alone) {
     PlacementLine own = line;
@@ -390,7 +392,7 @@ bool JobDecision::Tell(LogLevel level, const PlacementLine& line, bool once, boo
   } else if (comment) {
     Comment(absl::StrCat("nvlplace: ", text));  // the same line (formatted once: it can be long)
   }
-  return Say(level, std::move(text), once);
+  return Say(level, std::move(text), once, slot);
 }
 
 void JobDecision::SayFitsLater() {
@@ -562,7 +564,9 @@ bool JobDecision::Preempts(int i, const std::vector<int>& nodes, int jobs) {
                            "their GPUs are free",
                            jobs, jobs == 1 ? "" : "s", absl::StrJoin(names, ",")));
   if (ours) WithCandidate(&line, i);
-  if (Tell(kLogInfo, line, true, /*comment=*/true)) decider_->Count(&Counters::preempting);
+  if (Tell(kLogInfo, line, true, /*comment=*/true, /*slot=*/1)) {
+    decider_->Count(&Counters::preempting);
+  }
   return true;
 }
 
@@ -601,10 +605,10 @@ Decider::Decider(std::unique_ptr<LoadedConfig> config)
 
 Decider::~Decider() = default;
 
-bool Decider::FirstTime(uint32_t job_id, const std::string& text) const {
+bool Decider::FirstTime(uint32_t job_id, const std::string& text, int slot) const {
   std::lock_guard<std::mutex> lock(shared_->mu);
   if (shared_->last_text.size() > 100000) shared_->last_text.clear();
-  std::string& last = shared_->last_text[job_id];
+  std::string& last = shared_->last_text[job_id | static_cast<uint64_t>(slot) << 32];
   if (last == text) return false;
   last = text;
   return true;

@@ -211,14 +211,16 @@ class JobDecision {
   JobDecision() = default;
   // Sets the line to log (if its level is enabled). RET false when `once` and this job
   // logged the same text last time (then nothing is logged).
-  bool Say(LogLevel level, std::string text, bool once);
+  // `slot`: the once-per-text memory of the job to use (Decider::FirstTime).
+  bool Say(LogLevel level, std::string text, bool once, int slot = 0);
   void Comment(std::string text);
   void Refuse(const std::string& why, bool bad_request);
   // A placement line of this job's (its mode and request filled in), with node set i.
   PlacementLine Line(Event event, std::string why = "") const;
   void WithCandidate(PlacementLine* line, int i) const;
   // Logs the line (Say); `comment`: also the SystemComment, without cons_tres_alone.
-  bool Tell(LogLevel level, const PlacementLine& line, bool once, bool comment = false);
+  bool Tell(LogLevel level, const PlacementLine& line, bool once, bool comment = false,
+            int slot = 0);
   // Mode::kWillRun: the job fits on node set 0 once running jobs end (start_time_).
   void SayFitsLater();
   std::vector<NodeGpus> Gpus(const Layout& layout) const;
@@ -278,7 +280,10 @@ class Decider {
 
   // True when `text` differs from the last text given for this job (a pending job's reason
   // is logged once per change, not every scheduling cycle).
-  bool FirstTime(uint32_t job_id, const std::string& text) const;
+  // Slot 1 is a memory of its own, for what Slurm preempts for the job (JobDecision::
+  // Preempts): said in the same cycles as the job's wait line, it must not make that line
+  // new again, nor the other way round.
+  bool FirstTime(uint32_t job_id, const std::string& text, int slot = 0) const;
 
  private:
   friend class JobDecision;

@@ -355,12 +355,20 @@ TEST_F(DecisionTest, ASecondLookWithPreemptionSaysOnlyWhatSlurmPreempts) {
   EXPECT_EQ(n.preempting, 1u);
   EXPECT_EQ(n.waiting, 1u);
   EXPECT_EQ(n.placed, 0u);
-  // The next scheduling cycle, preemption under way: the same line, not logged again.
-  auto next = Decide(again);
-  ASSERT_NE(next->CandidateAt(0), nullptr);
-  EXPECT_TRUE(next->Preempts(0, {1}, 2));
-  EXPECT_THAT(next->log().text, IsEmpty());
+  // The next scheduling cycles, preemption under way (the preempted jobs' GPUs held until they
+  // end): the first look's wait line and the second look's line, neither logged nor counted
+  // again.
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    OnlyFree({{0, {2, 3, 6, 7}}});
+    EXPECT_THAT(Decide(Job(5, 4, {"NVLPLACE_TP=4"}))->log().text, IsEmpty()) << cycle;
+    OnlyFree({{0, {2, 3, 6, 7}}, {1, {4, 5, 6, 7}}});
+    auto next = Decide(again);
+    ASSERT_NE(next->CandidateAt(0), nullptr);
+    EXPECT_TRUE(next->Preempts(0, {1}, 2));
+    EXPECT_THAT(next->log().text, IsEmpty()) << cycle;
+  }
   EXPECT_EQ(decider_->counters().preempting, 1u);
+  EXPECT_EQ(decider_->counters().waiting, 1u);
 }
 
 // A job without a hard constraint that cons_tres starts only by preempting: no GPUs are chosen

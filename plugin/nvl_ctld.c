@@ -550,7 +550,25 @@ static int _reclaim_node(int node_index, bitstr_t* b, void* arg) {
   return 0;
 }
 
-/* The GPUs the running jobs of `preemptees` (slurmctld's preemptee candidates of a job) hold,
+/* slurmctld's own (22.05: slurmctld/preempt.c; 23.11 on: interfaces/preempt.c, linked into
+ * slurmctld): a weak reference, as job_list. */
+extern uint16_t slurm_job_preempt_mode(job_record_t* job_ptr);
+#pragma weak slurm_job_preempt_mode
+
+/* A preemptee candidate whose resources preemption frees: a running job cons_tres requeues or
+ * cancels (its _run_now removes no other; a suspended job keeps its GPUs, and with PreemptType
+ * preempt/qos a suspend-mode job first in the list sends cons_tres down a path that never
+ * frees GPUs). */
+static bool _freeable(job_record_t* jp) {
+  uint16_t mode;
+
+  if (!IS_JOB_RUNNING(jp)) return false;
+  if (!slurm_job_preempt_mode) return true;
+  mode = slurm_job_preempt_mode(jp);
+  return mode == PREEMPT_MODE_REQUEUE || mode == PREEMPT_MODE_CANCEL;
+}
+
+/* The GPUs the freeable jobs of `preemptees` (slurmctld's preemptee candidates of a job) hold,
  * a bitmap or NULL per node (node_record_count entries); NULL when they hold none. Free
  * with _reclaim_free. */
 static bitstr_t** _reclaimable(nvl_list_t preemptees) {
@@ -563,7 +581,7 @@ static bitstr_t** _reclaimable(nvl_list_t preemptees) {
   reclaim = xcalloc(node_record_count, sizeof(bitstr_t*));
   it = list_iterator_create(preemptees);
   while ((jp = list_next(it)))
-    if (IS_JOB_RUNNING(jp)) _job_gpus_each(jp, _reclaim_node, reclaim);
+    if (_freeable(jp)) _job_gpus_each(jp, _reclaim_node, reclaim);
   list_iterator_destroy(it);
   for (int i = 0; i < node_record_count && !any; i++) any = reclaim[i] != NULL;
   if (!any) xfree(reclaim);
@@ -582,16 +600,43 @@ static int _holds_wanted(int node_index, bitstr_t* b, void* arg) {
   return 0;
 }
 
-/* The jobs of `preemptees` that hold a GPU node set `cand` wants, in their order: the only
- * ones cons_tres may preempt for it (given them all, it preempts any on the node set's nodes,
- * until enough GPUs are free there, whichever they are). */
-static nvl_list_t _holding(nvl_list_t preemptees, const nvl_candidate_t* cand) {
-  nvl_list_t mine = list_create(NULL);
+static int _holds_gpus_on(int node_index, bitstr_t* b, void* arg) {
+  const nvl_candidate_t* cand = arg;
+
+  for (int k = 0; k < cand->num_nodes; k++)
+    if (cand->nodes[k] == node_index) return bit_set_count(b) > 0;
+  return 0;
+}
+
+/* Whether job jp runs on a node of node set `cand`. */
+static bool _on_nodes(job_record_t* jp, const nvl_candidate_t* cand) {
+  bitstr_t* on = jp->job_resrcs ? jp->job_resrcs->node_bitmap : NULL;
+
+  for (int k = 0; on && k < cand->num_nodes; k++)
+    if (cand->nodes[k] >= 0 && cand->nodes[k] < bit_size(on) && bit_test(on, cand->nodes[k]))
+      return true;
+  return false;
+}
+
+/* The freeable jobs of `preemptees` cons_tres may preempt for node set `cand`, in their order:
+ * those that hold a GPU it wants, and those on its nodes that hold none of the GPUs there
+ * (their cores, memory or licenses may be what the job needs; for a whole-node job, every
+ * job on its nodes). Not a job that holds only other GPUs of those nodes: given it, cons_tres
+ * preempts any job on the nodes until enough GPUs are free there, whichever they are. NULL
+ * when there is none (an empty list would have cons_tres copy its usage data for nothing). */
+static nvl_list_t _holding(nvl_list_t preemptees, const nvl_candidate_t* cand, bool whole_node) {
+  nvl_list_t mine = NULL;
   nvl_list_itr_t it = list_iterator_create(preemptees);
   job_record_t* jp;
 
-  while ((jp = list_next(it)))
-    if (IS_JOB_RUNNING(jp) && _job_gpus_each(jp, _holds_wanted, (void*)cand)) list_append(mine, jp);
+  while ((jp = list_next(it))) {
+    if (!_freeable(jp)) continue;
+    if (!_job_gpus_each(jp, _holds_wanted, (void*)cand) &&
+        !(_on_nodes(jp, cand) && (whole_node || !_job_gpus_each(jp, _holds_gpus_on, (void*)cand))))
+      continue;
+    if (!mine) mine = list_create(NULL);
+    list_append(mine, jp);
+  }
   list_iterator_destroy(it);
   return mine;
 }
@@ -967,6 +1012,14 @@ static void _hold(job_record_t* job_ptr) {
 
 /* ---- job_test ------------------------------------------------------------------------ */
 
+/* 25.11 on: a constraint alternative other than the job's last, for which cons_tres preempts
+ * nothing (job_test.c _run_now): no second look with preemption there. */
+#ifdef NEED_MORE_FEATURES
+#define NVL_NEEDS_MORE_FEATURES(job_ptr) (((job_ptr)->bit_flags & NEED_MORE_FEATURES) != 0)
+#else
+#define NVL_NEEDS_MORE_FEATURES(job_ptr) 0
+#endif
+
 typedef struct {
   nvl_job_test_fn fn;
   job_record_t* job_ptr;
@@ -1187,7 +1240,7 @@ static int _second_look(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job, bi
                   (cand = nvl_decision_candidate(d, i));
        i++) {
     nvl_call_t own = *c;
-    own.preemptee_candidates = _holding(c->preemptee_candidates, cand);
+    own.preemptee_candidates = _holding(c->preemptee_candidates, cand, job->whole_node);
     rc = _try_candidate(&own, d, i, cand, bitmap);
     FREE_NULL_LIST(own.preemptee_candidates);
   }
@@ -1286,7 +1339,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
       break;
   }
   if (rc != SLURM_SUCCESS && nvl_decision_waits(d) && preemptee_candidates &&
-      list_count(preemptee_candidates))
+      list_count(preemptee_candidates) && !NVL_NEEDS_MORE_FEATURES(job_ptr))
     rc = _second_look(&c, f, &job, bitmap);
   nvl_decision_free(d);
   _summary(f);
