@@ -545,6 +545,7 @@ bool JobDecision::Preempts(int i, const std::vector<int>& nodes, int jobs) {
   rank_map_.clear();
   const bool ours = i >= 0 && i < num_candidates();
   std::vector<std::string> names;
+  names.reserve(nodes.size());
   for (int n : nodes) {
     names.push_back(n >= 0 && n < static_cast<int>(node_names_.size()) ? std::string(node_names_[n])
                                                                        : absl::StrCat("#", n));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <ctime>
 #include <optional>
 #include <utility>
@@ -227,7 +228,7 @@ std::string TrailingOrShifted(const std::vector<absl::string_view>& raw, const H
                               const Table& table, std::vector<absl::string_view>* plain,
                               std::vector<absl::string_view>* shifted) {
   const size_t n = header.fields;
-  plain->assign(raw.begin(), raw.begin() + n);
+  plain->assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(n));
   std::vector<size_t> fixed;  // the sep_free columns, ascending
   for (const char* name : table.sep_free) {
     auto it = header.cols.find(name);
@@ -243,10 +244,11 @@ std::string TrailingOrShifted(const std::vector<absl::string_view>& raw, const H
   for (size_t j = 0; j < fixed.size(); ++j) {
     const size_t k = j == 0 ? 0 : fixed[j - 1] + 1;
     if (k == fixed[j]) continue;  // no column between them
-    shifted->assign(raw.begin(), raw.begin() + k);
+    const auto at = static_cast<std::ptrdiff_t>(k);
+    shifted->assign(raw.begin(), raw.begin() + at);
     const char* begin = raw[k].data();
     shifted->push_back(absl::string_view(begin, raw[k + 1].data() + raw[k + 1].size() - begin));
-    shifted->insert(shifted->end(), raw.begin() + k + 2, raw.end());
+    shifted->insert(shifted->end(), raw.begin() + at + 2, raw.end());
     bool same = true;
     for (size_t c : fixed) same = same && (*shifted)[c] == (*plain)[c];
     if (same || !table.check(Row{*shifted, header.cols, 0}).ok()) continue;
