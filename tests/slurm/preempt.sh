@@ -3,7 +3,8 @@
 # PreemptType=preempt/partition_prio and every GPU held by jobs of a scavenger partition (2
 # GPUs each), a TP=4 job of the gpu partition gets one whole NVLink island by preempting
 # (requeueing) exactly the scavenger jobs that held that island's GPUs: no other job, and its
-# TP group inside one island. nvlplace used to count only free GPUs for a hard constraint, so
+# TP group inside one island; on a node whose cores are full too, also the CPU-only job whose
+# cores it needs. nvlplace used to count only free GPUs for a hard constraint, so
 # such a job waited for as long as the scavenger jobs ran (this test failed so: Reason=
 # Resources). Not told apart here: offered only the jobs that hold the node set's GPUs,
 # cons_tres preempts those; offered every preemptable job, it preempts any on those nodes
@@ -12,22 +13,51 @@
 source "$(dirname "$0")/lib.sh"
 
 use_cluster nvlplace backfill --preempt
-reset_jobs
 gpus_total=$(sinfo -h -N -p gpu -o '%G' | awk -F: '/gpu:/ { n += $NF + 0 } END { print n + 0 }')
 ((gpus_total > 0 && gpus_total % 2 == 0)) || fail "cannot count the cluster's GPUs ($gpus_total)"
-scavengers=()
-for ((k = 0; k < gpus_total / 2; k++)); do scavengers+=("$(submit -p scavenger --gpus=2)"); done
 running_count() { squeue -h -p scavenger -t R -o %A | wc -l; }
 all_running() { (($(running_count) == ${#scavengers[@]})); }
-nvl_wait_for 120 "${#scavengers[@]} scavenger jobs to run" all_running ||
-  fail "only $(running_count) of ${#scavengers[@]} scavenger jobs run"
-declare -A held
-for j in "${scavengers[@]}"; do
-  held[$j]=$(nvl_job_gpus "$j")
-  gpus_in_one_island "${held[$j]}" || fail "scavenger job $j straddles islands (${held[$j]}): pattern broken"
-done
-note "every GPU held: ${#scavengers[@]} scavenger jobs of 2 GPUs"
 
+# fill [SBATCH_ARGS...]: every GPU held by a scavenger job of 2 GPUs, and the jobs these
+# arguments give (also in the scavenger partition); scavengers and held (each job's GPUs).
+fill() {
+  reset_jobs
+  scavengers=()
+  for ((k = 0; k < gpus_total / 2; k++)); do scavengers+=("$(submit -p scavenger --gpus=2)"); done
+  (($# == 0)) || scavengers+=("$(submit -p scavenger "$@")")
+  nvl_wait_for 120 "${#scavengers[@]} scavenger jobs to run" all_running ||
+    fail "only $(running_count) of ${#scavengers[@]} scavenger jobs run"
+  held=()
+  for j in "${scavengers[@]}"; do
+    held[$j]=$(nvl_job_gpus "$j")
+    [[ -z ${held[$j]} ]] || gpus_in_one_island "${held[$j]}" ||
+      fail "scavenger job $j straddles islands (${held[$j]}): pattern broken"
+  done
+}
+
+# preempted_for JOB [CPU_JOB]: checks that the preempted scavenger jobs are exactly the two
+# that held JOB's GPUs (and CPU_JOB).
+preempted_for() {
+  local mine_list theirs j
+  local preempted=() expected=()
+  mine_list=$(nvl_job_gpu_list "$1")
+  for j in "${scavengers[@]}"; do
+    is_state "$j" RUNNING || preempted+=("$j")
+    [[ -n ${held[$j]} ]] || continue
+    # shellcheck disable=SC2086
+    theirs=$("$NVL_CLI" check gpus ${held[$j]} | sort)
+    [[ -z $(comm -12 <(echo "$mine_list") <(echo "$theirs")) ]] || expected+=("$j")
+  done
+  ((${#expected[@]} == 2)) || fail "job $1's 4 GPUs were held by ${#expected[@]} scavenger jobs, not 2"
+  [[ -z ${2:-} ]] || expected+=("$2")
+  note "preempted: ${preempted[*]}; expected: ${expected[*]}"
+  [[ ${preempted[*]} == "${expected[*]}" ]] ||
+    fail "preempted ${preempted[*]:-none} for job $1, expected ${expected[*]}"
+}
+
+declare -A held
+fill
+note "every GPU held: ${#scavengers[@]} scavenger jobs of 2 GPUs"
 mark=$(log_mark)
 tp=$(submit --gpus=4 --nvl-tp=4)
 wait_state "$tp" RUNNING 120
@@ -38,17 +68,20 @@ comment_has "$tp" event=placed tp=4 nvl=strict span_domains=1 ||
   fail "SystemComment of $tp: $(job_comment "$tp")"
 log_line_has "$mark" "$tp" event=waiting "why~Slurm preempts 2 running jobs on" ||
   fail "no line of $tp saying what Slurm preempts for it"
-mine_list=$(nvl_job_gpu_list "$tp")
-preempted=() expected=()
-for j in "${scavengers[@]}"; do
-  is_state "$j" RUNNING || preempted+=("$j")
-  # shellcheck disable=SC2086
-  theirs=$("$NVL_CLI" check gpus ${held[$j]} | sort)
-  [[ -z $(comm -12 <(echo "$mine_list") <(echo "$theirs")) ]] || expected+=("$j")
-done
-note "preempted: ${preempted[*]}; held the TP job's GPUs: ${expected[*]}"
-((${#expected[@]} == 2)) || fail "the TP job's 4 GPUs were held by ${#expected[@]} scavenger jobs, not 2"
-[[ ${preempted[*]} == "${expected[*]}" ]] ||
-  fail "preempted ${preempted[*]:-none}, but only ${expected[*]} held the TP job's GPUs"
+preempted_for "$tp"
+
+# The cores of node01 are full too: its 4 GPU jobs take one each, a CPU-only scavenger job the
+# other 28. A TP=4 job there with 4 CPUs needs that job's cores as well as two GPU jobs'
+# GPUs: offered only the GPU holders, cons_tres could never free enough cores, and the job
+# waited.
+cpus=$(sinfo -h -N -n node01 -o '%c')
+fill -w node01 -n "$((cpus - 4))"
+cpu_job=${scavengers[-1]}
+tp2=$(submit -w node01 --gpus=4 --nvl-tp=4 -c 4)
+wait_state "$tp2" RUNNING 120
+mine=$(nvl_job_gpus "$tp2")
+note "TP=4 job $tp2 with 4 CPUs runs on $mine"
+gpus_in_one_island "$mine" || fail "the TP=4 strict job split over islands: $mine"
+preempted_for "$tp2" "$cpu_job"
 reset_jobs
 note "ok"
