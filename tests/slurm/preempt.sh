@@ -74,7 +74,8 @@ preempted_for "$tp"
 # other 28. A TP=4 job there with 4 CPUs needs that job's cores as well as two GPU jobs'
 # GPUs: offered only the GPU holders, cons_tres could never free enough cores, and the job
 # waited.
-cpus=$(sinfo -h -N -n node01 -o '%c')
+cpus=$(sinfo -h -N -n node01 -p gpu -o '%c')
+[[ $cpus =~ ^[0-9]+$ ]] && ((cpus > 4)) || fail "node01 has '$cpus' CPUs"
 fill -w node01 -n "$((cpus - 4))"
 cpu_job=${scavengers[-1]}
 tp2=$(submit -w node01 --gpus=4 --nvl-tp=4 -c 4)
