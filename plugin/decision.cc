@@ -354,13 +354,15 @@ bool JobDecision::Say(LogLevel level, std::string text, bool once, int slot) {
 
 void JobDecision::Comment(std::string text) { comment_ = std::move(text); }
 
+std::string JobDecision::NodeName(int n) const {
+  return n >= 0 && n < static_cast<int>(node_names_.size()) ? std::string(node_names_[n])
+                                                            : absl::StrCat("#", n);
+}
+
 std::vector<NodeGpus> JobDecision::Gpus(const Layout& layout) const {
   std::vector<NodeGpus> out;
   for (size_t k = 0; k < layout.nodes.size(); ++k) {
-    int n = layout.nodes[k];
-    out.push_back({n >= 0 && n < static_cast<int>(node_names_.size()) ? std::string(node_names_[n])
-                                                                      : absl::StrCat("#", n),
-                   layout.gpus[k]});
+    out.push_back({NodeName(layout.nodes[k]), layout.gpus[k]});
   }
   return out;
 }
@@ -384,6 +386,10 @@ void JobDecision::WithCandidate(PlacementLine* line, int i) const {
 
 bool JobDecision::Tell(LogLevel level, const PlacementLine& line, bool once, bool comment,
                        int slot) {
+  // A second look with preemption says only what cons_tres accepts (Took, Preempts' slot):
+  // its waits, refusals and holds would replace the first look's line in the job's memory,
+  // comment and counters.
+  if (job_.preempting && once && slot == 0) return false;
   std::string text = Format(line);
   if (comment && line.cons_tres_alone) {
     PlacementLine own = line;
@@ -418,7 +424,6 @@ void JobDecision::Refuse(const std::string& why, bool bad_request) {
       break;
     case Mode::kRunNow:
       hold_ = bad_request;
-      if (job_.preempting) break;
       if (bad_request) {
         PlacementLine line =
             Line(Event::kHeld, absl::StrCat(why, "; resubmit with other --nvl-* options or GPUs"));
@@ -546,10 +551,7 @@ bool JobDecision::Preempts(int i, const std::vector<int>& nodes, int jobs) {
   const bool ours = i >= 0 && i < num_candidates();
   std::vector<std::string> names;
   names.reserve(nodes.size());
-  for (int n : nodes) {
-    names.push_back(n >= 0 && n < static_cast<int>(node_names_.size()) ? std::string(node_names_[n])
-                                                                       : absl::StrCat("#", n));
-  }
+  for (int n : nodes) names.push_back(NodeName(n));
   if (ours && hard_ && nodes != candidates_[i].layout.nodes) {
     decider_->Count(&Counters::strict_rejected);
     PlacementLine line = Line(Event::kRejected,
@@ -582,7 +584,7 @@ Action JobDecision::Exhausted() {
     return action_;
   }
   action_ = Action::kRefuse;
-  if (job_.mode == Mode::kRunNow && !job_.preempting) {
+  if (job_.mode == Mode::kRunNow) {
     PlacementLine line = Line(
         Event::kWaiting,
         candidates_.empty()
@@ -977,9 +979,8 @@ std::unique_ptr<JobDecision> Decider::Decide(const SlurmJob& job,
         }
         return d;
       case Placement::kInternal:
-        if (!job.preempting)
-          d->Tell(kLogError, d->Line(d->hard_ ? Event::kWaiting : Event::kConsTres, p.reason), true,
-                  /*comment=*/d->hard_);
+        d->Tell(kLogError, d->Line(d->hard_ ? Event::kWaiting : Event::kConsTres, p.reason), true,
+                /*comment=*/d->hard_);
         if (d->hard_) d->action_ = Action::kRefuse;
         return d;
       case Placement::kNoRoom: {

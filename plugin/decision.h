@@ -223,6 +223,8 @@ class JobDecision {
             int slot = 0);
   // Mode::kWillRun: the job fits on node set 0 once running jobs end (start_time_).
   void SayFitsLater();
+  // The caller's name of node n ("#n" for an index it did not give).
+  std::string NodeName(int n) const;
   std::vector<NodeGpus> Gpus(const Layout& layout) const;
   // Took's verdict and its line and comment.
   bool TookAndSaid(int i, const Layout& got);

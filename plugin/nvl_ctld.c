@@ -588,24 +588,25 @@ static bitstr_t** _reclaimable(nvl_list_t preemptees) {
   return reclaim;
 }
 
+/* The position of node `node_index` in node set `cand`, or -1. */
+static int _cand_pos(const nvl_candidate_t* cand, int node_index) {
+  for (int k = 0; k < cand->num_nodes; k++)
+    if (cand->nodes[k] == node_index) return k;
+  return -1;
+}
+
 static int _holds_wanted(int node_index, bitstr_t* b, void* arg) {
   const nvl_candidate_t* cand = arg;
+  int k = _cand_pos(cand, node_index);
 
-  for (int k = 0; k < cand->num_nodes; k++) {
-    if (cand->nodes[k] != node_index) continue;
-    for (int g = cand->gpu_offsets[k]; g < cand->gpu_offsets[k + 1]; g++)
-      if (cand->gpus[g] >= 0 && cand->gpus[g] < bit_size(b) && bit_test(b, cand->gpus[g])) return 1;
-    return 0;
-  }
+  if (k < 0) return 0;
+  for (int g = cand->gpu_offsets[k]; g < cand->gpu_offsets[k + 1]; g++)
+    if (cand->gpus[g] >= 0 && cand->gpus[g] < bit_size(b) && bit_test(b, cand->gpus[g])) return 1;
   return 0;
 }
 
 static int _holds_gpus_on(int node_index, bitstr_t* b, void* arg) {
-  const nvl_candidate_t* cand = arg;
-
-  for (int k = 0; k < cand->num_nodes; k++)
-    if (cand->nodes[k] == node_index) return bit_set_count(b) > 0;
-  return 0;
+  return _cand_pos(arg, node_index) >= 0 && bit_set_count(b) > 0;
 }
 
 /* Whether job jp runs on a node of node set `cand`. */
@@ -1211,6 +1212,15 @@ static int _try_all(const nvl_call_t* c, nvl_decision_t* d, bitstr_t* bitmap) {
   return rc;
 }
 
+/* The nodes the job may be placed on: the bitmap slurmctld offers (the partition's usable
+ * nodes minus excluded, down or reserved ones), narrowed to the nodes named with -w. */
+static bitstr_t* _usable(job_record_t* job_ptr, bitstr_t* bitmap) {
+  bitstr_t* usable = bit_copy(bitmap);
+
+  if (job_ptr->details->req_node_bitmap) bit_and(usable, job_ptr->details->req_node_bitmap);
+  return usable;
+}
+
 /* A job the first look made wait (RUN_NOW) that may preempt running jobs: a second look,
  * where the GPUs those jobs hold count as free too, its node sets offered to cons_tres with
  * the preemptee candidates that hold its GPUs, in turn. cons_tres accepts one by preempting
@@ -1227,8 +1237,7 @@ static int _second_look(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job, bi
   int rc = SLURM_ERROR;
 
   if (!reclaim) return SLURM_ERROR;
-  usable = bit_copy(bitmap);
-  if (c->job_ptr->details->req_node_bitmap) bit_and(usable, c->job_ptr->details->req_node_bitmap);
+  usable = _usable(c->job_ptr, bitmap);
   _snapshot(f, usable, &snap, NULL, reclaim);
   _reclaim_free(reclaim);
   job->free_is_all = 0;
@@ -1293,10 +1302,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
 
   _job_of(job_ptr, min_nodes, max_nodes, mode, &job);
   if (!(f = _acquire())) return _unconfigured(&c, &job, bitmap);
-  /* A required node (-w) narrows the choice; the bitmap already holds the partition's
-   * usable nodes minus excluded, down or reserved ones. */
-  usable = bit_copy(bitmap);
-  if (job_ptr->details->req_node_bitmap) bit_and(usable, job_ptr->details->req_node_bitmap);
+  usable = _usable(job_ptr, bitmap);
   if (job.mode == NVL_MODE_WILL_RUN && job.gpu_requests) {
     NVL_WILL_RUN_WINDOW(tail, job.will_run_start, job.will_run_end);
     slurm_mutex_lock(&nvl_held_lock);
