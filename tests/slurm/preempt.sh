@@ -64,7 +64,9 @@ wait_state "$tp" RUNNING 120
 mine=$(nvl_job_gpus "$tp")
 note "TP=4 job $tp runs on $mine"
 gpus_in_one_island "$mine" || fail "the TP=4 strict job split over islands: $mine"
-comment_has "$tp" event=placed tp=4 nvl=strict span_domains=1 ||
+# The promise, against what Slurm allocated (scontrol show job -d): the GPUs decided are the
+# job's GPUs.
+comment_has "$tp" event=placed tp=4 nvl=strict span_domains=1 "gpus=$mine" "slurm_gpus=$mine" ||
   fail "SystemComment of $tp: $(job_comment "$tp")"
 log_line_has "$mark" "$tp" event=waiting "why~Slurm preempts 2 running jobs on" ||
   fail "no line of $tp saying what Slurm preempts for it"
@@ -83,6 +85,8 @@ wait_state "$tp2" RUNNING 120
 mine=$(nvl_job_gpus "$tp2")
 note "TP=4 job $tp2 with 4 CPUs runs on $mine"
 gpus_in_one_island "$mine" || fail "the TP=4 strict job split over islands: $mine"
+comment_has "$tp2" event=placed tp=4 nvl=strict span_domains=1 "gpus=$mine" "slurm_gpus=$mine" ||
+  fail "SystemComment of $tp2: $(job_comment "$tp2")"
 preempted_for "$tp2" "$cpu_job"
 reset_jobs
 note "ok"
