@@ -464,7 +464,11 @@ bool JobDecision::Took(int i, const Layout& got) {
   log_ = LogLine{};
   comment_.reset();
   rank_map_.clear();
+  start_counts_.clear();
+  starting_ = false;
+  took_ = i;
   const bool accepted = TookAndSaid(i, got);
+  starting_ = accepted && job_.mode == Mode::kRunNow && gpus_;
   if (accepted && job_.mode == Mode::kRunNow && gpus_) {
     const Topology& topo = *decider_->config().topology;
     const Candidate* c = Peek(i);
@@ -491,7 +495,7 @@ bool JobDecision::TookAndSaid(int i, const Layout& got) {
     if (!relaxed_) {
       // Left to cons_tres from the start: no promise was made; a comment of ours left from
       // an earlier wait goes, and a job with options says who placed it.
-      decider_->Count(&Counters::cons_tres);
+      start_counts_.push_back(&Counters::cons_tres);
       if (has_options_ && !request_.empty()) {
         PlacementLine line = Line(Event::kConsTres);
         line.slurm_gpus = Gpus(got);
@@ -501,7 +505,7 @@ bool JobDecision::TookAndSaid(int i, const Layout& got) {
       }
       return true;
     }
-    decider_->Count(&Counters::relaxed);
+    start_counts_.push_back(&Counters::relaxed);
     PlacementLine line = Line(Event::kPlacedByConsTres);
     line.slurm_gpus = Gpus(got);
     line.candidates = num_candidates();
@@ -521,8 +525,8 @@ bool JobDecision::TookAndSaid(int i, const Layout& got) {
   line.slurm_gpus = Gpus(got);
   line.cons_tres_alone = alone_;
   if (got == c.layout) {
-    decider_->Count(&Counters::placed);
-    decider_->Count(&Counters::as_decided);
+    start_counts_.push_back(&Counters::placed);
+    start_counts_.push_back(&Counters::as_decided);
     line.relaxations = relaxations_;
     Tell(kLogInfo, line, false, /*comment=*/true);
     return true;
@@ -534,14 +538,42 @@ bool JobDecision::TookAndSaid(int i, const Layout& got) {
     Tell(kLogInfo, line, false);
     return false;
   }
-  decider_->Count(&Counters::placed);
-  decider_->Count(&Counters::differed);
+  start_counts_.push_back(&Counters::placed);
+  start_counts_.push_back(&Counters::differed);
   line.event = Event::kDiffers;
   line.relaxations =
       AndRelaxation(relaxations_, absl::StrCat("cons_tres allocated ", GpusText(Gpus(got)),
                                                " instead of ", GpusText(c.facts.gpus)));
   Tell(kLogInfo, line, false, /*comment=*/true);
   return true;
+}
+
+void JobDecision::Started() {
+  if (!starting_) return;
+  starting_ = false;
+  for (uint64_t Counters::*field : start_counts_) decider_->Count(field);
+  start_counts_.clear();
+}
+
+void JobDecision::Dropped(const std::string& slurm_reason) {
+  if (!starting_) return;
+  // A job nvlplace left to cons_tres without a line of its own made no promise to take back.
+  const bool promised = comment_.has_value() && !comment_->empty();
+  starting_ = false;
+  start_counts_.clear();
+  rank_map_.clear();
+  log_ = LogLine{};
+  comment_.reset();
+  if (!promised) return;
+  PlacementLine line =
+      Line(Event::kWaiting,
+           absl::StrCat("Slurm kept the job pending after accepting this placement (Reason=",
+                        slurm_reason.empty() ? "unknown" : slurm_reason,
+                        "); it is placed again when Slurm next tries to start it"));
+  WithCandidate(&line, took_);
+  if (Tell(kLogInfo, line, true, /*comment=*/true, /*slot=*/2)) {
+    decider_->Count(&Counters::not_started);
+  }
 }
 
 bool JobDecision::Preempts(int i, const std::vector<int>& nodes, int jobs) {
@@ -691,9 +723,9 @@ std::string CountersText(const Counters& c) {
       "differently (never a hard constraint); %d node sets refused because cons_tres would "
       "allocate other GPUs; %d placed by cons_tres after refusing every node set; %d waits "
       "for a hard constraint; %d node sets where Slurm preempts running jobs first; %d requests "
-      "refused or held; %d GPU jobs left to cons_tres",
+      "refused or held; %d GPU jobs left to cons_tres; %d placements Slurm kept pending",
       c.placed, c.as_decided, c.differed, c.strict_rejected, c.relaxed, c.waiting, c.preempting,
-      c.refused, c.cons_tres);
+      c.refused, c.cons_tres, c.not_started);
 }
 
 Decider::Placement Decider::Prepare(const RequestSpec& spec, const std::vector<LiveNode>& nodes,

@@ -128,6 +128,7 @@ struct Counters {
   uint64_t preempting = 0;       // node sets where Slurm preempts running jobs first
   uint64_t refused = 0;          // bad requests refused or held
   uint64_t cons_tres = 0;        // jobs with GPUs left to cons_tres
+  uint64_t not_started = 0;      // starts select_nodes dropped after job_test (changes of reason)
 };
 
 // NVLPLACE_RANKMAP's value (plugin/nvl_options.h): "v1 NODE:GPUS:DOMAINS ...", the nodes in
@@ -189,7 +190,22 @@ class JobDecision {
   // cons_tres took node set i (i = -1: the job's own bitmap) and Slurm will allocate `got`
   // (RUN_NOW; ignored in the other modes). RET true: accept; false: reject (cons_tres's
   // choice broke a hard constraint; the caller releases what cons_tres set up and goes on).
+  // An accepted RUN_NOW start is only what job_test returns: slurmctld's select_nodes can
+  // still keep the job pending after it (an accounting limit, no IMEX channel left, a burst
+  // buffer), so its line, comment and counters wait (starting()) until slurmctld starts the
+  // job (Started) or the caller finds it did not (Dropped).
   bool Took(int i, const Layout& got);
+  // Took accepted a RUN_NOW start whose log(), comment() and counters wait for Started or
+  // Dropped.
+  bool starting() const { return starting_; }
+  // slurmctld started the job Took accepted: its counters count; log() and comment() are
+  // Took's, to report now.
+  void Started();
+  // slurmctld kept the job pending after job_test accepted its start (`slurm_reason`: the
+  // job's Reason, "NvidiaImexChannels"): log() and comment() say the job waits and why
+  // (once per job and text), and the start counts as not started, not placed. Quiet for a
+  // job left to cons_tres without a line (no promise was made).
+  void Dropped(const std::string& slurm_reason);
   // RUN_NOW: cons_tres accepted node set i (i = -1: the job's own bitmap) by preempting
   // `jobs` running jobs on `nodes` (ascending; the GPUs are chosen only once those jobs are
   // gone): Slurm preempts them and the job waits; the test that finds their GPUs free places
@@ -254,8 +270,11 @@ class JobDecision {
   int rounds_ = 0;
   bool exhausted_ = false;
   int64_t start_time_ = 0;
-  std::string rank_map_;                        // rank_map()
-  std::optional<std::vector<NodeGpus>> alone_;  // compare_cons_tres; empty: none
+  std::string rank_map_;                            // rank_map()
+  bool starting_ = false;                           // starting()
+  int took_ = -1;                                   // the node set Took accepted
+  std::vector<uint64_t Counters::*> start_counts_;  // what Started counts
+  std::optional<std::vector<NodeGpus>> alone_;      // compare_cons_tres; empty: none
 };
 
 // The decisions of one loaded configuration. Thread-safe: the log de-duplication and the
@@ -284,7 +303,8 @@ class Decider {
   // is logged once per change, not every scheduling cycle).
   // Slot 1 is a memory of its own, for what Slurm preempts for the job (JobDecision::
   // Preempts): said in the same cycles as the job's wait line, it must not make that line
-  // new again, nor the other way round.
+  // new again, nor the other way round. Slot 2 likewise for a start slurmctld kept pending
+  // (JobDecision::Dropped).
   bool FirstTime(uint32_t job_id, const std::string& text, int slot = 0) const;
 
  private:

@@ -217,7 +217,67 @@ TEST_F(DecisionTest, StrictTpGroupIsTriedOnAFreeIslandAndCheckedAgainstSlurm) {
                                         "span_nodes=1 span_tier=node score="));
   ASSERT_TRUE(d->comment());
   EXPECT_EQ(*d->comment(), "nvlplace: " + d->log().text);  // the same line
+  // Counted once slurmctld starts it (select_nodes may still keep it pending).
+  EXPECT_TRUE(d->starting());
+  EXPECT_EQ(decider_->counters().as_decided, 0u);
+  d->Started();
+  EXPECT_FALSE(d->starting());
   EXPECT_EQ(decider_->counters().as_decided, 1u);
+  EXPECT_EQ(decider_->counters().placed, 1u);
+}
+
+TEST_F(DecisionTest, AStartSlurmKeepsPendingIsAWaitNotAPlacement) {
+  // job_test accepted the node set, then select_nodes kept the job pending (no IMEX channel
+  // left): no placement is counted, and the line and comment say the job waits and why.
+  OnlyFree({{1, {4, 5, 6, 7}}});
+  for (int round = 0; round < 2; ++round) {
+    auto d = Decide(Job(6, 4, {"NVLPLACE_TP=4"}));
+    ASSERT_EQ(d->action(), Action::kTry) << d->log().text;
+    const Candidate* c = d->CandidateAt(0);
+    ASSERT_NE(c, nullptr);
+    ASSERT_TRUE(d->Took(0, c->layout));
+    ASSERT_TRUE(d->starting());
+    EXPECT_FALSE(d->rank_map().empty());
+    d->Dropped("NvidiaImexChannels");
+    EXPECT_FALSE(d->starting());
+    EXPECT_TRUE(d->rank_map().empty());
+    ASSERT_TRUE(d->comment());
+    EXPECT_EQ(*d->comment(),
+              "nvlplace: v=1 event=waiting asked_gpus=4 asked_nodes=any tp=4 pp=1 dp=1 "
+              "nvl=strict max_tier=none model=any exclusive=no why=\"Slurm kept the job "
+              "pending after accepting this placement (Reason=NvidiaImexChannels); it is "
+              "placed again when Slurm next tries to start it\" " +
+                  c->Describe() + " candidate=1 candidates=1");
+    if (round == 0) {
+      EXPECT_EQ("nvlplace: " + d->log().text, *d->comment());
+    } else {
+      EXPECT_THAT(d->log().text, IsEmpty());  // the same wait is logged once
+    }
+    d->Started();  // too late: nothing to count
+  }
+  Counters n = decider_->counters();
+  EXPECT_EQ(n.placed, 0u);
+  EXPECT_EQ(n.as_decided, 0u);
+  EXPECT_EQ(n.not_started, 1u);
+  // The next start that slurmctld makes is placed and counted once.
+  auto d = Decide(Job(6, 4, {"NVLPLACE_TP=4"}));
+  ASSERT_TRUE(d->Took(0, d->CandidateAt(0)->layout));
+  d->Started();
+  d->Dropped("Resources");  // not after a start
+  EXPECT_THAT(d->log().text, StartsWith("v=1 event=placed "));
+  EXPECT_EQ(decider_->counters().placed, 1u);
+  EXPECT_THAT(decider_->CountersLine(), HasSubstr("; 1 placements Slurm kept pending"));
+  // A job left to cons_tres made no promise: its dropped start says nothing.
+  SlurmJob other_model = Job(7, 8);
+  other_model.gpu_type = "a100";
+  auto left = Decide(other_model);
+  ASSERT_EQ(left->action(), Action::kConsTres);
+  ASSERT_TRUE(left->Took(-1, Layout{{0}, {{0, 1, 2, 3, 4, 5, 6, 7}}}));
+  left->Dropped("AssocGrpGRES");
+  EXPECT_FALSE(left->comment());
+  EXPECT_THAT(left->log().text, IsEmpty());
+  EXPECT_EQ(decider_->counters().not_started, 1u);
+  EXPECT_EQ(decider_->counters().cons_tres, 0u);
 }
 
 TEST_F(DecisionTest, ThePlacementLineNamesCons_tresAloneWhenAsked) {
@@ -273,6 +333,7 @@ TEST_F(DecisionTest, ASoftJobPlacedOtherwiseSaysSoEverywhere) {
   ASSERT_TRUE(d->comment());
   EXPECT_THAT(*d->comment(),
               HasSubstr(" relaxations=\"cons_tres allocated node00:0-7 instead of "));
+  d->Started();
   Counters n = decider_->counters();
   EXPECT_EQ(n.differed, 1u);
   EXPECT_EQ(n.as_decided, 0u);
@@ -652,6 +713,7 @@ TEST_F(DecisionTest, TheSameShapesWithoutOptionsAreLeftToConsTres) {
     EXPECT_TRUE(d->Took(-1, Layout{{0, 1}, {{0, 1, 2, 3}, {0, 1, 2, 3}}}));
     ASSERT_TRUE(d->comment());
     EXPECT_EQ(*d->comment(), "");  // removes a stale comment of ours, if any
+    d->Started();
   }
   EXPECT_EQ(decider_->counters().cons_tres, 3u);
 }
@@ -691,6 +753,7 @@ TEST_F(DecisionTest, AnExclusiveJobsNodeSetIsItsNodesWhole) {
   EXPECT_TRUE(d->Took(0, Layout{{1}, {{0, 1, 2, 3, 4, 5, 6, 7}}}));
   EXPECT_THAT(d->log().text, StartsWith("v=1 event=placed "));
   EXPECT_THAT(d->log().text, HasSubstr(" exclusive=yes gpus=node01:0-7 "));
+  d->Started();
   EXPECT_EQ(decider_->counters().as_decided, 1u);
 }
 
@@ -718,6 +781,7 @@ TEST_F(DecisionTest, EveryNodeSetRefused) {
                         "refused the 3 node sets of nvlplace, first node"));
   ASSERT_TRUE(soft->comment());
   EXPECT_EQ(*soft->comment(), "nvlplace: " + soft->log().text);
+  soft->Started();
   EXPECT_EQ(decider_->counters().relaxed, 1u);
 }
 
@@ -726,11 +790,13 @@ TEST_F(DecisionTest, SummaryComesWhenCountersChangeAndTheIntervalPassed) {
   auto d = Decide(Job(40, 4, {"NVLPLACE_TP=4"}));
   ASSERT_EQ(d->action(), Action::kTry);
   ASSERT_TRUE(d->Took(0, d->CandidateAt(0)->layout));
+  d->Started();
   EXPECT_THAT(decider_->SummaryDue(1000, 300),
               StartsWith("since load: 1 jobs placed on nvlplace node sets, 1 allocated as "
                          "decided, 0 differently"));
   auto e = Decide(Job(41, 4, {"NVLPLACE_TP=4"}));
   ASSERT_TRUE(e->Took(0, e->CandidateAt(0)->layout));
+  e->Started();
   EXPECT_EQ(decider_->SummaryDue(1100, 300), "");  // too soon
   EXPECT_THAT(decider_->SummaryDue(1300, 300), HasSubstr("2 jobs placed"));
 }

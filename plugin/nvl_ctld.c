@@ -58,6 +58,28 @@ static nvl_held_t* nvl_held = NULL;
 static bool nvl_held_valid = false;
 static uint64_t nvl_held_drifts = 0; /* rebuilds because the view differed from Slurm's */
 
+/* The decision of the last RUN_NOW start job_test accepted (nvl_decision_starting), with a
+ * reference to its configuration: slurmctld's select_nodes still checks accounting limits,
+ * IMEX channels, burst buffers and MPI ports after job_test, and may keep the job pending.
+ * select_nodeinfo_set, in the same select_nodes call, says it started (its line and comment
+ * are reported then); any job_test after that select_nodes returned finds the start dropped
+ * (the line says the job waits, with its Reason). The record is matched, not only the id:
+ * a job array's task that starts gets a new job id in select_nodes (job_array_post_sched,
+ * before select_nodeinfo_set), and the array's pending record keeps the old one. */
+static pthread_mutex_t nvl_start_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  job_record_t* job_ptr;
+  uint32_t job_id;
+  nvl_decision_t* d;
+  nvl_facade_t* f;
+} nvl_start;
+
+static void _start_clear(void) {
+  nvl_decision_free(nvl_start.d);
+  nvl_facade_free(nvl_start.f);
+  memset(&nvl_start, 0, sizeof(nvl_start));
+}
+
 #define NVL_SUMMARY_INTERVAL_S 300.0
 
 /* nvlplace.yaml in the directory of slurm.conf. xfree the result. */
@@ -262,6 +284,9 @@ extern void nvl_ctld_fini(void) {
   nvl_held = NULL;
   nvl_held_valid = false;
   slurm_mutex_unlock(&nvl_held_lock);
+  slurm_mutex_lock(&nvl_start_lock);
+  _start_clear();
+  slurm_mutex_unlock(&nvl_start_lock);
   slurm_mutex_unlock(&nvl_load_serial);
 }
 
@@ -670,7 +695,56 @@ extern void nvl_ctld_held_invalidate(void) {
   slurm_mutex_unlock(&nvl_held_lock);
 }
 
+/* ---- a start job_test accepted, until slurmctld starts the job ------------------------ */
+
+/* Takes d (and a reference to f) when it holds a start that waits for slurmctld; else frees
+ * d. */
+static void _start_keep(job_record_t* job_ptr, nvl_facade_t* f, nvl_decision_t* d) {
+  if (!nvl_decision_starting(d)) {
+    nvl_decision_free(d);
+    return;
+  }
+  slurm_mutex_lock(&nvl_start_lock);
+  _start_clear();
+  nvl_start.job_ptr = job_ptr;
+  nvl_start.job_id = job_ptr->job_id;
+  nvl_start.d = d;
+  nvl_start.f = nvl_facade_ref(f);
+  slurm_mutex_unlock(&nvl_start_lock);
+}
+
+static void _report(job_record_t* job_ptr, const nvl_decision_t* d);
+
+/* A job_test begins: the select_nodes of a start kept before is over, and slurmctld did not
+ * start that job (select_nodeinfo_set would have taken it). */
+static void _start_dropped(void) {
+  job_record_t* jp;
+
+  slurm_mutex_lock(&nvl_start_lock);
+  if (nvl_start.d) {
+    jp = find_job_record ? find_job_record(nvl_start.job_id) : NULL;
+    if (jp && jp == nvl_start.job_ptr && IS_JOB_PENDING(jp)) {
+      nvl_decision_dropped(nvl_start.d, NVL_JOB_REASON(jp->state_reason));
+      _report(jp, nvl_start.d);
+    }
+    _start_clear();
+  }
+  slurm_mutex_unlock(&nvl_start_lock);
+}
+
+/* slurmctld started the job: the kept start's line and comment are said now. */
+static void _start_started(job_record_t* job_ptr) {
+  slurm_mutex_lock(&nvl_start_lock);
+  if (nvl_start.d && nvl_start.job_ptr == job_ptr) {
+    nvl_decision_started(nvl_start.d);
+    _report(job_ptr, nvl_start.d);
+    _start_clear();
+  }
+  slurm_mutex_unlock(&nvl_start_lock);
+}
+
 extern void nvl_ctld_job_allocated(job_record_t* job_ptr) {
+  _start_started(job_ptr);
   slurm_mutex_lock(&nvl_held_lock);
   if (nvl_held_valid) {
     nvl_held_drop(nvl_held, job_ptr->job_id); /* a requeued job begins again */
@@ -1114,7 +1188,8 @@ static int _took(const nvl_call_t* c, nvl_decision_t* d, int i, bitstr_t* bitmap
             c->job_ptr->job_id, len, NVL_RANKMAP_MAX);
     }
   }
-  _report(c->job_ptr, d);
+  /* A start's line and comment wait until slurmctld starts the job (_start_keep). */
+  if (!nvl_decision_starting(d)) _report(c->job_ptr, d);
   return ok;
 }
 
@@ -1253,7 +1328,7 @@ static int _second_look(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job, bi
     rc = _try_candidate(&own, d, i, cand, bitmap);
     FREE_NULL_LIST(own.preemptee_candidates);
   }
-  nvl_decision_free(d);
+  _start_keep(c->job_ptr, f, d);
   return rc;
 }
 
@@ -1292,6 +1367,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   bitstr_t* usable;
   int rc;
 
+  _start_dropped();
   /* Only this test's placement, if any, gives the job a rank map (_took). */
   if (job_ptr && job_ptr->details && SELECT_IS_MODE_RUN_NOW(mode))
     _unset_env_sup(job_ptr, NVL_ENV_RANKMAP);
@@ -1347,7 +1423,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   if (rc != SLURM_SUCCESS && nvl_decision_waits(d) && preemptee_candidates &&
       list_count(preemptee_candidates) && !NVL_NEEDS_MORE_FEATURES(job_ptr))
     rc = _second_look(&c, f, &job, bitmap);
-  nvl_decision_free(d);
+  _start_keep(job_ptr, f, d);
   _summary(f);
   nvl_facade_free(f);
   return rc;

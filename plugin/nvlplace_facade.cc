@@ -560,6 +560,21 @@ int nvl_decision_preempts(nvl_decision_t* d, int i, const nvl_layout_t* nodes, i
                  [&] { return d->d->Preempts(i, LayoutOf(nodes).nodes, jobs) ? 1 : 0; });
 }
 
+int nvl_decision_starting(const nvl_decision_t* d) {
+  return d != nullptr && d->d != nullptr && d->d->starting() ? 1 : 0;
+}
+
+void nvl_decision_started(nvl_decision_t* d) {
+  if (d == nullptr || d->d == nullptr) return;
+  ResolveVoid("nvl_decision_started", "the start is not counted", [&] { d->d->Started(); });
+}
+
+void nvl_decision_dropped(nvl_decision_t* d, const char* slurm_reason) {
+  if (d == nullptr || d->d == nullptr) return;
+  ResolveVoid("nvl_decision_dropped", "the job's wait is not logged",
+              [&] { d->d->Dropped(slurm_reason != nullptr ? slurm_reason : ""); });
+}
+
 int nvl_decision_exhausted(nvl_decision_t* d) {
   if (d == nullptr) return NVL_ACT_CONS_TRES;
   if (d->d == nullptr) return d->fallback_action;

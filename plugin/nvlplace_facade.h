@@ -231,6 +231,19 @@ int nvl_decision_preempts(nvl_decision_t* d, int i, const nvl_layout_t* nodes, i
 /* After nvl_decision_took accepted a RUN_NOW allocation of GPUs: the job's rank map, the
  * value of NVLPLACE_RANKMAP (nvl_options.h) to put in its environment; else NULL. */
 const char* nvl_decision_rankmap(const nvl_decision_t* d);
+/* RUN_NOW: 1 when nvl_decision_took accepted a start whose line, comment and counters wait
+ * for slurmctld: select_nodes can still keep the job pending after job_test (an accounting
+ * limit, no IMEX channel left, a burst buffer). Keep the decision (and a reference to its
+ * facade) and tell it nvl_decision_started when slurmctld starts the job, or
+ * nvl_decision_dropped when it did not; then report its log and comment. Else 0. */
+int nvl_decision_starting(const nvl_decision_t* d);
+/* slurmctld started the job (select_nodeinfo_set): the start counts; the log and comment are
+ * nvl_decision_took's, to report now. */
+void nvl_decision_started(nvl_decision_t* d);
+/* slurmctld kept the job pending after job_test accepted its start: the log and comment say
+ * the job waits, with `slurm_reason` (the job's Reason, "NvidiaImexChannels"; NULL: unknown),
+ * once per job and text. */
+void nvl_decision_dropped(nvl_decision_t* d, const char* slurm_reason);
 /* Every node set was refused. RET NVL_ACT_REFUSE (a hard constraint waits) or
  * NVL_ACT_CONS_TRES (cons_tres's own choice, a named relaxation: then report it with
  * nvl_decision_took(d, -1, ...)). */

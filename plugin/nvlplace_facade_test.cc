@@ -140,7 +140,33 @@ TEST_F(FacadeTest, TpGroupGoesToAFreeIsland) {
                         "max_tier=none model=any exclusive=no gpus=node01:4-7 "));
   EXPECT_EQ(level, NVL_LOG_INFO);
   EXPECT_THAT(nvl_decision_comment(d), HasSubstr(" relaxations=none"));
+  // The start waits for slurmctld: reported (and counted) at select_nodeinfo_set.
+  EXPECT_EQ(nvl_decision_starting(d), 1);
+  nvl_decision_started(d);
+  EXPECT_EQ(nvl_decision_starting(d), 0);
   nvl_decision_free(d);
+}
+
+TEST_F(FacadeTest, AStartSlurmKeepsPendingSaysWhyAndCountsNoPlacement) {
+  Job job = Job::PerNode(1, 4, {"NVLPLACE_TP=4"});
+  nvl_decision_t* d = Decide(job);
+  ASSERT_EQ(nvl_decision_action(d), NVL_ACT_TRY) << nvl_decision_reason(d);
+  // The placement Slurm did not start, named in the line ("gpus=node00:0-3 domains=...").
+  std::string taken = nvl_decision_candidate(d, 0)->describe;
+  taken = taken.substr(0, taken.find(' '));
+  EXPECT_EQ(TakeAsDecided(d, 0), 1);
+  EXPECT_NE(nvl_decision_rankmap(d), nullptr);
+  nvl_decision_dropped(d, "NvidiaImexChannels");
+  EXPECT_EQ(nvl_decision_starting(d), 0);
+  EXPECT_EQ(nvl_decision_rankmap(d), nullptr);
+  EXPECT_THAT(nvl_decision_comment(d), HasSubstr("nvlplace: v=1 event=waiting "));
+  EXPECT_THAT(nvl_decision_comment(d), HasSubstr("(Reason=NvidiaImexChannels)"));
+  EXPECT_THAT(nvl_decision_log(d, nullptr), HasSubstr("\" " + taken + " "));
+  nvl_decision_free(d);
+  char line[2048];
+  ASSERT_EQ(nvl_facade_summary(facade_, 1000, 300, line, sizeof(line)), 1);
+  EXPECT_THAT(line, HasSubstr("since load: 0 jobs placed on nvlplace node sets, "));
+  EXPECT_THAT(line, HasSubstr("; 1 placements Slurm kept pending"));
 }
 
 TEST_F(FacadeTest, StrictWaitsWithATopologyReason) {
@@ -300,6 +326,9 @@ TEST_F(FacadeTest, NullArgumentsAreFallbacksNotCrashes) {
   // promise it cannot check.
   EXPECT_EQ(nvl_decision_waits(d), 0);
   EXPECT_EQ(nvl_decision_preempts(d, -1, nullptr, 1), 0);
+  EXPECT_EQ(nvl_decision_starting(d), 0);  // a fallback never starts a job of its own
+  nvl_decision_started(d);
+  nvl_decision_dropped(d, nullptr);
   nvl_decision_free(d);
   d = nvl_decide(nullptr, plain.get(), nullptr, 0);
   EXPECT_EQ(nvl_decision_action(d), NVL_ACT_CONS_TRES);
@@ -317,6 +346,9 @@ TEST_F(FacadeTest, NullArgumentsAreFallbacksNotCrashes) {
   nvl_decision_free(d);
   EXPECT_EQ(nvl_decision_action(nullptr), NVL_ACT_CONS_TRES);
   EXPECT_EQ(nvl_decision_candidate(nullptr, 0), nullptr);
+  EXPECT_EQ(nvl_decision_starting(nullptr), 0);
+  nvl_decision_started(nullptr);
+  nvl_decision_dropped(nullptr, "Resources");
   nvl_decision_free(nullptr);
   EXPECT_EQ(nvl_facade_load(nullptr, err_, sizeof(err_)), nullptr);
   EXPECT_STREQ(err_, "no configuration file name");

@@ -87,6 +87,8 @@ def main():
                    help="PreemptType=preempt/partition_prio, PreemptMode=REQUEUE: the gpu "
                         "partition (PriorityTier=10) preempts a scavenger partition's jobs "
                         "(PriorityTier=1) on the same nodes")
+    p.add_argument("--imex", type=int, default=0,
+                   help="SwitchType=switch/nvidia_imex with this many IMEX channels (25.11+)")
     p.add_argument("--host", required=True)
     p.add_argument("--ctld-addr", default=None,
                    help="the primary slurmctld's address (default: the host's name)")
@@ -220,6 +222,8 @@ TmpFS={r}/tmp
                  f"CoresPerSocket={cores} ThreadsPerCore=1 RealMemory=64000{gres_field}\n")
         port += count
     partition = nvlplace(a.cli, "check", "hostlist", "--compress", *names).strip()
+    if a.imex:
+        conf += f"SwitchType=switch/nvidia_imex\nSwitchParameters=imex_channel_count={a.imex}\n"
     if a.preempt:
         conf += "PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n"
         conf += (f"PartitionName=gpu Nodes={partition} Default=YES MaxTime=INFINITE State=UP "

@@ -6,7 +6,7 @@
 #
 # Usage: contrib/cluster/start.sh [--topology FILE] [--select nvlplace|cons_tres]
 #                            [--scheduler backfill|builtin] [--slurm-topology tree|block]
-#                            [--keep-state] [--backup] [--preempt]
+#                            [--keep-state] [--backup] [--preempt] [--imex N]
 #
 # --topology  cluster YAML (default configs/lab-h100.yaml)
 # --select    select/cons_tres_nvlplace (default) or stock select/cons_tres
@@ -22,6 +22,9 @@
 # --preempt   preemption: PreemptType=preempt/partition_prio, PreemptMode=REQUEUE, and a
 #             partition `scavenger` (PriorityTier=1) on the nodes of `gpu` (PriorityTier=10),
 #             whose jobs the gpu partition's jobs preempt (requeue)
+# --imex N    SwitchType=switch/nvidia_imex with N IMEX channels (Slurm 25.11+): a job
+#             starts only while a channel is free (slurmctld allocates them; the slurmd here
+#             have no IMEX device and set none up)
 # Environment: see common.sh (NVLPLACE_CLUSTER_DIR, NVLPLACE_BUILD_DIR, NVLPLACE_PORT_BASE,
 # NVLPLACE_SLURM_PREFIX and NVLPLACE_PLUGIN_LIB for another Slurm release);
 # NVLPLACE_SLURM_FILES=DIR takes topology.conf and gres.conf from DIR instead of the export
@@ -37,6 +40,7 @@ slurm_topology=tree
 keep_state=0
 backup=0
 preempt=0
+imex=0
 while (($#)); do
   case $1 in
     --topology) topology=$2; shift 2 ;;
@@ -50,8 +54,10 @@ while (($#)); do
     --keep-state) keep_state=1; shift ;;
     --backup) backup=1; shift ;;
     --preempt) preempt=1; shift ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
-    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,29p' "$0" >&2; exit 2 ;;
+    --imex) imex=$2; shift 2 ;;
+    --imex=*) imex=${1#*=}; shift ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,32p' "$0" >&2; exit 2 ;;
   esac
 done
 case $select in
@@ -72,12 +78,15 @@ topology=$(realpath "$topology")
 for f in "$NVL_PLUGIN_LIB/select_cons_tres_nvlplace.so" "$NVL_PLUGIN_LIB/spank_nvlplace.so"; do
   [[ -f $f ]] || { echo "start.sh: $f missing; build the plugin first" >&2; exit 2; }
 done
+[[ $imex =~ ^[0-9]+$ ]] || { echo "start.sh: --imex takes a number of channels, not $imex" >&2; exit 2; }
+((!imex)) || nvl_release_at_least "$(nvl_slurm_release)" 25 11 ||
+  { echo "start.sh: --imex needs Slurm 25.11 or later (switch/nvidia_imex), not $(nvl_slurm_release)" >&2; exit 2; }
 [[ -x $NVL_SBIN/slurmctld && -x $NVL_SBIN/slurmd ]] ||
   { echo "start.sh: no slurmctld and slurmd in $NVL_SBIN" >&2; exit 2; }
 [[ $slurm_topology == tree ]] || nvl_release_at_least "$(nvl_slurm_release)" 23 11 ||
   { echo "start.sh: --slurm-topology block needs Slurm 23.11 or later (topology/block), not $(nvl_slurm_release)" >&2; exit 2; }
 
-settings="topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology backup=$backup preempt=$preempt build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
+settings="topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology backup=$backup preempt=$preempt imex=$imex build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
 if [[ -f $NVL_RUN/settings && $(cat "$NVL_RUN/settings") == "$settings" ]] &&
    nvl_pid_of "$NVL_RUN/run/munged.pid" >/dev/null &&
    nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_all_nodes_up; then
@@ -142,6 +151,7 @@ done
 ln -s -t "$NVL_RUN/plugins" "${links[@]}"
 net=()
 ((!preempt)) || net+=(--preempt)
+((!imex)) || net+=(--imex "$imex")
 if ((backup)); then
   nvl_backup_net_up || { nvl_log "cannot set up the backup controller's network namespace"; exit 1; }
   net+=(--ctld-addr "$NVL_BK_HOST_ADDR" --backup-host "$NVL_BK_NAME" --backup-addr "$NVL_BK_ADDR"

@@ -163,4 +163,14 @@ typedef struct {
 #define NVL_DESC_CONSOLIDATE_SEGMENTS(desc) 0
 #endif
 
+/* The name of a job's Reason ("NvidiaImexChannels"): job_reason_string in
+ * slurm_protocol_defs.h up to 23.11, job_state_reason_string in job_state_reason.h from
+ * 24.05 on. */
+#if __has_include("src/common/job_state_reason.h")
+#include "src/common/job_state_reason.h"
+#define NVL_JOB_REASON(reason) job_state_reason_string(reason)
+#else
+#define NVL_JOB_REASON(reason) job_reason_string(reason)
+#endif
+
 #endif /* NVLPLACE_PLUGIN_SLURM_COMPAT_NVL_SLURM_COMPAT_H_ */

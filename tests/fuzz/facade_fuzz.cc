@@ -185,6 +185,18 @@ void Steps(nvl_decision_t* d, const std::vector<uint8_t>& steps, const std::vect
         nvl_layout_t got{c->num_nodes, c->nodes, c->gpu_offsets, gpus.data()};
         int ok = nvl_decision_took(d, i, &got);
         FUZZ_CHECK(ok == 0 || ok == 1, "took returned %d", ok);
+        FUZZ_CHECK(!nvl_decision_starting(d) || (ok == 1 && job.mode == NVL_MODE_RUN_NOW),
+                   "a start waits for slurmctld after took returned %d in mode %d", ok, job.mode);
+        // What slurmctld did with it: started the job, or kept it pending.
+        if (nvl_decision_starting(d)) {
+          if (step & 0x40) {
+            nvl_decision_started(d);
+          } else {
+            nvl_decision_dropped(d, (step & 0x20) ? "NvidiaImexChannels" : nullptr);
+            FUZZ_CHECK(nvl_decision_rankmap(d) == nullptr, "a rank map for a dropped start");
+          }
+          FUZZ_CHECK(!nvl_decision_starting(d), "a start still waits after slurmctld's answer");
+        }
         break;
       }
       case 3: {
