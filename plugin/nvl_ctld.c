@@ -247,6 +247,11 @@ static void _load_config(bool health_changed) {
 }
 
 extern void nvl_ctld_load_config(void) {
+  /* slurmctld reloads its job records here (a backup controller taking over again in the
+   * same process): a kept start must not match a record at the same address. */
+  slurm_mutex_lock(&nvl_start_lock);
+  _start_clear();
+  slurm_mutex_unlock(&nvl_start_lock);
   slurm_mutex_lock(&nvl_load_serial);
   _load_config(false);
   slurm_mutex_unlock(&nvl_load_serial);
@@ -715,15 +720,38 @@ static void _start_keep(job_record_t* job_ptr, nvl_facade_t* f, nvl_decision_t* 
 
 static void _report(job_record_t* job_ptr, const nvl_decision_t* d);
 
-/* A job_test begins: the select_nodes of a start kept before is over, and slurmctld did not
- * start that job (select_nodeinfo_set would have taken it). */
-static void _start_dropped(void) {
+/* Whether the job asks for node counts of features (-C "a*2&b*2"): select_nodes then runs
+ * a RUN_NOW job_test per counted feature and one for their union (_get_req_features), each
+ * success of one start. */
+static bool _counted_features(job_record_t* job_ptr) {
+  nvl_list_itr_t it;
+  job_feature_t* feat;
+  bool counted = false;
+
+  if (!job_ptr->details || !job_ptr->details->feature_list_use) return false;
+  it = list_iterator_create(job_ptr->details->feature_list_use);
+  while (!counted && (feat = list_next(it))) counted = feat->count > 0;
+  list_iterator_destroy(it);
+  return counted;
+}
+
+/* A job_test of job record `now` (one of slurmctld's job list) begins: the select_nodes of a
+ * start kept before is over. The job is pending: slurmctld kept it so (select_nodeinfo_set
+ * would have taken the start), unless `now` is the same job with counted features, tested
+ * again in the same select_nodes. It runs: slurmctld started it although cons_tres's
+ * select_nodeinfo_set failed. */
+static void _start_dropped(job_record_t* now) {
   job_record_t* jp;
 
   slurm_mutex_lock(&nvl_start_lock);
   if (nvl_start.d) {
     jp = find_job_record ? find_job_record(nvl_start.job_id) : NULL;
-    if (jp && jp == nvl_start.job_ptr && IS_JOB_PENDING(jp)) {
+    if (jp != nvl_start.job_ptr) {
+      /* gone (its record may be another job's now): nothing to say */
+    } else if (IS_JOB_RUNNING(jp)) {
+      nvl_decision_started(nvl_start.d);
+      _report(jp, nvl_start.d);
+    } else if (IS_JOB_PENDING(jp) && !(jp == now && _counted_features(jp))) {
       nvl_decision_dropped(nvl_start.d, NVL_JOB_REASON(jp->state_reason));
       _report(jp, nvl_start.d);
     }
@@ -732,10 +760,12 @@ static void _start_dropped(void) {
   slurm_mutex_unlock(&nvl_start_lock);
 }
 
-/* slurmctld started the job: the kept start's line and comment are said now. */
+/* slurmctld started the job: the kept start's line and comment are said now. Only for a
+ * running job: 22.05's in-process reconfigure calls select_nodeinfo_set for every job,
+ * pending ones included (_sync_jobs_to_conf). */
 static void _start_started(job_record_t* job_ptr) {
   slurm_mutex_lock(&nvl_start_lock);
-  if (nvl_start.d && nvl_start.job_ptr == job_ptr) {
+  if (nvl_start.d && nvl_start.job_ptr == job_ptr && IS_JOB_RUNNING(job_ptr)) {
     nvl_decision_started(nvl_start.d);
     _report(job_ptr, nvl_start.d);
     _start_clear();
@@ -1367,7 +1397,10 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   bitstr_t* usable;
   int rc;
 
-  _start_dropped();
+  /* Not for a job record outside slurmctld's job list (a reservation's, tested under a job
+   * read lock: the kept job's comment must not change then). */
+  if (job_ptr && find_job_record && find_job_record(job_ptr->job_id) == job_ptr)
+    _start_dropped(job_ptr);
   /* Only this test's placement, if any, gives the job a rank map (_took). */
   if (job_ptr && job_ptr->details && SELECT_IS_MODE_RUN_NOW(mode))
     _unset_env_sup(job_ptr, NVL_ENV_RANKMAP);

@@ -163,6 +163,11 @@ typedef struct {
 #define NVL_DESC_CONSOLIDATE_SEGMENTS(desc) 0
 #endif
 
+/* job_feature_t: in slurmctld.h up to 23.02, in job_features.h from 23.11 on. */
+#if __has_include("src/common/job_features.h")
+#include "src/common/job_features.h"
+#endif
+
 /* The name of a job's Reason ("NvidiaImexChannels"): job_reason_string in
  * slurm_protocol_defs.h up to 23.11, job_state_reason_string in job_state_reason.h from
  * 24.05 on. */
