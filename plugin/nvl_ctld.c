@@ -7,6 +7,7 @@
 #include "nvl_ctld.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -598,20 +599,39 @@ static bool _freeable(job_record_t* jp) {
   return mode == PREEMPT_MODE_REQUEUE || mode == PREEMPT_MODE_CANCEL;
 }
 
-/* The GPUs the freeable jobs of `preemptees` (slurmctld's preemptee candidates of a job) hold,
- * a bitmap or NULL per node (node_record_count entries); NULL when they hold none. Free
- * with _reclaim_free. */
-static bitstr_t** _reclaimable(nvl_list_t preemptees) {
+static int _has_gpus(int node_index, bitstr_t* b, void* arg) {
+  (void)node_index;
+  (void)arg;
+  return bit_set_count(b) > 0;
+}
+
+/* The GPUs that the first `limit` freeable jobs of `preemptees` holding GPUs hold, a bitmap or
+ * NULL per node (node_record_count entries); NULL when they hold none. `preemptees` is
+ * slurmctld's list of preemptee candidates of a job, in the order it preempts them
+ * (preempt_g_find_preemptable_jobs: the lowest preemption priority first, partition_prio's
+ * PriorityTier then node count, qos's QOS priority then node count, or the youngest with
+ * PreemptParameters=youngest_first or, 22.05, SchedulerParameters=preempt_youngest_first).
+ * *more: such jobs beyond the first `limit`. Free with _reclaim_free. */
+static bitstr_t** _reclaimable(nvl_list_t preemptees, int limit, bool* more) {
   bitstr_t** reclaim;
   nvl_list_itr_t it;
   job_record_t* jp;
   bool any = false;
+  int taken = 0;
 
+  *more = false;
   if (!preemptees || !list_count(preemptees)) return NULL;
   reclaim = xcalloc(node_record_count, sizeof(bitstr_t*));
   it = list_iterator_create(preemptees);
-  while ((jp = list_next(it)))
-    if (_freeable(jp)) _job_gpus_each(jp, _reclaim_node, reclaim);
+  while ((jp = list_next(it))) {
+    if (!_freeable(jp) || !_job_gpus_each(jp, _has_gpus, NULL)) continue;
+    if (taken == limit) {
+      *more = true;
+      break;
+    }
+    _job_gpus_each(jp, _reclaim_node, reclaim);
+    taken++;
+  }
   list_iterator_destroy(it);
   for (int i = 0; i < node_record_count && !any; i++) any = reclaim[i] != NULL;
   if (!any) xfree(reclaim);
@@ -670,6 +690,22 @@ static nvl_list_t _holding(nvl_list_t preemptees, const nvl_candidate_t* cand, b
   }
   list_iterator_destroy(it);
   return mine;
+}
+
+/* The jobs of `preemptees` in their order, in a list of its own (freed with FREE_NULL_LIST;
+ * the jobs are not its), or NULL for none: cons_tres sorts the candidate list it is given in
+ * place (_run_now), and the second look needs slurmctld's order of preemption. */
+static nvl_list_t _in_order(nvl_list_t preemptees) {
+  nvl_list_t copy;
+  nvl_list_itr_t it;
+  job_record_t* jp;
+
+  if (!preemptees || !list_count(preemptees)) return NULL;
+  copy = list_create(NULL);
+  it = list_iterator_create(preemptees);
+  while ((jp = list_next(it))) list_append(copy, jp);
+  list_iterator_destroy(it);
+  return copy;
 }
 
 static void _reclaim_free(bitstr_t** reclaim) {
@@ -1326,23 +1362,13 @@ static bitstr_t* _usable(job_record_t* job_ptr, bitstr_t* bitmap) {
   return usable;
 }
 
-/* A job the first look made wait (RUN_NOW) that may preempt running jobs: a second look,
- * where the GPUs those jobs hold count as free too, its node sets offered to cons_tres with
- * the preemptee candidates that hold its GPUs, in turn. cons_tres accepts one by preempting
- * (its preemptee list goes back to slurmctld, which preempts them; the job waits, and the test
- * that finds their GPUs free places it) or starts the job at once. Without this a job with a hard
- * constraint never preempted: the first look counts only free GPUs. Quiet unless a node set is
- * accepted (nvl_job_t.preempting): the job's wait line stays the first look's. */
-static int _second_look(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job, bitstr_t* bitmap) {
-  bitstr_t** reclaim = _reclaimable(c->preemptee_candidates);
-  const nvl_candidate_t* cand;
+/* The decision of a second look, where the GPUs of `reclaim` (taken) count as free too. */
+static nvl_decision_t* _decide_reclaiming(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job,
+                                          bitstr_t* bitmap, bitstr_t** reclaim) {
+  bitstr_t* usable = _usable(c->job_ptr, bitmap);
   nvl_snapshot_t snap;
   nvl_decision_t* d;
-  bitstr_t* usable;
-  int rc = SLURM_ERROR;
 
-  if (!reclaim) return SLURM_ERROR;
-  usable = _usable(c->job_ptr, bitmap);
   _snapshot(f, usable, &snap, NULL, reclaim);
   _reclaim_free(reclaim);
   job->free_is_all = 0;
@@ -1350,6 +1376,16 @@ static int _second_look(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job, bi
   d = nvl_decide(f, job, snap.nodes, snap.count);
   _snapshot_free(&snap);
   FREE_NULL_BITMAP(usable);
+  return d;
+}
+
+/* One look of _second_look: its decision's node sets offered to cons_tres in turn. */
+static int _look_reclaiming(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job, bitstr_t* bitmap,
+                            bitstr_t** reclaim) {
+  nvl_decision_t* d = _decide_reclaiming(c, f, job, bitmap, reclaim);
+  const nvl_candidate_t* cand;
+  int rc = SLURM_ERROR;
+
   for (int i = 0; rc != SLURM_SUCCESS && nvl_decision_action(d) == NVL_ACT_TRY &&
                   (cand = nvl_decision_candidate(d, i));
        i++) {
@@ -1359,6 +1395,40 @@ static int _second_look(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job, bi
     FREE_NULL_LIST(own.preemptee_candidates);
   }
   _start_keep(c->job_ptr, f, d);
+  return rc;
+}
+
+/* A job the first look made wait (RUN_NOW) that may preempt running jobs: a second look,
+ * where the GPUs those jobs hold count as free too, its node sets offered to cons_tres with
+ * the preemptee candidates that hold its GPUs, in turn. cons_tres accepts one by preempting
+ * (its preemptee list goes back to slurmctld, which preempts them; the job waits, and the test
+ * that finds their GPUs free places it) or starts the job at once. Without this a job with a hard
+ * constraint never preempted: the first look counts only free GPUs. Quiet unless a node set is
+ * accepted (nvl_job_t.preempting): the job's wait line stays the first look's.
+ * The jobs count in slurmctld's order of preemption: the GPUs of the first 1, 2, 4, ... of
+ * those that hold GPUs, until a node set is accepted or all count, so the job goes where the
+ * jobs Slurm would preempt first free enough GPUs (the engine's best place among those), not
+ * where jobs it would preempt last run (at most 2 + log2(jobs) looks; one where none fits). */
+static int _second_look(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job, bitstr_t* bitmap) {
+  bool more = false, fits;
+  bitstr_t** all = _reclaimable(c->preemptee_candidates, INT_MAX, &more);
+  nvl_decision_t* d;
+  int rc = SLURM_ERROR;
+
+  /* Where no node set holds the job even with every preemptable job gone (the common case
+   * for a job that waits), one look says so. */
+  if (!all) return SLURM_ERROR;
+  d = _decide_reclaiming(c, f, job, bitmap, all);
+  fits = nvl_decision_action(d) == NVL_ACT_TRY && nvl_decision_candidate(d, 0);
+  nvl_decision_free(d);
+  /* more: jobs holding GPUs beyond the first `limit` */
+  more = fits;
+  for (int limit = 1; rc != SLURM_SUCCESS && more;
+       limit = limit > INT_MAX / 2 ? INT_MAX : 2 * limit) {
+    bitstr_t** first = _reclaimable(c->preemptee_candidates, limit, &more);
+
+    if (first) rc = _look_reclaiming(c, f, job, bitmap, first);
+  }
   return rc;
 }
 
@@ -1394,6 +1464,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   nvl_decision_t* d;
   nvl_snapshot_t snap;
   nvl_job_t job;
+  nvl_list_t ordered = NULL; /* the candidates in slurmctld's order, for a second look */
   bitstr_t* usable;
   int rc;
 
@@ -1432,6 +1503,8 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   _snapshot_free(&snap);
   FREE_NULL_BITMAP(usable);
   _report(job_ptr, d);
+  /* Before the first look's cons_tres tests: they sort the list (_in_order). */
+  if (SELECT_IS_MODE_RUN_NOW(mode)) ordered = _in_order(preemptee_candidates);
 
   switch (nvl_decision_action(d)) {
     case NVL_ACT_REFUSE:
@@ -1453,9 +1526,13 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
         _succeeded(&c, d, -1, bitmap);
       break;
   }
-  if (rc != SLURM_SUCCESS && nvl_decision_waits(d) && preemptee_candidates &&
-      list_count(preemptee_candidates) && !NVL_NEEDS_MORE_FEATURES(job_ptr))
-    rc = _second_look(&c, f, &job, bitmap);
+  if (rc != SLURM_SUCCESS && nvl_decision_waits(d) && ordered &&
+      !NVL_NEEDS_MORE_FEATURES(job_ptr)) {
+    nvl_call_t again = c;
+    again.preemptee_candidates = ordered;
+    rc = _second_look(&again, f, &job, bitmap);
+  }
+  FREE_NULL_LIST(ordered);
   _start_keep(job_ptr, f, d);
   _summary(f);
   nvl_facade_free(f);

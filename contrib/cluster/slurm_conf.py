@@ -85,8 +85,8 @@ def main():
                         "NVLink domain (from topology-block.conf, or topology.yaml on 25.05+)")
     p.add_argument("--preempt", action="store_true",
                    help="PreemptType=preempt/partition_prio, PreemptMode=REQUEUE: the gpu "
-                        "partition (PriorityTier=10) preempts a scavenger partition's jobs "
-                        "(PriorityTier=1) on the same nodes")
+                        "partition (PriorityTier=10) preempts the jobs of a scavenger "
+                        "(PriorityTier=1) and a standby partition (2) on the same nodes")
     p.add_argument("--imex", type=int, default=0,
                    help="SwitchType=switch/nvidia_imex with this many IMEX channels (25.11+)")
     p.add_argument("--host", required=True)
@@ -230,6 +230,8 @@ TmpFS={r}/tmp
                  "PriorityTier=10\n")
         conf += (f"PartitionName=scavenger Nodes={partition} MaxTime=INFINITE State=UP "
                  "PriorityTier=1 PreemptMode=REQUEUE\n")
+        conf += (f"PartitionName=standby Nodes={partition} MaxTime=INFINITE State=UP "
+                 "PriorityTier=2 PreemptMode=REQUEUE\n")
     else:
         conf += f"PartitionName=gpu Nodes={partition} Default=YES MaxTime=INFINITE State=UP\n"
     with open(os.path.join(etc, "slurm.conf"), "w") as f:

@@ -19,9 +19,9 @@
 #             new release's daemons with this); the daemons must be stopped
 # --backup    a backup slurmctld too (a second SlurmctldHost, its own network, UTS and mount
 #             namespaces on this machine; common.sh), taking over 5 s after the primary stops
-# --preempt   preemption: PreemptType=preempt/partition_prio, PreemptMode=REQUEUE, and a
-#             partition `scavenger` (PriorityTier=1) on the nodes of `gpu` (PriorityTier=10),
-#             whose jobs the gpu partition's jobs preempt (requeue)
+# --preempt   preemption: PreemptType=preempt/partition_prio, PreemptMode=REQUEUE, and
+#             partitions `scavenger` (PriorityTier=1) and `standby` (2) on the nodes of `gpu`
+#             (PriorityTier=10), whose jobs the gpu partition's jobs preempt (requeue)
 # --imex N    SwitchType=switch/nvidia_imex with N IMEX channels (Slurm 25.11+): a job
 #             starts only while a channel is free (slurmctld allocates them; the slurmd here
 #             have no IMEX device and set none up)
@@ -86,7 +86,10 @@ done
 [[ $slurm_topology == tree ]] || nvl_release_at_least "$(nvl_slurm_release)" 23 11 ||
   { echo "start.sh: --slurm-topology block needs Slurm 23.11 or later (topology/block), not $(nvl_slurm_release)" >&2; exit 2; }
 
-settings="topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology backup=$backup preempt=$preempt imex=$imex build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
+# slurm_conf.py's own checksum too: a cluster started by an older generator (another
+# partition layout) is not taken for this one.
+conf_gen=$(md5sum <"$NVL_ROOT/contrib/cluster/slurm_conf.py" | cut -c1-12)
+settings="conf=$conf_gen topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology backup=$backup preempt=$preempt imex=$imex build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
 if [[ -f $NVL_RUN/settings && $(cat "$NVL_RUN/settings") == "$settings" ]] &&
    nvl_pid_of "$NVL_RUN/run/munged.pid" >/dev/null &&
    nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_all_nodes_up; then

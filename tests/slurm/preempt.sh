@@ -15,7 +15,7 @@ source "$(dirname "$0")/lib.sh"
 use_cluster nvlplace backfill --preempt
 gpus_total=$(sinfo -h -N -p gpu -o '%G' | awk -F: '/gpu:/ { n += $NF + 0 } END { print n + 0 }')
 ((gpus_total > 0 && gpus_total % 2 == 0)) || fail "cannot count the cluster's GPUs ($gpus_total)"
-running_count() { squeue -h -p scavenger -t R -o %A | wc -l; }
+running_count() { squeue -h -p scavenger,standby -t R -o %A | wc -l; }
 all_running() { (($(running_count) == ${#scavengers[@]})); }
 
 # fill [SBATCH_ARGS...]: every GPU held by a scavenger job of 2 GPUs, and the jobs these
@@ -88,5 +88,36 @@ gpus_in_one_island "$mine" || fail "the TP=4 strict job split over islands: $min
 comment_has "$tp2" event=placed tp=4 nvl=strict span_domains=1 "gpus=$mine" "slurm_gpus=$mine" ||
   fail "SystemComment of $tp2: $(job_comment "$tp2")"
 preempted_for "$tp2" "$cpu_job"
+
+# In Slurm's own order: preempt/partition_prio preempts the jobs of the lowest PriorityTier
+# first (slurmctld hands job_test its candidates in that order). Two jobs of scavenger
+# (PriorityTier=1) hold one island of node09, jobs of standby (PriorityTier=2) every other
+# GPU: the TP=4 job preempts the two scavenger jobs and runs on their island, not on an
+# island of standby jobs that the engine, counting every preemptable GPU as free, liked as
+# well or better.
+reset_jobs
+low=()
+for k in 1 2; do low+=("$(submit -p scavenger -w node09 --gpus=2)"); done
+for j in "${low[@]}"; do wait_state "$j" RUNNING; done
+scavengers=()
+for ((k = 0; k < gpus_total / 2 - 2; k++)); do scavengers+=("$(submit -p standby --gpus=2)"); done
+scavengers+=("${low[@]}")
+nvl_wait_for 120 "${#scavengers[@]} scavenger and standby jobs to run" all_running ||
+  fail "only $(running_count) of ${#scavengers[@]} scavenger and standby jobs run"
+held=()
+for j in "${scavengers[@]}"; do held[$j]=$(nvl_job_gpus "$j"); done
+# shellcheck disable=SC2086
+low_list=$("$NVL_CLI" check gpus ${held[${low[0]}]} ${held[${low[1]}]} | sort)
+gpus_in_one_island "$(tr '\n' ' ' <<<"$low_list")" ||
+  fail "the two scavenger jobs on node09 do not fill one island: ${held[${low[0]}]} ${held[${low[1]}]}"
+tp3=$(submit --gpus=4 --nvl-tp=4)
+wait_state "$tp3" RUNNING 120
+mine=$(nvl_job_gpus "$tp3")
+note "TP=4 job $tp3 runs on $mine; the scavenger jobs held $(tr '\n' ' ' <<<"$low_list")"
+[[ $(nvl_job_gpu_list "$tp3") == "$low_list" ]] ||
+  fail "TP=4 job $tp3 runs on $mine, not on the island of the lowest-tier jobs ($(tr '\n' ' ' <<<"$low_list"))"
+comment_has "$tp3" event=placed tp=4 nvl=strict span_domains=1 "gpus=$mine" "slurm_gpus=$mine" ||
+  fail "SystemComment of $tp3: $(job_comment "$tp3")"
+preempted_for "$tp3"
 reset_jobs
 note "ok"
