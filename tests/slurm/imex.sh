@@ -42,10 +42,7 @@ note "job $c waits for an IMEX channel and says so: $(job_comment "$c")"
 # A channel comes free: the job starts, and its comment names the GPUs Slurm allocated.
 scancel "$a"
 wait_state "$c" RUNNING 60
-mine=$(nvl_job_gpus "$c")
-gpus_in_one_island "$mine" || fail "the TP=4 strict job $c split over islands: $mine"
-comment_has "$c" event=placed tp=4 nvl=strict span_domains=1 "gpus=$mine" "slurm_gpus=$mine" ||
-  fail "job $c runs on $mine; its SystemComment says: $(job_comment "$c")"
+placed_in_one_island "$c" 4
 log_line_has "$mark" "$c" event=placed "gpus=$mine" ||
   fail "no placement line for job $c on $mine"
 note "job $c runs on $mine, as its comment says"

@@ -113,6 +113,16 @@ gpus_in_one_island() {
   ! grep -v ' nvlink_domains=1$' <<<"$out" >/dev/null
 }
 
+# placed_in_one_island JOB TP: the running strict job's GPUs, as Slurm allocated them
+# (`scontrol show job -d`), lie in one NVLink island, and its SystemComment says it was
+# placed there as decided (gpus= and slurm_gpus= both those GPUs). Sets `mine` to them.
+placed_in_one_island() {
+  mine=$(nvl_job_gpus "$1")
+  gpus_in_one_island "$mine" || fail "the TP=$2 strict job $1 split over islands: $mine"
+  comment_has "$1" event=placed "tp=$2" nvl=strict span_domains=1 "gpus=$mine" "slurm_gpus=$mine" ||
+    fail "job $1 runs on $mine; its SystemComment says: $(job_comment "$1")"
+}
+
 # tp_groups_split TP JOB: prints the job's TP groups (Slurm's rank order) and the NVLink
 # domains each spans, as `nvlplace check tp-groups` says; true when a group spans two.
 tp_groups_split() {
