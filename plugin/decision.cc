@@ -465,10 +465,8 @@ bool JobDecision::Took(int i, const Layout& got) {
   comment_.reset();
   rank_map_.clear();
   start_counts_.clear();
-  starting_ = false;
   took_ = i;
   const bool accepted = TookAndSaid(i, got);
-  starting_ = accepted && job_.mode == Mode::kRunNow && gpus_;
   if (accepted && job_.mode == Mode::kRunNow && gpus_) {
     const Topology& topo = *decider_->config().topology;
     const Candidate* c = Peek(i);
@@ -549,17 +547,14 @@ bool JobDecision::TookAndSaid(int i, const Layout& got) {
 }
 
 void JobDecision::Started() {
-  if (!starting_) return;
-  starting_ = false;
   for (uint64_t Counters::*field : start_counts_) decider_->Count(field);
   start_counts_.clear();
 }
 
 void JobDecision::Dropped(const std::string& slurm_reason) {
-  if (!starting_) return;
+  if (!starting()) return;
   // A job nvlplace left to cons_tres without a line of its own made no promise to take back.
   const bool promised = comment_.has_value() && !comment_->empty();
-  starting_ = false;
   start_counts_.clear();
   rank_map_.clear();
   log_ = LogLine{};

@@ -196,8 +196,9 @@ class JobDecision {
   // job (Started) or the caller finds it did not (Dropped).
   bool Took(int i, const Layout& got);
   // Took accepted a RUN_NOW start whose log(), comment() and counters wait for Started or
-  // Dropped.
-  bool starting() const { return starting_; }
+  // Dropped: every such start has counts waiting (placed, relaxed or left to cons_tres), and
+  // nothing else has.
+  bool starting() const { return !start_counts_.empty(); }
   // slurmctld started the job Took accepted: its counters count; log() and comment() are
   // Took's, to report now.
   void Started();
@@ -271,9 +272,8 @@ class JobDecision {
   bool exhausted_ = false;
   int64_t start_time_ = 0;
   std::string rank_map_;                            // rank_map()
-  bool starting_ = false;                           // starting()
   int took_ = -1;                                   // the node set Took accepted
-  std::vector<uint64_t Counters::*> start_counts_;  // what Started counts
+  std::vector<uint64_t Counters::*> start_counts_;  // what Started counts; starting()
   std::optional<std::vector<NodeGpus>> alone_;      // compare_cons_tres; empty: none
 };
 
