@@ -374,10 +374,14 @@ typedef enum {
  * allocate GPUs there without indexes. RET the number of free GPUs, appended to `buf`; *state says
  * why a node with GPUs offers none. With `check` (the held view, under nvl_held_lock), a node whose
  * allocated GPUs are not the ones the view holds there sets *drift. A GPU of `reclaim` (NULL:
- * none) counts as free: a running job the job may preempt holds it. */
+ * none) counts as free: a running job the job may preempt holds it. A GPU some job holds
+ * shards or MPS of is busy: cons_tres gives it to no gres/gpu job (it is in no job's gpu
+ * allocation, so neither in the held view nor in `reclaim`). */
 static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
                       const nvl_held_t* check, bool* drift, bitstr_t* reclaim) {
   gres_node_state_t* ns = _node_gpus(node_index);
+  gres_node_state_t* sharing;
+  bitstr_t* shared = NULL;
   int avail, n = 0, size;
   int alloc[NVL_CHECK_GPUS];
   int num_alloc = 0;
@@ -402,11 +406,14 @@ static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
     buf->len += n;
     return n;
   }
+  if ((sharing = NVL_SHARING_GRES(ns)) && sharing->gres_bit_alloc &&
+      bit_set_count(sharing->gres_bit_alloc))
+    shared = sharing->gres_bit_alloc;
   size = bit_size(ns->gres_bit_alloc);
   for (int i = 0; i < size; i++) {
     if (!bit_test(ns->gres_bit_alloc, i) ||
         (reclaim && i < bit_size(reclaim) && bit_test(reclaim, i))) {
-      if (i < avail) out[n++] = i;
+      if (i < avail && !(shared && i < bit_size(shared) && bit_test(shared, i))) out[n++] = i;
     } else if (num_alloc < NVL_CHECK_GPUS) {
       alloc[num_alloc++] = i;
     } else {

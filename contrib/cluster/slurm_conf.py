@@ -19,6 +19,10 @@ FILE_RE = re.compile(r"\bFile=(\S+)")
 NUMBERED_RE = re.compile(r"^([A-Za-z0-9_.-]*?)(\d+)$")
 
 
+# --gpu-sharing: how many of the sharing GRES each GPU offers.
+SHARES_PER_GPU = {"shard": 4, "mps": 100}
+
+
 def nvlplace(cli, *args, stdin=None):
     """The output of `nvlplace ARGS` (the CLI knows the topology and hostlists)."""
     r = subprocess.run([cli, *args], input=stdin, capture_output=True, text=True)
@@ -89,6 +93,9 @@ def main():
                         "(PriorityTier=1) and a standby partition (2) on the same nodes")
     p.add_argument("--imex", type=int, default=0,
                    help="SwitchType=switch/nvidia_imex with this many IMEX channels (25.11+)")
+    p.add_argument("--gpu-sharing", choices=["shard", "mps"], default=None,
+                   help="gres/shard (4 per GPU) or gres/mps (100 per GPU) on every GPU node, "
+                        "spread evenly over its GPUs (no gres.conf line)")
     p.add_argument("--host", required=True)
     p.add_argument("--ctld-addr", default=None,
                    help="the primary slurmctld's address (default: the host's name)")
@@ -200,7 +207,7 @@ JobCompType=jobcomp/none
 MpiDefault=none
 SwitchType=switch/none
 MailProg=/bin/true
-GresTypes=gpu
+GresTypes=gpu{"," + a.gpu_sharing if a.gpu_sharing else ""}
 SlurmdParameters=config_overrides
 ReturnToService=2
 KillWait=2
@@ -216,6 +223,8 @@ TmpFS={r}/tmp
     for hosts, count, n in node_runs(nodes):
         # CPU-only nodes (gpus: 0, model null) have no Gres=, and no line in gres.conf.
         gres_field = f" Gres=gpu:{n['model']}:{n['gpus']}" if n["gpus"] > 0 else ""
+        if gres_field and a.gpu_sharing:
+            gres_field += f",{a.gpu_sharing}:{n['gpus'] * SHARES_PER_GPU[a.gpu_sharing]}"
         ports = f"[{port}-{port + count - 1}]" if count > 1 else f"{port}"
         conf += (f"NodeName={hosts} NodeHostname={a.host} NodeAddr={a.node_addr} Port={ports} "
                  f"CPUs={sockets * cores} Boards=1 SocketsPerBoard={sockets} "

@@ -7,6 +7,7 @@
 # Usage: contrib/cluster/start.sh [--topology FILE] [--select nvlplace|cons_tres]
 #                            [--scheduler backfill|builtin] [--slurm-topology tree|block]
 #                            [--keep-state] [--backup] [--preempt] [--imex N]
+#                            [--gpu-sharing shard|mps]
 #
 # --topology  cluster YAML (default configs/lab-h100.yaml)
 # --select    select/cons_tres_nvlplace (default) or stock select/cons_tres
@@ -25,6 +26,8 @@
 # --imex N    SwitchType=switch/nvidia_imex with N IMEX channels (Slurm 25.11+): a job
 #             starts only while a channel is free (slurmctld allocates them; the slurmd here
 #             have no IMEX device and set none up)
+# --gpu-sharing shard|mps  GPUs shared too: gres/shard (4 per GPU) or gres/mps (100 per
+#             GPU) on every GPU node, spread evenly over its GPUs
 # Environment: see common.sh (NVLPLACE_CLUSTER_DIR, NVLPLACE_BUILD_DIR, NVLPLACE_PORT_BASE,
 # NVLPLACE_SLURM_PREFIX and NVLPLACE_PLUGIN_LIB for another Slurm release);
 # NVLPLACE_SLURM_FILES=DIR takes topology.conf and gres.conf from DIR instead of the export
@@ -41,6 +44,7 @@ keep_state=0
 backup=0
 preempt=0
 imex=0
+sharing=
 while (($#)); do
   case $1 in
     --topology) topology=$2; shift 2 ;;
@@ -56,8 +60,10 @@ while (($#)); do
     --preempt) preempt=1; shift ;;
     --imex) imex=$2; shift 2 ;;
     --imex=*) imex=${1#*=}; shift ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
-    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,32p' "$0" >&2; exit 2 ;;
+    --gpu-sharing) sharing=$2; shift 2 ;;
+    --gpu-sharing=*) sharing=${1#*=}; shift ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,35p' "$0" >&2; exit 2 ;;
   esac
 done
 case $select in
@@ -68,6 +74,10 @@ esac
 case $scheduler in
   backfill|builtin) ;;
   *) echo "start.sh: --scheduler must be backfill or builtin, not $scheduler" >&2; exit 2 ;;
+esac
+case $sharing in
+  ''|shard|mps) ;;
+  *) echo "start.sh: --gpu-sharing must be shard or mps, not $sharing" >&2; exit 2 ;;
 esac
 case $slurm_topology in
   tree|block) ;;
@@ -89,7 +99,7 @@ done
 # slurm_conf.py's own checksum too: a cluster started by an older generator (another
 # partition layout) is not taken for this one.
 conf_gen=$(md5sum <"$NVL_ROOT/contrib/cluster/slurm_conf.py" | cut -c1-12)
-settings="conf=$conf_gen topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology backup=$backup preempt=$preempt imex=$imex build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
+settings="conf=$conf_gen topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology backup=$backup preempt=$preempt imex=$imex sharing=$sharing build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
 if [[ -f $NVL_RUN/settings && $(cat "$NVL_RUN/settings") == "$settings" ]] &&
    nvl_pid_of "$NVL_RUN/run/munged.pid" >/dev/null &&
    nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_all_nodes_up; then
@@ -155,6 +165,7 @@ ln -s -t "$NVL_RUN/plugins" "${links[@]}"
 net=()
 ((!preempt)) || net+=(--preempt)
 ((!imex)) || net+=(--imex "$imex")
+[[ -z $sharing ]] || net+=(--gpu-sharing "$sharing")
 if ((backup)); then
   nvl_backup_net_up || { nvl_log "cannot set up the backup controller's network namespace"; exit 1; }
   net+=(--ctld-addr "$NVL_BK_HOST_ADDR" --backup-host "$NVL_BK_NAME" --backup-addr "$NVL_BK_ADDR"

@@ -178,4 +178,15 @@ typedef struct {
 #define NVL_JOB_REASON(reason) job_reason_string(reason)
 #endif
 
+/* The GRES that shares a node's GPUs (gres/shard or gres/mps, "alt" GRES): its node state,
+ * whose gres_bit_alloc has a bit per GPU index set while a job holds shards or MPS of that
+ * GPU (cons_tres then gives the GPU to no gres/gpu job). 22.05 and 23.02 point at the node
+ * state itself (alt_gres_ns); 23.11 made it the GRES state (alt_gres). NULL when none. */
+#if NVL_SLURM_AT_LEAST(23, 11)
+#define NVL_SHARING_GRES(ns) \
+  ((ns)->alt_gres ? (gres_node_state_t*)(ns)->alt_gres->gres_data : (gres_node_state_t*)NULL)
+#else
+#define NVL_SHARING_GRES(ns) ((ns)->alt_gres_ns)
+#endif
+
 #endif /* NVLPLACE_PLUGIN_SLURM_COMPAT_NVL_SLURM_COMPAT_H_ */

@@ -1,0 +1,57 @@
+#!/bin/bash
+# A GPU shared out as gres/shard or gres/mps is in no job's gpu allocation, and cons_tres
+# gives it to no gres/gpu job while any share of it is held. The plugin used to count it
+# free: a strict TP job on node00, where a job held one shard of GPU 0, was offered GPUs
+# 0-3 only, cons_tres refused them, and the job waited ("cons_tres refused the 1 node sets
+# that keep it") while the island 4-7 stood free. Now a shared GPU is busy until its last
+# share is given back: the job runs in the other island, as its comment says (checked
+# against `scontrol show job -d`), and a second one waits for the shared island and runs
+# there once the share ends. For shards and for MPS, each on a cluster of its own.
+source "$(dirname "$0")/lib.sh"
+require_cluster_tools
+
+# The GPU index whose shares job $1 holds on its node: `scontrol show job -d` gives
+# GRES=shard:1(1/4,0/4,...), one used/total pair per GPU of the node (23.11 on), or
+# GRES=shard:1(IDX:0) (22.05).
+shared_gpu() {
+  local d
+  d=$(scontrol show job -d "$1" | sed -n 's/.* GRES=[a-z]*:[0-9]*(\([^)]*\)).*/\1/p')
+  if [[ $d == IDX:* ]]; then
+    d=${d#IDX:}
+    echo "${d%%[-,]*}"
+  else
+    tr ',' '\n' <<<"$d" | grep -n -v '^0/' | head -1 | cut -d: -f1 | awk '{print $1 - 1}'
+  fi
+}
+
+for kind in shard mps; do
+  use_cluster nvlplace backfill --gpu-sharing "$kind"
+  reset_jobs
+  s=$(submit -w node00 "--gres=$kind:1")
+  wait_state "$s" RUNNING
+  g=$(shared_gpu "$s")
+  [[ $g =~ ^[0-7]$ ]] ||
+    fail "cannot tell which GPU job $s shares: $(scontrol show job -d "$s" | grep GRES=)"
+  if ((g < 4)); then busy=0-3 free=4-7; else busy=4-7 free=0-3; fi
+  note "$kind: job $s holds a $kind of node00's GPU $g (island $busy)"
+
+  # The island without the shared GPU is the only one a TP=4 job can have on node00.
+  a=$(submit -w node00 --gpus=4 --nvl-tp=4)
+  wait_state "$a" RUNNING 30
+  placed_in_one_island "$a" 4
+  [[ $mine == "node00:$free" ]] ||
+    fail "$kind: the TP=4 job $a runs on $mine, not on node00:$free (GPU $g is shared)"
+  note "$kind: job $a runs on $mine, beside the shared GPU's island, as its comment says"
+
+  # The shared island waits for its share to end, and says so; then it is placed there.
+  b=$(submit -w node00 --gpus=4 --nvl-tp=4)
+  nvl_wait_for 30 "job $b to say it waits" comment_has "$b" event=waiting tp=4 nvl=strict ||
+    fail "$kind: job $b is $(job_state "$b"); its SystemComment says: $(job_comment "$b")"
+  is_state "$b" PENDING || fail "$kind: job $b is $(job_state "$b") while GPU $g is shared"
+  scancel "$s"
+  wait_state "$b" RUNNING 60
+  placed_in_one_island "$b" 4
+  [[ $mine == "node00:$busy" ]] || fail "$kind: job $b runs on $mine, not on node00:$busy"
+  note "$kind: once job $s gave its share back, job $b runs on $mine, as its comment says"
+done
+reset_jobs
