@@ -376,9 +376,9 @@ typedef enum {
  * allocated GPUs are not the ones the view holds there sets *drift. A GPU of `reclaim` (NULL:
  * none) counts as free: a running job the job may preempt holds it. A GPU some job holds
  * shards or MPS of is busy: cons_tres gives it to no gres/gpu job (it is in no job's gpu
- * allocation, so neither in the held view nor in `reclaim`). */
+ * allocation, so neither in the held view nor in `reclaim`); *shared counts those. */
 static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
-                      const nvl_held_t* check, bool* drift, bitstr_t* reclaim) {
+                      const nvl_held_t* check, bool* drift, bitstr_t* reclaim, int* shared_busy) {
   gres_node_state_t* ns = _node_gpus(node_index);
   gres_node_state_t* sharing;
   bitstr_t* shared = NULL;
@@ -413,7 +413,11 @@ static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
   for (int i = 0; i < size; i++) {
     if (!bit_test(ns->gres_bit_alloc, i) ||
         (reclaim && i < bit_size(reclaim) && bit_test(reclaim, i))) {
-      if (i < avail && !(shared && i < bit_size(shared) && bit_test(shared, i))) out[n++] = i;
+      if (i >= avail) continue;
+      if (shared && i < bit_size(shared) && bit_test(shared, i))
+        (*shared_busy)++;
+      else
+        out[n++] = i;
     } else if (num_alloc < NVL_CHECK_GPUS) {
       alloc[num_alloc++] = i;
     } else {
@@ -431,6 +435,7 @@ typedef struct {
   int count;
   bitstr_t* unregistered; /* nodes whose GPUs have not registered yet, or NULL if none */
   int indexless_usable;   /* usable nodes with GPUs but no GPU indexes (cons_tres's alone) */
+  bitstr_t* shared;       /* nodes with a GPU busy only by its shares (shard, MPS), or NULL */
   int* busy_gpus;         /* WILL_RUN: busy GPUs by node (nodes[i].busy_gpus points here) */
   int64_t* busy_until;    /* ... and when each is free */
 } nvl_snapshot_t;
@@ -488,6 +493,7 @@ static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
   s->free = (nvl_ints_t){0};
   s->unregistered = NULL;
   s->indexless_usable = 0;
+  s->shared = NULL;
   s->busy_gpus = NULL;
   s->busy_until = NULL;
   for (int i = 0; (node_ptr = next_node(&i)); i++) {
@@ -495,9 +501,14 @@ static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
     s->nodes[i].name = node_ptr->name;
     s->nodes[i].usable = bit_test(usable, i);
     bool drift = false;
+    int shared = 0;
     s->nodes[i].num_free =
-        _free_gpus(i, &s->free, &state, check, &drift, reclaim ? reclaim[i] : NULL);
+        _free_gpus(i, &s->free, &state, check, &drift, reclaim ? reclaim[i] : NULL, &shared);
     if (drift && drifted < 0) drifted = i;
+    if (shared) {
+      if (!s->shared) s->shared = bit_alloc(node_record_count);
+      bit_set(s->shared, i);
+    }
     if (state == NVL_GPUS_INDEXLESS) {
       if (s->nodes[i].usable) s->indexless_usable++;
       if (!indexless) indexless = hostlist_create(NULL);
@@ -525,8 +536,10 @@ static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
 
 /* Calls fn(node index, the GPUs job_ptr holds there, arg) for each node of the job, from
  * the gpu entries of its gres_list_alloc (gres_bit_alloc per node of the job, in the order
- * of its job_resrcs node bitmap), until fn returns non-zero. RET that, or 0. */
-static int _job_gpus_each(job_record_t* job_ptr, int (*fn)(int, bitstr_t*, void*), void* arg) {
+ * of its job_resrcs node bitmap), until fn returns non-zero; with `shares`, from its shard
+ * and mps entries instead (a bit per GPU it holds shares of). RET that, or 0. */
+static int _job_gres_each(job_record_t* job_ptr, bool shares, int (*fn)(int, bitstr_t*, void*),
+                          void* arg) {
   bitstr_t* on;
   gres_state_t* gs;
   nvl_list_itr_t it;
@@ -538,7 +551,10 @@ static int _job_gpus_each(job_record_t* job_ptr, int (*fn)(int, bitstr_t*, void*
   while (!rc && (gs = list_next(it))) {
     gres_job_state_t* js = gs->gres_data;
     int first, last, j = 0;
-    if (xstrcmp(gs->gres_name, "gpu") || !js || !js->gres_bit_alloc) continue;
+    if (!js || !js->gres_bit_alloc) continue;
+    if (shares ? xstrcmp(gs->gres_name, "shard") && xstrcmp(gs->gres_name, "mps")
+               : xstrcmp(gs->gres_name, "gpu"))
+      continue;
     first = bit_ffs(on);
     last = bit_fls(on);
     for (int i = first; !rc && first >= 0 && i <= last && j < (int)js->node_cnt; i++) {
@@ -549,6 +565,10 @@ static int _job_gpus_each(job_record_t* job_ptr, int (*fn)(int, bitstr_t*, void*
   }
   list_iterator_destroy(it);
   return rc;
+}
+
+static int _job_gpus_each(job_record_t* job_ptr, int (*fn)(int, bitstr_t*, void*), void* arg) {
+  return _job_gres_each(job_ptr, false, fn, arg);
 }
 
 typedef struct {
@@ -863,13 +883,76 @@ static int _snapshot_checked(const nvl_facade_t* f, bitstr_t* usable, nvl_snapsh
   return nvl_held_valid ? 0 : -1;
 }
 
+/* WILL_RUN: when the GPUs busy only by their shares (shard, MPS) free. */
+typedef struct {
+  int64_t** until; /* per node index of s->shared and usable: per GPU, the latest end of a
+                      job holding shares of it (0: none found), else NULL */
+  int* size;       /* ... and how many GPUs that array has */
+  int count;
+  int64_t end; /* the end of the job being walked */
+} nvl_share_ends_t;
+
+static int _share_end_node(int node_index, bitstr_t* b, void* arg) {
+  nvl_share_ends_t* e = arg;
+  int size;
+
+  if (node_index >= e->count || !e->until[node_index]) return 0;
+  size = MIN((int)bit_size(b), e->size[node_index]);
+  for (int g = 0; g < size; g++)
+    if (bit_test(b, g)) e->until[node_index][g] = MAX(e->until[node_index][g], e->end);
+  return 0;
+}
+
+/* The end times of the shares on the usable nodes of s->shared: one walk of the job list,
+ * made only when such a node is there. RET the number of GPUs with one. */
+static int _share_ends(nvl_snapshot_t* s, bitstr_t* usable, int count, nvl_share_ends_t* e) {
+  nvl_list_itr_t it;
+  job_record_t* jp;
+  bool any = false;
+  int found = 0;
+
+  *e = (nvl_share_ends_t){.count = count};
+  if (!s->shared || !job_list) return 0;
+  e->until = xcalloc(count, sizeof(int64_t*));
+  e->size = xcalloc(count, sizeof(int));
+  for (int i = 0; i < count && i < bit_size(s->shared); i++) {
+    gres_node_state_t* ns;
+    gres_node_state_t* sharing;
+    if (!bit_test(s->shared, i) || !bit_test(usable, i) || !(ns = _node_gpus(i)) ||
+        !(sharing = NVL_SHARING_GRES(ns)) || !sharing->gres_bit_alloc)
+      continue;
+    e->size[i] = bit_size(sharing->gres_bit_alloc);
+    e->until[i] = xcalloc(e->size[i], sizeof(int64_t));
+    any = true;
+  }
+  if (!any) return 0;
+  it = list_iterator_create(job_list);
+  while ((jp = list_next(it))) {
+    if (!IS_JOB_RUNNING(jp) && !IS_JOB_SUSPENDED(jp)) continue;
+    e->end = (int64_t)jp->end_time;
+    if (e->end > 0) _job_gres_each(jp, true, _share_end_node, e);
+  }
+  list_iterator_destroy(it);
+  for (int i = 0; i < count; i++)
+    for (int g = 0; e->until[i] && g < e->size[i]; g++) found += e->until[i][g] > 0;
+  return found;
+}
+
+static void _share_ends_free(nvl_share_ends_t* e) {
+  for (int i = 0; e->until && i < e->count; i++) xfree(e->until[i]);
+  xfree(e->until);
+  xfree(e->size);
+}
+
 /* WILL_RUN: the GPUs running and suspended jobs hold on the usable nodes, with each job's
- * end time, from the held view (under nvl_held_lock, valid). */
+ * end time, from the held view (under nvl_held_lock, valid); and the GPUs busy only by
+ * their shares, free when the last job holding a share of them ends. */
 static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable) {
   int total = 0, k = 0;
   int count = MIN(s->count, (int)bit_size(usable));
   uint32_t last_job = 0; /* job ids start at 1 */
   int64_t last_end = 0;
+  nvl_share_ends_t shares;
 
   if (!find_job_record) return;
   for (int i = 0; i < count; i++) {
@@ -877,7 +960,11 @@ static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable) {
     const uint32_t* jobs;
     if (bit_test(usable, i)) total += nvl_held_node(nvl_held, i, &gpus, &jobs);
   }
-  if (!total) return;
+  total += _share_ends(s, usable, count, &shares);
+  if (!total) {
+    _share_ends_free(&shares);
+    return;
+  }
   s->busy_gpus = xcalloc(total, sizeof(int));
   s->busy_until = xcalloc(total, sizeof(int64_t));
   for (int i = 0; i < count; i++) {
@@ -885,7 +972,10 @@ static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable) {
     const uint32_t* jobs;
     nvl_node_t* node = &s->nodes[i];
     int n;
-    if (!bit_test(usable, i) || !(n = nvl_held_node(nvl_held, i, &gpus, &jobs))) continue;
+    if (!bit_test(usable, i)) continue;
+    node->busy_gpus = s->busy_gpus + k;
+    node->busy_until = s->busy_until + k;
+    n = nvl_held_node(nvl_held, i, &gpus, &jobs);
     for (int g = 0; g < n; g++) {
       if (jobs[g] != last_job) {
         job_record_t* jp = find_job_record(jobs[g]);
@@ -893,19 +983,28 @@ static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable) {
         last_end = (jp && (IS_JOB_RUNNING(jp) || IS_JOB_SUSPENDED(jp))) ? (int64_t)jp->end_time : 0;
       }
       if (last_end <= 0) continue;
-      if (!node->num_busy) {
-        node->busy_gpus = s->busy_gpus + k;
-        node->busy_until = s->busy_until + k;
-      }
       s->busy_gpus[k] = gpus[g];
       s->busy_until[k] = last_end;
       k++;
       node->num_busy++;
     }
+    for (int g = 0; shares.until && shares.until[i] && g < shares.size[i]; g++) {
+      if (shares.until[i][g] <= 0) continue;
+      s->busy_gpus[k] = g;
+      s->busy_until[k] = shares.until[i][g];
+      k++;
+      node->num_busy++;
+    }
+    if (!node->num_busy) {
+      node->busy_gpus = NULL;
+      node->busy_until = NULL;
+    }
   }
+  _share_ends_free(&shares);
 }
 
 static void _snapshot_free(nvl_snapshot_t* s) {
+  FREE_NULL_BITMAP(s->shared);
   xfree(s->busy_gpus);
   xfree(s->busy_until);
   FREE_NULL_BITMAP(s->unregistered);

@@ -5,8 +5,9 @@
 # 0-3 only, cons_tres refused them, and the job waited ("cons_tres refused the 1 node sets
 # that keep it") while the island 4-7 stood free. Now a shared GPU is busy until its last
 # share is given back: the job runs in the other island, as its comment says (checked
-# against `scontrol show job -d`), and a second one waits for the shared island and runs
-# there once the share ends. For shards and for MPS, each on a cluster of its own.
+# against `scontrol show job -d`), and a second one waits for the shared island, backfill
+# plans its start when the share's job ends, and it runs there once the share ends. For
+# shards and for MPS, each on a cluster of its own.
 source "$(dirname "$0")/lib.sh"
 require_cluster_tools
 
@@ -27,7 +28,7 @@ shared_gpu() {
 for kind in shard mps; do
   use_cluster nvlplace backfill --gpu-sharing "$kind"
   reset_jobs
-  s=$(submit -w node00 "--gres=$kind:1")
+  s=$(submit -w node00 "--gres=$kind:1" -t 5)
   wait_state "$s" RUNNING
   g=$(shared_gpu "$s")
   [[ $g =~ ^[0-7]$ ]] ||
@@ -43,11 +44,18 @@ for kind in shard mps; do
     fail "$kind: the TP=4 job $a runs on $mine, not on node00:$free (GPU $g is shared)"
   note "$kind: job $a runs on $mine, beside the shared GPU's island, as its comment says"
 
-  # The shared island waits for its share to end, and says so; then it is placed there.
-  b=$(submit -w node00 --gpus=4 --nvl-tp=4)
+  # The shared island waits for its share to end, and says so; backfill plans its start
+  # when the share's job ends (WILL_RUN: a shared GPU frees with the last job holding a
+  # share of it); then it is placed there.
+  b=$(submit -w node00 --gpus=4 --nvl-tp=4 -t 10)
   nvl_wait_for 30 "job $b to say it waits" comment_has "$b" event=waiting tp=4 nvl=strict ||
     fail "$kind: job $b is $(job_state "$b"); its SystemComment says: $(job_comment "$b")"
   is_state "$b" PENDING || fail "$kind: job $b is $(job_state "$b") while GPU $g is shared"
+  nvl_wait_for 30 "job $b to get a start time from backfill" has_start "$b" ||
+    fail "$kind: job $b has no start time ($(start_of "$b")) while job $s ends at $(job_field "$s" EndTime)"
+  [[ $(start_of "$b") == "$(job_field "$s" EndTime)" ]] ||
+    fail "$kind: job $b starts at $(start_of "$b"), not when job $s ends ($(job_field "$s" EndTime))"
+  note "$kind: job $b waits, planned to start at $(start_of "$b"), when job $s ends"
   scancel "$s"
   wait_state "$b" RUNNING 60
   placed_in_one_island "$b" 4

@@ -30,8 +30,6 @@ scancel "$spacer"
 wait_state "$spacer" CANCELLED
 
 strict=$(submit --gpus=4 --nvl-tp=4 -t 10)
-start_of() { squeue --start -h -j "$1" -o %S 2>/dev/null; }
-has_start() { [[ $(start_of "$1") =~ ^[0-9]{4}- ]]; }
 nvl_wait_for 30 "job $strict to get a start time from backfill" has_start "$strict" ||
   fail "strict job $strict has no start time ($(start_of "$strict")): $(scontrol show job "$strict" | grep -E 'Reason|SystemComment')"
 expected=$(job_field "$short" EndTime)
