@@ -283,9 +283,10 @@ nvl_all_nodes_up() {
   [[ $want -gt 0 && $have -eq $want ]]
 }
 
-# The number of this cluster's nodes that respond and are usable (idle, mixed or allocated).
+# The number of this cluster's nodes that respond and are usable (idle, mixed or allocated),
+# or are powered down (idle~: Slurm boots them for a job; start.sh --power-save).
 nvl_nodes_up_count() {
-  sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 ~ /^(idle|mix|alloc)$/' | sort -u | wc -l
+  sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 ~ /^(idle|mix|alloc|idle~)$/' | sort -u | wc -l
 }
 
 # nvl_wait_nodes_up: waits until every node is up. Slow is not stuck: on a loaded 2-core
@@ -308,7 +309,7 @@ nvl_wait_nodes_up() {
     dead=$(nvl_dead_slurmds)
     if [[ -n $dead ]] || ((SECONDS >= deadline)); then
       local down
-      down=$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 !~ /^(idle|mix|alloc)$/ { print $1 }' | sort -u)
+      down=$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 !~ /^(idle|mix|alloc|idle~)$/ { print $1 }' | sort -u)
       # shellcheck disable=SC2086
       nvl_log "$have of $want nodes up${dead:+; slurmd exited on $(echo $dead)}; not up:" \
         "$("$NVL_CLI" check hostlist --compress $down 2>/dev/null || echo $down)"

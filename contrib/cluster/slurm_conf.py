@@ -48,6 +48,54 @@ def fake_gres(text, fake_dev_dir, cli):
             sorted({fake_dev_dir + f[len("/dev"):] for f in expanded.split()}))
 
 
+def power_save(a, etc):
+    """slurm.conf's power saving lines, and the two programs they name (written to etc): a
+    node "powers down" when its slurmd stops and "boots" when it starts again and registers.
+    The cloud nodes start powered down; SuspendTime is an hour, so that others power down
+    only when a test says so."""
+    run = os.path.join(a.run_dir, "run")
+    expand = f'"{a.cli}" check hostlist --expand "$1"'
+    programs = {
+        "suspend.sh": f"""#!/bin/bash
+# SuspendProgram (contrib/cluster/slurm_conf.py): stops the slurmd of each node of $1.
+for node in $({expand}); do
+  pid=$(cat "{run}/slurmd-$node.pid" 2>/dev/null) && kill "$pid"
+done
+exit 0
+""",
+        "resume.sh": f"""#!/bin/bash
+# ResumeProgram (contrib/cluster/slurm_conf.py): starts the slurmd of each node of $1.
+# slurmctld takes a node as booted only when its boot time (now - uptime, in whole
+# seconds) is not before the second it asked for the resume: the node "boots" 2 s later,
+# and its slurmd runs in a time namespace whose uptime starts there (whole seconds: the
+# boot time slurmctld computes is up to 2 s early; with 1 s, 24.11 waited for a boot
+# that had come). slurmctld runs
+# this with stdin, stdout and stderr closed (22.05): slurmd would open its log or its port
+# as one of those and lose it when it daemonizes. And with the signal mask of its power
+# saving thread, SIGTERM blocked: slurmd would inherit it and never stop (22.05), so the
+# mask is cleared first.
+exec </dev/null >/dev/null 2>&1
+sleep 2
+up=$(cut -d. -f1 /proc/uptime)
+for node in $({expand}); do
+  python3 -c 'import os, signal, sys
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
+os.execvp(sys.argv[1], sys.argv[1:])' unshare --time --fork --boottime "-$up" \
+    "{a.power_save}" -f "{etc}/slurm.conf" -N "$node"
+done
+exit 0
+""",
+    }
+    for name, text in programs.items():
+        path = os.path.join(etc, name)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+    # PrivateData=cloud: 22.05's sinfo and scontrol hide powered-down cloud nodes otherwise.
+    return (f"SuspendProgram={etc}/suspend.sh\nResumeProgram={etc}/resume.sh\n"
+            "SuspendTime=3600\nSuspendTimeout=5\nResumeTimeout=120\nPrivateData=cloud\n")
+
+
 def node_runs(nodes):
     """The nodes as runs that one NodeName line can hold: consecutive nodes (Slurm's node
     index order is the topology's order) of the same shape whose names count up by one, as
@@ -57,7 +105,8 @@ def node_runs(nodes):
         m = NUMBERED_RE.match(n["name"])
         if runs and m:
             prefix, first, count, head = runs[-1]
-            same = (head["gpus"], head["model"]) == (n["gpus"], n["model"])
+            same = ((head["gpus"], head["model"], head.get("cloud"))
+                    == (n["gpus"], n["model"], n.get("cloud")))
             if (same and first is not None and m.group(1) == prefix
                     and m.group(2) == str(int(first) + count).zfill(len(first))):
                 runs[-1][2] += 1
@@ -96,6 +145,11 @@ def main():
     p.add_argument("--gpu-sharing", choices=["shard", "mps"], default=None,
                    help="gres/shard (4 per GPU) or gres/mps (100 per GPU) on every GPU node, "
                         "spread evenly over its GPUs (no gres.conf line)")
+    p.add_argument("--power-save", metavar="SLURMD",
+                   help="power saving, with this slurmd: SuspendProgram stops a node's slurmd, "
+                        "ResumeProgram starts it again; the second half of the nodes are "
+                        "State=CLOUD (powered down at start), the others power down only "
+                        "when told (scontrol update state=power_down)")
     p.add_argument("--host", required=True)
     p.add_argument("--ctld-addr", default=None,
                    help="the primary slurmctld's address (default: the host's name)")
@@ -115,6 +169,10 @@ def main():
     os.makedirs(dev, exist_ok=True)
     # The nodes, in the topology's order (Slurm's node index order), with their GPUs.
     nodes = json.loads(nvlplace(a.cli, "show", a.topology, "--format", "json"))["nodes"]
+    # --power-save: the second half of the nodes are cloud nodes, powered down until a job
+    # needs them (their slurmd is not started).
+    for n in nodes[len(nodes) // 2:] if a.power_save else []:
+        n["cloud"] = True
     with open(os.path.join(a.export_dir, "gres.conf")) as f:
         gres, devices = fake_gres(f.read(), dev, a.cli)
     # Fake GPUs: Slurm wants character devices (regular files are refused) and hands
@@ -228,7 +286,8 @@ TmpFS={r}/tmp
         ports = f"[{port}-{port + count - 1}]" if count > 1 else f"{port}"
         conf += (f"NodeName={hosts} NodeHostname={a.host} NodeAddr={a.node_addr} Port={ports} "
                  f"CPUs={sockets * cores} Boards=1 SocketsPerBoard={sockets} "
-                 f"CoresPerSocket={cores} ThreadsPerCore=1 RealMemory=64000{gres_field}\n")
+                 f"CoresPerSocket={cores} ThreadsPerCore=1 RealMemory=64000{gres_field}"
+                 f"{' State=CLOUD' if n.get('cloud') else ''}\n")
         port += count
     partition = nvlplace(a.cli, "check", "hostlist", "--compress", *names).strip()
     if a.imex:
@@ -243,10 +302,14 @@ TmpFS={r}/tmp
                  "PriorityTier=2 PreemptMode=REQUEUE\n")
     else:
         conf += f"PartitionName=gpu Nodes={partition} Default=YES MaxTime=INFINITE State=UP\n"
+    if a.power_save:
+        conf += power_save(a, etc)
     with open(os.path.join(etc, "slurm.conf"), "w") as f:
         f.write(conf)
     with open(os.path.join(etc, "nodes"), "w") as f:
         f.write("\n".join(names) + "\n")
+    with open(os.path.join(etc, "cloud-nodes"), "w") as f:
+        f.write("".join(n["name"] + "\n" for n in nodes if n.get("cloud")))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 # Usage: contrib/cluster/start.sh [--topology FILE] [--select nvlplace|cons_tres]
 #                            [--scheduler backfill|builtin] [--slurm-topology tree|block]
 #                            [--keep-state] [--backup] [--preempt] [--imex N]
-#                            [--gpu-sharing shard|mps]
+#                            [--gpu-sharing shard|mps] [--power-save]
 #
 # --topology  cluster YAML (default configs/lab-h100.yaml)
 # --select    select/cons_tres_nvlplace (default) or stock select/cons_tres
@@ -28,6 +28,10 @@
 #             have no IMEX device and set none up)
 # --gpu-sharing shard|mps  GPUs shared too: gres/shard (4 per GPU) or gres/mps (100 per
 #             GPU) on every GPU node, spread evenly over its GPUs
+# --power-save  power saving: the second half of the nodes are cloud nodes (State=CLOUD),
+#             powered down until a job needs them; a node powered down (those, or one told
+#             with scontrol update state=power_down) has no slurmd, and Slurm's ResumeProgram
+#             starts it when a job is allocated there
 # Environment: see common.sh (NVLPLACE_CLUSTER_DIR, NVLPLACE_BUILD_DIR, NVLPLACE_PORT_BASE,
 # NVLPLACE_SLURM_PREFIX and NVLPLACE_PLUGIN_LIB for another Slurm release);
 # NVLPLACE_SLURM_FILES=DIR takes topology.conf and gres.conf from DIR instead of the export
@@ -45,6 +49,7 @@ backup=0
 preempt=0
 imex=0
 sharing=
+power_save=0
 while (($#)); do
   case $1 in
     --topology) topology=$2; shift 2 ;;
@@ -62,8 +67,9 @@ while (($#)); do
     --imex=*) imex=${1#*=}; shift ;;
     --gpu-sharing) sharing=$2; shift 2 ;;
     --gpu-sharing=*) sharing=${1#*=}; shift ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
-    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,35p' "$0" >&2; exit 2 ;;
+    --power-save) power_save=1; shift ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,39p' "$0" >&2; exit 2 ;;
   esac
 done
 case $select in
@@ -99,7 +105,7 @@ done
 # slurm_conf.py's own checksum too: a cluster started by an older generator (another
 # partition layout) is not taken for this one.
 conf_gen=$(md5sum <"$NVL_ROOT/contrib/cluster/slurm_conf.py" | cut -c1-12)
-settings="conf=$conf_gen topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology backup=$backup preempt=$preempt imex=$imex sharing=$sharing build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
+settings="conf=$conf_gen topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology backup=$backup preempt=$preempt imex=$imex sharing=$sharing power_save=$power_save build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
 if [[ -f $NVL_RUN/settings && $(cat "$NVL_RUN/settings") == "$settings" ]] &&
    nvl_pid_of "$NVL_RUN/run/munged.pid" >/dev/null &&
    nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_all_nodes_up; then
@@ -166,6 +172,7 @@ net=()
 ((!preempt)) || net+=(--preempt)
 ((!imex)) || net+=(--imex "$imex")
 [[ -z $sharing ]] || net+=(--gpu-sharing "$sharing")
+((!power_save)) || net+=(--power-save "$NVL_SBIN/slurmd")
 if ((backup)); then
   nvl_backup_net_up || { nvl_log "cannot set up the backup controller's network namespace"; exit 1; }
   net+=(--ctld-addr "$NVL_BK_HOST_ADDR" --backup-host "$NVL_BK_NAME" --backup-addr "$NVL_BK_ADDR"
@@ -222,7 +229,11 @@ if ((keep_state)); then nvl_start_slurmctld; else nvl_start_slurmctld -c; fi
 # was no faster: a start is 40-80 ms of CPU, mostly exec, dynamic linking and page faults),
 # and no other process per node: a fork and exec cost 10-30 ms on this machine.
 mkdir -p "${nodes[@]/#/$NVL_RUN/spool/}"
+# Cloud nodes (--power-save) start powered down: Slurm starts their slurmd (resume.sh).
+declare -A cloud=()
+while read -r node; do cloud[$node]=1; done <"$NVL_RUN/etc/cloud-nodes"
 for node in "${nodes[@]}"; do
+  [[ -n ${cloud[$node]:-} ]] && continue
   "${pin_slurmd[@]}" "$NVL_SBIN/slurmd" -f "$SLURM_CONF" -N "$node"
 done
 nvl_wait_nodes_up || { nvl_log "the cluster did not come up (logs in $NVL_RUN/log)"; exit 1; }

@@ -70,7 +70,7 @@ reset_jobs() {
 }
 
 nvl_all_nodes_idle() {
-  [[ -z $(sinfo -h -N -o '%t' | grep -v '^idle$') ]]
+  [[ -z $(sinfo -h -N -o '%t' | grep -v '^idle~\?$') ]]
 }
 
 # submit SBATCH_ARGS...: a job that sleeps until cancelled; prints its id.
