@@ -340,6 +340,16 @@ static gres_node_state_t* _node_gpus(int node_index) {
   return gs->gres_data;
 }
 
+/* The GPUs of a node (its gpu GRES state) that jobs hold shards or MPS of: the sharing
+ * GRES's bitmap by GPU index, or NULL when none is shared. cons_tres gives such a GPU to no
+ * gres/gpu job. */
+static bitstr_t* _shared_gpus(gres_node_state_t* ns) {
+  gres_node_state_t* sharing = ns ? NVL_SHARING_GRES(ns) : NULL;
+
+  if (!sharing || !sharing->gres_bit_alloc || !bit_set_count(sharing->gres_bit_alloc)) return NULL;
+  return sharing->gres_bit_alloc;
+}
+
 /* GPUs of one node the held view is checked against (more: that node is not checked). */
 #define NVL_CHECK_GPUS 1024
 
@@ -380,8 +390,7 @@ typedef enum {
 static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
                       const nvl_held_t* check, bool* drift, bitstr_t* reclaim, int* shared_busy) {
   gres_node_state_t* ns = _node_gpus(node_index);
-  gres_node_state_t* sharing;
-  bitstr_t* shared = NULL;
+  bitstr_t* shared;
   int avail, n = 0, size;
   int alloc[NVL_CHECK_GPUS];
   int num_alloc = 0;
@@ -406,9 +415,7 @@ static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
     buf->len += n;
     return n;
   }
-  if ((sharing = NVL_SHARING_GRES(ns)) && sharing->gres_bit_alloc &&
-      bit_set_count(sharing->gres_bit_alloc))
-    shared = sharing->gres_bit_alloc;
+  shared = _shared_gpus(ns);
   size = bit_size(ns->gres_bit_alloc);
   for (int i = 0; i < size; i++) {
     if (!bit_test(ns->gres_bit_alloc, i) ||
@@ -1068,10 +1075,11 @@ typedef struct {
 } nvl_saved_t;
 
 /* Marks every free GPU of the node set's nodes that the node set does not use as allocated
- * (bitmap, counts, per-topology and per-type counts alike), so that cons_tres, which takes
- * the lowest free index first and decides per-node counts itself for a --gpus total, can
- * only take the decision. Restored by _unmask before anything else runs: slurmctld holds
- * its node write lock for the whole job_test. RET the saved state (xfree'd by _unmask). */
+ * (bitmap, counts, per-topology and per-type counts alike; a shared GPU its bit only), so
+ * that cons_tres, which takes the lowest free index first and decides per-node counts
+ * itself for a --gpus total, can only take the decision. Restored by _unmask before
+ * anything else runs: slurmctld holds its node write lock for the whole job_test. RET the
+ * saved state (xfree'd by _unmask). */
 static nvl_saved_t* _mask(const nvl_candidate_t* cand) {
   nvl_saved_t* saved = xcalloc(cand->num_nodes, sizeof(nvl_saved_t));
 
@@ -1079,6 +1087,7 @@ static nvl_saved_t* _mask(const nvl_candidate_t* cand) {
     gres_node_state_t* ns = _node_gpus(cand->nodes[k]);
     const int* want = cand->gpus + cand->gpu_offsets[k];
     int n_want = cand->gpu_offsets[k + 1] - cand->gpu_offsets[k], size;
+    bitstr_t* shared = _shared_gpus(ns);
 
     if (!ns || ns->no_consume || !ns->gres_bit_alloc) continue;
     saved[k].ns = ns;
@@ -1099,6 +1108,10 @@ static nvl_saved_t* _mask(const nvl_candidate_t* cand) {
       for (int w = 0; w < n_want && !keep; w++) keep = want[w] == g;
       if (keep || bit_test(ns->gres_bit_alloc, g)) continue;
       bit_set(ns->gres_bit_alloc, g);
+      /* A shared GPU: cons_tres already takes it off its gres.conf record's count (and
+       * counts it free per node and type), so only its bit is set, that cons_tres does not
+       * pick it from a record of several GPUs. */
+      if (shared && g < bit_size(shared) && bit_test(shared, g)) continue;
       ns->gres_cnt_alloc++;
       for (int t = 0; t < ns->topo_cnt && topo < 0; t++) {
         if (ns->topo_gres_bitmap && ns->topo_gres_bitmap[t] &&

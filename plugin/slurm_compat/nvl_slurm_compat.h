@@ -180,9 +180,10 @@ typedef struct {
 
 /* The GRES that shares a node's GPUs (gres/shard or gres/mps, "alt" GRES): its node state,
  * whose gres_bit_alloc has a bit per GPU index set while a job holds shards or MPS of that
- * GPU (cons_tres then gives the GPU to no gres/gpu job). 22.05 and 23.02 point at the node
- * state itself (alt_gres_ns); 23.11 made it the GRES state (alt_gres). NULL when none. */
-#if NVL_SLURM_AT_LEAST(23, 11)
+ * GPU (cons_tres then gives the GPU to no gres/gpu job; before 23.11.5 Slurm clears the bit
+ * when the first of several holders ends). Up to 23.11.3 it points at the node state
+ * itself (alt_gres_ns); 23.11.4 made it the GRES state (alt_gres). NULL when none. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 4)
 #define NVL_SHARING_GRES(ns) \
   ((ns)->alt_gres ? (gres_node_state_t*)(ns)->alt_gres->gres_data : (gres_node_state_t*)NULL)
 #else
