@@ -54,10 +54,13 @@ def power_save(a, etc):
     The cloud nodes start powered down; SuspendTime is an hour, so that others power down
     only when a test says so."""
     run = os.path.join(a.run_dir, "run")
+    log = os.path.join(a.run_dir, "log", "power.log")
     expand = f'"{a.cli}" check hostlist --expand "$1"'
     programs = {
         "suspend.sh": f"""#!/bin/bash
 # SuspendProgram (contrib/cluster/slurm_conf.py): stops the slurmd of each node of $1.
+exec </dev/null >>"{log}" 2>&1
+echo "$(date +%FT%T) suspend $1"
 for node in $({expand}); do
   pid=$(cat "{run}/slurmd-$node.pid" 2>/dev/null) && kill "$pid"
 done
@@ -71,14 +74,18 @@ exit 0
 # boot time slurmctld computes is up to 2 s early; with 1 s, 24.11 waited for a boot
 # that had come). slurmctld runs
 # this with stdin, stdout and stderr closed (22.05): slurmd would open its log or its port
-# as one of those and lose it when it daemonizes. And with the signal mask of its power
+# as one of those and lose it when it daemonizes (they go to the cluster's log/power.log). And with the signal mask of its power
 # saving thread, SIGTERM blocked: slurmd would inherit it and never stop (22.05), so the
-# mask is cleared first.
-exec </dev/null >/dev/null 2>&1
+# mask is cleared first. And slurmd starts in a session of its own: from 23.11 slurmctld
+# runs this through slurmscriptd, which kills the script's process group once it exits,
+# and took a slurmd that had not yet left it while daemonizing (one run in three on 24.11
+# with another test beside it: no slurmd log, the job configuring until the timeout).
+exec </dev/null >>"{log}" 2>&1
+echo "$(date +%FT%T) resume $1"
 sleep 2
 up=$(cut -d. -f1 /proc/uptime)
 for node in $({expand}); do
-  python3 -c 'import os, signal, sys
+  setsid python3 -c 'import os, signal, sys
 signal.pthread_sigmask(signal.SIG_SETMASK, [])
 os.execvp(sys.argv[1], sys.argv[1:])' unshare --time --fork --boottime "-$up" \
     "{a.power_save}" -f "{etc}/slurm.conf" -N "$node"

@@ -229,9 +229,15 @@ if ((keep_state)); then nvl_start_slurmctld; else nvl_start_slurmctld -c; fi
 # was no faster: a start is 40-80 ms of CPU, mostly exec, dynamic linking and page faults),
 # and no other process per node: a fork and exec cost 10-30 ms on this machine.
 mkdir -p "${nodes[@]/#/$NVL_RUN/spool/}"
-# Cloud nodes (--power-save) start powered down: Slurm starts their slurmd (resume.sh).
+# Cloud nodes (--power-save) start powered down: Slurm starts their slurmd (resume.sh). With
+# --keep-state those awake in the state slurmctld kept start here.
 declare -A cloud=()
 while read -r node; do cloud[$node]=1; done <"$NVL_RUN/etc/cloud-nodes"
+if ((keep_state)) && ((${#cloud[@]})); then
+  while read -r node state; do
+    [[ $state == *"~" ]] || unset "cloud[$node]"
+  done < <(sinfo -h -N -o '%N %t' 2>/dev/null)
+fi
 for node in "${nodes[@]}"; do
   [[ -n ${cloud[$node]:-} ]] && continue
   "${pin_slurmd[@]}" "$NVL_SBIN/slurmd" -f "$SLURM_CONF" -N "$node"

@@ -92,12 +92,12 @@ wait_state() {
 }
 
 
-# job_gone JOB: no longer in the queue (ended and done completing: its GPUs are free again).
 # start_of JOB: the start time backfill plans for a pending job (squeue --start); has_start
 # JOB: it has one.
 start_of() { squeue --start -h -j "$1" -o %S 2>/dev/null; }
 has_start() { [[ $(start_of "$1") =~ ^[0-9]{4}- ]]; }
 
+# job_gone JOB: no longer in the queue (ended and done completing: its GPUs are free again).
 job_gone() { [[ -z $(squeue -h -j "$1" -o %A 2>/dev/null) ]]; }
 # cancel_job JOB: cancels it and waits until it has left the queue.
 cancel_job() {

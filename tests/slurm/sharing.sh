@@ -7,9 +7,23 @@
 # share is given back: the job runs in the other island, as its comment says (checked
 # against `scontrol show job -d`), and a second one waits for the shared island, backfill
 # plans its start when the share's job ends, and it runs there once the share ends. For
-# shards and for MPS, each on a cluster of its own.
+# shards and for MPS, each on a cluster of its own; and for shards once more with a
+# gres.conf that gives each node's GPUs in one line (File=/dev/nvidia[0-7]), which Slurm
+# keeps as one record of 8 GPUs: masking the GPUs a job is not given must not count the
+# shared GPU a second time there (cons_tres takes it off the record's count itself, and
+# refused the island 4-7 when the plugin did too).
 source "$(dirname "$0")/lib.sh"
 require_cluster_tools
+files=$(mktemp -d)
+trap 'rm -rf "$files"' EXIT
+"$NVL_CLI" export slurm "$NVL_TOPOLOGY" --slurm-release "$(nvl_slurm_release)" \
+  --out-dir "$files" >/dev/null || fail "export failed"
+grep -v '^NodeName=' "$files/gres.conf" >"$files/one-line"
+grep '^NodeName=' "$files/gres.conf" | head -1 |
+  sed -e 's/ Links=[^ ]*//' -e 's#File=[^ ]*#File=/dev/nvidia[0-7]#' >>"$files/one-line"
+(($(grep -c '^NodeName=node\[00-15\] Name=gpu .*File=/dev/nvidia\[0-7\]$' "$files/one-line") == 1)) ||
+  fail "cannot write a one-line gres.conf from: $(grep '^NodeName=' "$files/gres.conf" | head -2)"
+mv "$files/one-line" "$files/gres.conf"
 
 # The GPU index whose shares job $1 holds on its node: `scontrol show job -d` gives
 # GRES=shard:1(1/4,0/4,...), one used/total pair per GPU of the node (23.11 on), or
@@ -21,14 +35,20 @@ shared_gpu() {
     d=${d#IDX:}
     echo "${d%%[-,]*}"
   else
-    tr ',' '\n' <<<"$d" | grep -n -v '^0/' | head -1 | cut -d: -f1 | awk '{print $1 - 1}'
+    tr ',' '\n' <<<"$d" | grep -n '^[1-9]' | head -1 | cut -d: -f1 | awk '{print $1 - 1}'
   fi
 }
 
-for kind in shard mps; do
-  use_cluster nvlplace backfill --gpu-sharing "$kind"
+for case in shard mps shard:one-line; do
+  kind=${case%%:*}
+  if [[ $case == *:one-line ]]; then
+    NVLPLACE_SLURM_FILES=$files use_cluster nvlplace backfill --gpu-sharing "$kind"
+    kind="$kind, one gres.conf line per node"
+  else
+    use_cluster nvlplace backfill --gpu-sharing "$kind"
+  fi
   reset_jobs
-  s=$(submit -w node00 "--gres=$kind:1" -t 5)
+  s=$(submit -w node00 "--gres=${case%%:*}:1" -t 5)
   wait_state "$s" RUNNING
   g=$(shared_gpu "$s")
   [[ $g =~ ^[0-7]$ ]] ||
