@@ -8,10 +8,10 @@
 # against `scontrol show job -d`), and a second one waits for the shared island, backfill
 # plans its start when the share's job ends, and it runs there once the share ends. For
 # shards and for MPS, each on a cluster of its own; and for shards once more with a
-# gres.conf that gives each node's GPUs in one line (File=/dev/nvidia[0-7]), which Slurm
-# keeps as one record of 8 GPUs: masking the GPUs a job is not given must not count the
-# shared GPU a second time there (cons_tres takes it off the record's count itself, and
-# refused the island 4-7 when the plugin did too).
+# gres.conf that gives each node's GPUs in one line (File=/dev/nvidia[0-7]), as many sites
+# write it. (The plugin's masking of the GPUs a job is not given leaves a shared GPU's
+# counts to cons_tres, which takes it off its record's count itself; this pass placed the
+# same before that change, so it guards the layout, not that arithmetic.)
 source "$(dirname "$0")/lib.sh"
 require_cluster_tools
 files=$(mktemp -d)
