@@ -10,6 +10,9 @@
 # registered again since the restart).
 source "$(dirname "$0")/lib.sh"
 require_cluster_tools
+# The fake boot starts each resumed slurmd in a time namespace (contrib/cluster/slurm_conf.py).
+unshare --time --fork true 2>/dev/null ||
+  skip "needs time namespaces (unshare --time, Linux 5.6+) for a powered-down node's boot"
 use_cluster nvlplace backfill --power-save
 reset_jobs
 
