@@ -923,12 +923,10 @@ static int _share_ends(nvl_snapshot_t* s, bitstr_t* usable, int count, nvl_share
   e->until = xcalloc(count, sizeof(int64_t*));
   e->size = xcalloc(count, sizeof(int));
   for (int i = 0; i < count && i < bit_size(s->shared); i++) {
-    gres_node_state_t* ns;
-    gres_node_state_t* sharing;
-    if (!bit_test(s->shared, i) || !bit_test(usable, i) || !(ns = _node_gpus(i)) ||
-        !(sharing = NVL_SHARING_GRES(ns)) || !sharing->gres_bit_alloc)
+    bitstr_t* shared;
+    if (!bit_test(s->shared, i) || !bit_test(usable, i) || !(shared = _shared_gpus(_node_gpus(i))))
       continue;
-    e->size[i] = bit_size(sharing->gres_bit_alloc);
+    e->size[i] = bit_size(shared);
     e->until[i] = xcalloc(e->size[i], sizeof(int64_t));
     any = true;
   }

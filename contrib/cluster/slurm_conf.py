@@ -68,18 +68,20 @@ exit 0
 """,
         "resume.sh": f"""#!/bin/bash
 # ResumeProgram (contrib/cluster/slurm_conf.py): starts the slurmd of each node of $1.
-# slurmctld takes a node as booted only when its boot time (now - uptime, in whole
-# seconds) is not before the second it asked for the resume: the node "boots" 2 s later,
-# and its slurmd runs in a time namespace whose uptime starts there (whole seconds: the
-# boot time slurmctld computes is up to 2 s early; with 1 s, 24.11 waited for a boot
-# that had come). slurmctld runs
-# this with stdin, stdout and stderr closed (22.05): slurmd would open its log or its port
-# as one of those and lose it when it daemonizes (they go to the cluster's log/power.log). And with the signal mask of its power
-# saving thread, SIGTERM blocked: slurmd would inherit it and never stop (22.05), so the
-# mask is cleared first. And slurmd starts in a session of its own: from 23.11 slurmctld
-# runs this through slurmscriptd, which kills the script's process group once it exits,
-# and took a slurmd that had not yet left it while daemonizing (one run in three on 24.11
-# with another test beside it: no slurmd log, the job configuring until the timeout).
+# - slurmctld takes a node as booted only when its boot time (now - uptime, in whole
+#   seconds) is not before the second it asked for the resume: the node "boots" 2 s
+#   later, and its slurmd runs in a time namespace whose uptime starts there (whole
+#   seconds: the boot time slurmctld computes is up to 2 s early; with 1 s, 24.11 waited
+#   for a boot that had come).
+# - slurmctld runs this with stdin, stdout and stderr closed (22.05): slurmd would open
+#   its log or its port as one of those and lose it when it daemonizes (they go to the
+#   cluster's log/power.log).
+# - It runs this with the signal mask of its power saving thread, SIGTERM blocked: slurmd
+#   would inherit it and never stop (22.05), so the mask is cleared first.
+# - slurmd starts in a session of its own: from 23.11 slurmctld runs this through
+#   slurmscriptd, which kills the script's process group once it exits, and took a slurmd
+#   that had not yet left it while daemonizing (one run in three on 24.11 with another
+#   test beside it: no slurmd log, the job configuring until the timeout).
 exec </dev/null >>"{log}" 2>&1
 echo "$(date +%FT%T) resume $1"
 sleep 2

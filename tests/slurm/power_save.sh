@@ -32,7 +32,7 @@ done
 wakes() {
   local job
   job=$(submit -w "$1" --gpus=4 --nvl-tp=4)
-  # Booting takes a second here, then slurmctld starts the job at its next check of
+  # Booting takes 2 s here (resume.sh), then slurmctld starts the job at its next check of
   # configuring jobs (every 30 s at most).
   wait_state "$job" RUNNING 120
   placed_in_one_island "$job" 4
