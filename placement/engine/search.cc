@@ -709,6 +709,24 @@ void SearchState::Pools(int host, FlatPools* out) const {
 
 std::vector<GpuId> SearchState::NodePool(const std::vector<std::vector<GpuId>>& islands) const {
   std::vector<GpuId> out;
+  // An island that holds the whole share: the one with the least room that does (best fit,
+  // so that larger islands stay whole), its GPUs first. The share's traffic (its DP
+  // all-reduce, between its TP groups or a TP group the share is part of) then stays on
+  // NVLink.
+  size_t fit = islands.size();
+  for (size_t i = 0; i < islands.size(); ++i) {
+    if (islands[i].size() >= static_cast<size_t>(rule_.size) &&
+        (fit == islands.size() || islands[i].size() < islands[fit].size())) {
+      fit = i;
+    }
+  }
+  if (fit < islands.size()) {
+    out = islands[fit];
+    for (size_t i = 0; i < islands.size(); ++i) {
+      if (i != fit) out.insert(out.end(), islands[i].begin(), islands[i].end());
+    }
+    return out;
+  }
   if (rule_.group > 1) {
     // Whole groups, each from the island with the least room that still holds one (best fit,
     // so that larger islands stay whole); nothing when the node cannot give them all.
@@ -776,7 +794,11 @@ void SearchState::TakeFromHost(int host, int k, std::vector<GpuId>* out) const {
     taken_.emplace_back();
   }
   Taken& memo = taken_[static_cast<size_t>(slot.entry)];
-  if (fresh || memo.chunks < k) {
+  // A node of several islands gives k chunks from one island when one holds them all, so its
+  // listing of fewer chunks is not a prefix of a longer one: listed again unless the count is
+  // the same. (Such hosts are one node of a few islands: cheap to list.)
+  bool prefixes = rule_.per_node || hierarchy_.one_island_nodes(host);
+  if (fresh || memo.chunks < k || (!prefixes && memo.chunks != k)) {
     size_t start = out->size();
     TakeFromHostUncached(host, k, out);
     memo = {taken_gpus_.size(), out->size() - start, k};
@@ -819,6 +841,21 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
     written += static_cast<size_t>(n);
     left_v[p] -= n;
   };
+  if (!rule_.per_node && k > 1) {
+    // One island that holds every chunk gives them all, the one with the least room that
+    // does (best fit): the job's traffic between its chunks (its DP all-reduce, or its TP
+    // groups' DP) then stays on NVLink, where chunk by chunk would fill the fullest island
+    // first and spill over PCIe to another (a plain --gpus=4 on islands with 3 and 4 free).
+    int fit = -1;
+    for (int p : listed) {
+      if (left_v[p] >= k * rule_.size && (fit < 0 || left_v[p] < left_v[fit])) fit = p;
+    }
+    if (fit >= 0) {
+      take(fit, k * rule_.size);
+      out->resize(written);
+      return;
+    }
+  }
   TakeChunks(k, most, left_v.data(), listed, take);
   out->resize(written);
 }

@@ -128,6 +128,45 @@ TEST(SearchStateTest, NodesModeSharesAreWholeGroupsInsideIslands) {
   EXPECT_THAT(indexes(got), ElementsAre(2, 3, 5, 6));
 }
 
+TEST(SearchStateTest, ChunksThatFitOneIslandStayInIt) {
+  // n0: GPU 0 busy, its islands hold 3 (1-3) and 4 (4-7) free GPUs; n1 wholly busy.
+  auto topo = Topo(kTwoIslandNodes);
+  ClusterState state(topo);
+  ASSERT_THAT(LoadBusyList("n0:0\nn1\n", "busy", &state), IsOk());
+  Hierarchy h(*topo);
+  auto take = [&](const SearchState& s, int k) {
+    std::vector<GpuId> got;
+    s.TakeInOrder(h.hosts(), k, &got);
+    std::vector<int> out;
+    for (GpuId g : got) out.push_back(topo->gpus()[g].index);
+    return out;
+  };
+  // Single GPUs: 4 fit only the island 4-7 (chunk by chunk, the fuller island first gave
+  // 1-3 and 4: a plain job's all-reduce over PCIe); 3 and 2 fit both islands, the one with
+  // less room (1-3) is taken; 5 fit neither: 1-3, then 4-5, as before. The same state is
+  // asked each count in turn: its listing of 4 is not the start of its listing of 2.
+  Request plain = Req(*topo, {.gpus = 4});
+  SearchState singles(h, state, plain, ChunkRule{});
+  EXPECT_THAT(take(singles, 4), ElementsAre(4, 5, 6, 7));
+  EXPECT_THAT(take(singles, 2), ElementsAre(1, 2));
+  EXPECT_THAT(take(singles, 3), ElementsAre(1, 2, 3));
+  EXPECT_THAT(take(singles, 5), ElementsAre(1, 2, 3, 4, 5));
+  EXPECT_THAT(take(singles, 4), ElementsAre(4, 5, 6, 7));
+  // Two TP groups of 2: both from 4-7 (group by group gave 1-2, then 4-5).
+  Request tp2 = Req(*topo, {.gpus = 4, .tp = 2});
+  SearchState pairs(h, state, tp2, ChunkRule{2, false});
+  EXPECT_THAT(take(pairs, 2), ElementsAre(4, 5, 6, 7));
+  EXPECT_THAT(take(pairs, 1), ElementsAre(1, 2));
+  // Nodes mode without TP: a share of 4 from the island that holds it (the lowest indexes
+  // were 1-4), a share of 3 from the island with the least room that holds it.
+  Request one4 = Req(*topo, {.nodes = 1, .gpus_per_node = 4});
+  SearchState share4(h, state, one4, ChunkRule{4, true});
+  EXPECT_THAT(take(share4, 1), ElementsAre(4, 5, 6, 7));
+  Request one3 = Req(*topo, {.nodes = 1, .gpus_per_node = 3});
+  SearchState share3(h, state, one3, ChunkRule{3, true});
+  EXPECT_THAT(take(share3, 1), ElementsAre(1, 2, 3));
+}
+
 // GroupRanks on the lab (one domain per node), GPUs named node:index.
 struct GroupCase {
   std::string name;

@@ -238,10 +238,10 @@ switches:
 // strict mode) taken from those nodes only, every way of splitting them over the nodes. In
 // nodes mode each node of the subset gives its share, r.gpus / r.nodes GPUs, as chunks;
 // exactly r.nodes nodes. nvl=off may split TP groups: both chunk sizes are searched (a split
-// share comes from the roomiest islands first). Inside a node, TP groups come from its
-// islands in order, split shares from its first or its last islands: other island choices
-// are not searched. Split groups are ranked node by node or as GroupRanks arranges them, the
-// better of the two; other rank orders are not searched.
+// share comes from the roomiest islands first). Inside a node, chunks come from its islands
+// in order, or all from the first island that holds them, split shares from its first or its
+// last islands: other island choices are not searched. Split groups are ranked node by node or as
+// GroupRanks arranges them, the better of the two; other rank orders are not searched.
 double OracleCostWithChunk(const ClusterState& state, const Request& r, int chunk);
 
 double OracleCost(const ClusterState& state, const Request& r) {
@@ -286,12 +286,18 @@ double OracleCostWithChunk(const ClusterState& state, const Request& r, int chun
   }
   std::vector<int> counts(nodes, 0);
   // The ranks of one choice of counts, each node's chunks from its islands in order or, when
-  // `reversed`, from its last islands first.
-  auto ranks_of = [&](bool reversed) {
+  // `reversed`, from its last islands first; with `together`, from the first island that
+  // holds them all where one does.
+  auto ranks_of = [&](bool reversed, bool together = false) {
     std::vector<GpuId> ranks;
     for (NodeId m = 0; m < nodes; ++m) {
       int want = counts[m] * per_unit;
+      size_t one = free[m].size();
+      for (size_t j = 0; together && j < free[m].size() && one == free[m].size(); ++j) {
+        if (static_cast<int>(free[m][j].size()) / chunk >= want) one = j;
+      }
       for (size_t j = 0; j < free[m].size(); ++j) {
+        if (one < free[m].size() && j != one) continue;
         const auto& island = free[m][reversed ? free[m].size() - 1 - j : j];
         for (size_t i = 0; want > 0 && i + chunk <= island.size(); i += chunk, --want) {
           ranks.insert(ranks.end(), island.begin() + i, island.begin() + i + chunk);
@@ -305,6 +311,9 @@ double OracleCostWithChunk(const ClusterState& state, const Request& r, int chun
       if (left != 0) return;
       std::vector<GpuId> first = ranks_of(false);
       std::vector<std::vector<GpuId>> orders = {first};
+      if (std::vector<GpuId> together = ranks_of(false, true); together != first) {
+        orders.push_back(std::move(together));
+      }
       if (chunk < r.tp) {  // split groups: the last islands first too, and regrouped
         std::vector<GpuId> last = ranks_of(true);
         if (last != first) orders.push_back(last);

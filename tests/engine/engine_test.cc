@@ -754,13 +754,15 @@ TEST(EngineTest, NodesModeKeepsTpGroupsInsideIslands) {
     EXPECT_EQ(Nodes(r, **topo).size(), 2u);
     for (GpuId g : r.ranks) EXPECT_GE((*topo)->gpus()[g].index, 4);
   }
-  // Two TP groups of 2 per node: the best fit puts them in 2-3 and 4-5, never across.
+  // Two TP groups of 2 per node: both in the island 4-7, which holds the node's share whole
+  // (group by group, the best fit put them in 2-3 and 4-5: the same room left, a pair per
+  // node, but the groups' all-reduce over PCIe), never across.
   PlacementResult two = engine.Place(state, Req(**topo, {.nodes = 2, .gpus_per_node = 4, .tp = 2}));
   ASSERT_TRUE(two.placed) << two.reason;
   EXPECT_EQ(two.tp_groups_split, 0);
   std::multiset<int> indexes;
   for (GpuId g : two.ranks) indexes.insert((*topo)->gpus()[g].index);
-  EXPECT_EQ(indexes, (std::multiset<int>{2, 2, 3, 3, 4, 4, 5, 5}));
+  EXPECT_EQ(indexes, (std::multiset<int>{4, 4, 5, 5, 6, 6, 7, 7}));
 }
 
 // When no node holds its share as whole TP groups inside islands: strict says so in those

@@ -8,9 +8,9 @@
 # Every job must end the same way in both (started at its submit time, waiting, or refused
 # as never placeable) and every started job must hold the same nodes and GPU indexes.
 # Three traces: fidelity.csv fills an empty cluster; fidelity-loaded.csv first leaves every
-# node partly busy (32 jobs of 3 GPUs), then places jobs that must span partly free nodes
-# (where cons_tres, not the engine, used to choose the per-node counts) and frees islands
-# on the way. fidelity-backfill.csv is replayed with EASY backfill and run with time limits
+# node partly busy (16 jobs of 6 GPUs, each leaving a pair in one island), then places jobs
+# that must span partly free nodes (where cons_tres, not the engine, used to choose the
+# per-node counts) and frees islands on the way. fidelity-backfill.csv is replayed with EASY backfill and run with time limits
 # (the trace's durations in minutes): a strict TP=4 head waits for the island a short job
 # frees (the plugin's WILL_RUN estimate, which the replay reserves with too); a later long
 # job that fits only on the reserved node waits; a short one starts there before the
@@ -147,7 +147,7 @@ note "$(basename "$trace"): $started placements identical ($backfilled past a wa
 declare -A running_end running_job
 waiting_before=
 replay_and_run "$NVL_ROOT/tests/fixtures/traces/fidelity.csv" 12 3
-replay_and_run "$NVL_ROOT/tests/fixtures/traces/fidelity-loaded.csv" 38 4
+replay_and_run "$NVL_ROOT/tests/fixtures/traces/fidelity-loaded.csv" 23 2
 waiting_before=
 replay_and_run "$NVL_ROOT/tests/fixtures/traces/fidelity-backfill.csv" 19 0 backfill 2
 reset_jobs
