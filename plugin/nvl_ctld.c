@@ -384,9 +384,9 @@ typedef enum {
  * allocate GPUs there without indexes. RET the number of free GPUs, appended to `buf`; *state says
  * why a node with GPUs offers none. With `check` (the held view, under nvl_held_lock), a node whose
  * allocated GPUs are not the ones the view holds there sets *drift. A GPU of `reclaim` (NULL:
- * none) counts as free: a running job the job may preempt holds it. A GPU some job holds
- * shards or MPS of is busy: cons_tres gives it to no gres/gpu job (it is in no job's gpu
- * allocation, so neither in the held view nor in `reclaim`); *shared counts those. */
+ * none) counts as free: running jobs the job may preempt hold it, or hold all its shares.
+ * Any other GPU some job holds shards or MPS of is busy: cons_tres gives it to no gres/gpu
+ * job (it is in no job's gpu allocation, so not in the held view); *shared counts those. */
 static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
                       const nvl_held_t* check, bool* drift, bitstr_t* reclaim, int* shared_busy) {
   gres_node_state_t* ns = _node_gpus(node_index);
@@ -418,10 +418,10 @@ static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
   shared = _shared_gpus(ns);
   size = bit_size(ns->gres_bit_alloc);
   for (int i = 0; i < size; i++) {
-    if (!bit_test(ns->gres_bit_alloc, i) ||
-        (reclaim && i < bit_size(reclaim) && bit_test(reclaim, i))) {
+    bool reclaimed = reclaim && i < bit_size(reclaim) && bit_test(reclaim, i);
+    if (!bit_test(ns->gres_bit_alloc, i) || reclaimed) {
       if (i >= avail) continue;
-      if (shared && i < bit_size(shared) && bit_test(shared, i))
+      if (!reclaimed && shared && i < bit_size(shared) && bit_test(shared, i))
         (*shared_busy)++;
       else
         out[n++] = i;
@@ -639,8 +639,57 @@ static int _has_gpus(int node_index, bitstr_t* b, void* arg) {
   return bit_set_count(b) > 0;
 }
 
-/* The GPUs that the first `limit` freeable jobs of `preemptees` holding GPUs hold, a bitmap or
- * NULL per node (node_record_count entries); NULL when they hold none. `preemptees` is
+static void _reclaim_free(bitstr_t** reclaim) {
+  for (int i = 0; reclaim && i < node_record_count; i++) FREE_NULL_BITMAP(reclaim[i]);
+  xfree(reclaim);
+}
+
+/* Whether job jp holds GPUs, or shares (shard, MPS) of GPUs. */
+static bool _holds_any_gpu(job_record_t* jp) {
+  return _job_gpus_each(jp, _has_gpus, NULL) || _job_gres_each(jp, true, _has_gpus, NULL);
+}
+
+/* Clears in reclaim[node] the GPUs whose shares a job that is not reclaimed holds. */
+static int _pin_shares(int node_index, bitstr_t* b, void* arg) {
+  bitstr_t** reclaim = arg;
+  bitstr_t* r;
+
+  if (node_index >= node_record_count || !(r = reclaim[node_index])) return 0;
+  for (int g = 0; g < bit_size(b) && g < bit_size(r); g++)
+    if (bit_test(b, g)) bit_clear(r, g);
+  return 0;
+}
+
+/* The GPUs whose shares the `n` jobs of `taken` hold, and no other job holds (a GPU frees
+ * for gres/gpu only when its last share goes): added to `reclaim`. One walk of the job
+ * list, made only when a taken job holds shares. */
+static void _reclaim_shares(bitstr_t** reclaim, job_record_t** taken, int n) {
+  bitstr_t** shares = xcalloc(node_record_count, sizeof(bitstr_t*));
+  nvl_list_itr_t it;
+  job_record_t* jp;
+
+  for (int k = 0; k < n; k++) _job_gres_each(taken[k], true, _reclaim_node, shares);
+  if (job_list) {
+    it = list_iterator_create(job_list);
+    while ((jp = list_next(it))) {
+      bool mine = false;
+      if (!IS_JOB_RUNNING(jp) && !IS_JOB_SUSPENDED(jp)) continue;
+      for (int k = 0; k < n && !mine; k++) mine = taken[k] == jp;
+      if (!mine) _job_gres_each(jp, true, _pin_shares, shares);
+    }
+    list_iterator_destroy(it);
+  }
+  for (int i = 0; i < node_record_count; i++) {
+    if (!shares[i] || !bit_set_count(shares[i])) continue;
+    if (!reclaim[i]) reclaim[i] = bit_alloc(bit_size(shares[i]));
+    if (bit_size(reclaim[i]) == bit_size(shares[i])) bit_or(reclaim[i], shares[i]);
+  }
+  _reclaim_free(shares);
+}
+
+/* The GPUs that the first `limit` freeable jobs of `preemptees` holding GPUs or shares of GPUs
+ * (shard, MPS) hold (a shared GPU when no other job holds a share of it), a bitmap or NULL
+ * per node (node_record_count entries); NULL when they hold none. `preemptees` is
  * slurmctld's list of preemptee candidates of a job, in the order it preempts them
  * (preempt_g_find_preemptable_jobs: the lowest preemption priority first, partition_prio's
  * PriorityTier then node count, qos's QOS priority then node count, or the youngest with
@@ -650,23 +699,30 @@ static bitstr_t** _reclaimable(nvl_list_t preemptees, int limit, bool* more) {
   bitstr_t** reclaim;
   nvl_list_itr_t it;
   job_record_t* jp;
+  job_record_t** sharing = NULL; /* the jobs taken that hold shares */
   bool any = false;
-  int taken = 0;
+  int taken = 0, num_sharing = 0;
 
   *more = false;
   if (!preemptees || !list_count(preemptees)) return NULL;
   reclaim = xcalloc(node_record_count, sizeof(bitstr_t*));
   it = list_iterator_create(preemptees);
   while ((jp = list_next(it))) {
-    if (!_freeable(jp) || !_job_gpus_each(jp, _has_gpus, NULL)) continue;
+    if (!_freeable(jp) || !_holds_any_gpu(jp)) continue;
     if (taken == limit) {
       *more = true;
       break;
     }
     _job_gpus_each(jp, _reclaim_node, reclaim);
+    if (_job_gres_each(jp, true, _has_gpus, NULL)) {
+      if (!sharing) sharing = xcalloc(list_count(preemptees), sizeof(job_record_t*));
+      sharing[num_sharing++] = jp;
+    }
     taken++;
   }
   list_iterator_destroy(it);
+  if (num_sharing) _reclaim_shares(reclaim, sharing, num_sharing);
+  xfree(sharing);
   for (int i = 0; i < node_record_count && !any; i++) any = reclaim[i] != NULL;
   if (!any) xfree(reclaim);
   return reclaim;
@@ -717,7 +773,10 @@ static nvl_list_t _holding(nvl_list_t preemptees, const nvl_candidate_t* cand, b
   while ((jp = list_next(it))) {
     if (!_freeable(jp)) continue;
     if (!_job_gpus_each(jp, _holds_wanted, (void*)cand) &&
-        !(_on_nodes(jp, cand) && (whole_node || !_job_gpus_each(jp, _holds_gpus_on, (void*)cand))))
+        !_job_gres_each(jp, true, _holds_wanted, (void*)cand) &&
+        !(_on_nodes(jp, cand) &&
+          (whole_node || (!_job_gpus_each(jp, _holds_gpus_on, (void*)cand) &&
+                          !_job_gres_each(jp, true, _holds_gpus_on, (void*)cand)))))
       continue;
     if (!mine) mine = list_create(NULL);
     list_append(mine, jp);
@@ -740,11 +799,6 @@ static nvl_list_t _in_order(nvl_list_t preemptees) {
   while ((jp = list_next(it))) list_append(copy, jp);
   list_iterator_destroy(it);
   return copy;
-}
-
-static void _reclaim_free(bitstr_t** reclaim) {
-  for (int i = 0; reclaim && i < node_record_count; i++) FREE_NULL_BITMAP(reclaim[i]);
-  xfree(reclaim);
 }
 
 /* The view from the job list: the GPUs of every running and suspended job (a suspended job
@@ -1523,9 +1577,10 @@ static int _look_reclaiming(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job
  * constraint never preempted: the first look counts only free GPUs. Quiet unless a node set is
  * accepted (nvl_job_t.preempting): the job's wait line stays the first look's.
  * The jobs count in slurmctld's order of preemption: the GPUs of the first 1, 2, 4, ... of
- * those that hold GPUs, until a node set is accepted or all count, so the job goes where the
- * jobs Slurm would preempt first free enough GPUs (the engine's best place among those), not
- * where jobs it would preempt last run (at most 2 + log2(jobs) looks; one where none fits). */
+ * those that hold GPUs or shares of GPUs (a shared GPU once no other job holds a share), until a
+ * node set is accepted or all count, so the job goes where the jobs Slurm would preempt first free
+ * enough GPUs (the engine's best place among those), not where jobs it would preempt last run (at
+ * most 2 + log2(jobs) looks; one where none fits). */
 static int _second_look(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job, bitstr_t* bitmap) {
   bool more = false, fits;
   bitstr_t** all = _reclaimable(c->preemptee_candidates, INT_MAX, &more);

@@ -9,7 +9,8 @@
 # plans its start when the share's job ends, and it runs there once the share ends. For
 # shards and for MPS, each on a cluster of its own; and for shards once more with a
 # gres.conf that gives each node's GPUs in one line (File=/dev/nvidia[0-7]), as many sites
-# write it. (The plugin's masking of the GPUs a job is not given leaves a shared GPU's
+# write it. Then with preemption: a share held by a preemptable job is preempted for a
+# strict job that needs its GPU (below). (The plugin's masking of the GPUs a job is not given leaves a shared GPU's
 # counts to cons_tres, which takes it off its record's count itself; this pass placed the
 # same before that change, so it guards the layout, not that arithmetic.)
 source "$(dirname "$0")/lib.sh"
@@ -82,4 +83,30 @@ for case in shard mps shard:one-line; do
   [[ $mine == "node00:$busy" ]] || fail "$kind: job $b runs on $mine, not on node00:$busy"
   note "$kind: once job $s gave its share back, job $b runs on $mine, as its comment says"
 done
+
+# Preemption: a shard held by a job of a partition the gpu partition preempts does not keep a
+# strict job waiting. The gpu partition holds node00's island without the shared GPU; a TP=4
+# job there gets the shared island by preempting the share's job, as stock cons_tres preempts
+# it for a gres/gpu job (the plugin used to count the shared GPU busy in its second look, and
+# the job waited: "no free NVLink domain holds it").
+use_cluster nvlplace backfill --gpu-sharing shard --preempt
+reset_jobs
+s=$(submit -p scavenger -w node00 --gres=shard:1)
+wait_state "$s" RUNNING
+g=$(shared_gpu "$s")
+[[ $g =~ ^[0-7]$ ]] || fail "cannot tell which GPU job $s shares: $(scontrol show job -d "$s" | grep GRES=)"
+if ((g < 4)); then busy=0-3 free=4-7; else busy=4-7 free=0-3; fi
+o=$(submit -p gpu -w node00 -N1 --gpus=4)
+wait_state "$o" RUNNING
+[[ $(nvl_job_gpus "$o") == "node00:$free" ]] ||
+  fail "the gpu partition's job $o holds $(nvl_job_gpus "$o"), not node00:$free: pattern broken"
+mark=$(log_mark)
+t=$(submit -p gpu -w node00 -N1 --gpus=4 --nvl-tp=4)
+wait_state "$t" RUNNING 60
+placed_in_one_island "$t" 4
+[[ $mine == "node00:$busy" ]] || fail "preempt: the TP=4 job $t runs on $mine, not on node00:$busy"
+is_state "$s" RUNNING && fail "preempt: job $s still holds its shard of GPU $g"
+log_line_has "$mark" "$t" event=waiting "why~Slurm preempts 1 running job on node00 first" ||
+  fail "no line of $t saying what Slurm preempts for it"
+note "preempt: job $t runs on $mine after Slurm preempted job $s, which held a shard of GPU $g"
 reset_jobs
