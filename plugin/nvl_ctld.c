@@ -649,7 +649,7 @@ static bool _holds_any_gpu(job_record_t* jp) {
   return _job_gpus_each(jp, _has_gpus, NULL) || _job_gres_each(jp, true, _has_gpus, NULL);
 }
 
-/* Clears in reclaim[node] the GPUs whose shares a job that is not reclaimed holds. */
+/* Clears in reclaim[node] the GPUs of b (shares or GPUs a job that is not reclaimed holds). */
 static int _pin_shares(int node_index, bitstr_t* b, void* arg) {
   bitstr_t** reclaim = arg;
   bitstr_t* r;
@@ -660,9 +660,15 @@ static int _pin_shares(int node_index, bitstr_t* b, void* arg) {
   return 0;
 }
 
-/* The GPUs whose shares the `n` jobs of `taken` hold, and no other job holds (a GPU frees
- * for gres/gpu only when its last share goes): added to `reclaim`. One walk of the job
- * list, made only when a taken job holds shares. */
+static int _cmp_job_ptr(const void* a, const void* b) {
+  uintptr_t x = (uintptr_t) * (job_record_t*const*)a, y = (uintptr_t) * (job_record_t*const*)b;
+  return (x > y) - (x < y);
+}
+
+/* The GPUs whose shares the `n` jobs of `taken` (sorted by _cmp_job_ptr) hold, and no other
+ * job holds a share of or holds (a GPU frees for gres/gpu only when its last share goes; on
+ * 22.05 Slurm may give it to a gres/gpu job while a share is still held): added to
+ * `reclaim`. One walk of the job list, made only when a taken job holds shares. */
 static void _reclaim_shares(bitstr_t** reclaim, job_record_t** taken, int n) {
   bitstr_t** shares = xcalloc(node_record_count, sizeof(bitstr_t*));
   nvl_list_itr_t it;
@@ -672,10 +678,10 @@ static void _reclaim_shares(bitstr_t** reclaim, job_record_t** taken, int n) {
   if (job_list) {
     it = list_iterator_create(job_list);
     while ((jp = list_next(it))) {
-      bool mine = false;
       if (!IS_JOB_RUNNING(jp) && !IS_JOB_SUSPENDED(jp)) continue;
-      for (int k = 0; k < n && !mine; k++) mine = taken[k] == jp;
-      if (!mine) _job_gres_each(jp, true, _pin_shares, shares);
+      if (bsearch(&jp, taken, n, sizeof(*taken), _cmp_job_ptr)) continue;
+      _job_gres_each(jp, true, _pin_shares, shares);
+      _job_gpus_each(jp, _pin_shares, shares);
     }
     list_iterator_destroy(it);
   }
@@ -699,13 +705,14 @@ static bitstr_t** _reclaimable(nvl_list_t preemptees, int limit, bool* more) {
   bitstr_t** reclaim;
   nvl_list_itr_t it;
   job_record_t* jp;
-  job_record_t** sharing = NULL; /* the jobs taken that hold shares */
-  bool any = false;
-  int taken = 0, num_sharing = 0;
+  job_record_t** jobs; /* the jobs taken */
+  bool any = false, sharing = false;
+  int taken = 0;
 
   *more = false;
   if (!preemptees || !list_count(preemptees)) return NULL;
   reclaim = xcalloc(node_record_count, sizeof(bitstr_t*));
+  jobs = xcalloc(list_count(preemptees), sizeof(job_record_t*));
   it = list_iterator_create(preemptees);
   while ((jp = list_next(it))) {
     if (!_freeable(jp) || !_holds_any_gpu(jp)) continue;
@@ -714,15 +721,15 @@ static bitstr_t** _reclaimable(nvl_list_t preemptees, int limit, bool* more) {
       break;
     }
     _job_gpus_each(jp, _reclaim_node, reclaim);
-    if (_job_gres_each(jp, true, _has_gpus, NULL)) {
-      if (!sharing) sharing = xcalloc(list_count(preemptees), sizeof(job_record_t*));
-      sharing[num_sharing++] = jp;
-    }
-    taken++;
+    sharing |= _job_gres_each(jp, true, _has_gpus, NULL) != 0;
+    jobs[taken++] = jp;
   }
   list_iterator_destroy(it);
-  if (num_sharing) _reclaim_shares(reclaim, sharing, num_sharing);
-  xfree(sharing);
+  if (sharing) {
+    qsort(jobs, taken, sizeof(*jobs), _cmp_job_ptr);
+    _reclaim_shares(reclaim, jobs, taken);
+  }
+  xfree(jobs);
   for (int i = 0; i < node_record_count && !any; i++) any = reclaim[i] != NULL;
   if (!any) xfree(reclaim);
   return reclaim;
@@ -759,29 +766,41 @@ static bool _on_nodes(job_record_t* jp, const nvl_candidate_t* cand) {
   return false;
 }
 
-/* The freeable jobs of `preemptees` cons_tres may preempt for node set `cand`, in their order:
- * those that hold a GPU it wants, and those on its nodes that hold none of the GPUs there
- * (their cores, memory or licenses may be what the job needs; for a whole-node job, every
- * job on its nodes). Not a job that holds only other GPUs of those nodes: given it, cons_tres
+/* The freeable jobs of `preemptees` cons_tres may preempt for node set `cand`, in their order
+ * (those holding shares of a GPU it wants first): those that hold a GPU it wants or a share
+ * of one, and those on its nodes that hold none of the GPUs there nor shares of them (their
+ * cores, memory or licenses may be what the job needs; for a whole-node job, every job on
+ * its nodes). Not a job that holds only other GPUs of those nodes: given it, cons_tres
  * preempts any job on the nodes until enough GPUs are free there, whichever they are. NULL
  * when there is none (an empty list would have cons_tres copy its usage data for nothing). */
 static nvl_list_t _holding(nvl_list_t preemptees, const nvl_candidate_t* cand, bool whole_node) {
   nvl_list_t mine = NULL;
-  nvl_list_itr_t it = list_iterator_create(preemptees);
+  nvl_list_itr_t it;
   job_record_t* jp;
 
-  while ((jp = list_next(it))) {
-    if (!_freeable(jp)) continue;
-    if (!_job_gpus_each(jp, _holds_wanted, (void*)cand) &&
-        !_job_gres_each(jp, true, _holds_wanted, (void*)cand) &&
-        !(_on_nodes(jp, cand) &&
-          (whole_node || (!_job_gpus_each(jp, _holds_gpus_on, (void*)cand) &&
-                          !_job_gres_each(jp, true, _holds_gpus_on, (void*)cand)))))
-      continue;
-    if (!mine) mine = list_create(NULL);
-    list_append(mine, jp);
+  /* The jobs holding shares of the GPUs it wants first: up to 24.11, cons_tres's copy of
+   * the node usage it preempts on has no link to the sharing GRES (upstream's fix came in
+   * 25.05), so it accepts after removing any first job, and only a share holder first gets
+   * the share preempted; each of them must go for this node set anyway. */
+  for (int pass = 0; pass < 2; pass++) {
+    it = list_iterator_create(preemptees);
+    while ((jp = list_next(it))) {
+      bool shares_wanted;
+      if (!_freeable(jp)) continue;
+      shares_wanted = _job_gres_each(jp, true, _holds_wanted, (void*)cand) != 0;
+      if (pass == 0
+              ? !shares_wanted
+              : shares_wanted ||
+                    (!_job_gpus_each(jp, _holds_wanted, (void*)cand) &&
+                     !(_on_nodes(jp, cand) &&
+                       (whole_node || (!_job_gpus_each(jp, _holds_gpus_on, (void*)cand) &&
+                                       !_job_gres_each(jp, true, _holds_gpus_on, (void*)cand))))))
+        continue;
+      if (!mine) mine = list_create(NULL);
+      list_append(mine, jp);
+    }
+    list_iterator_destroy(it);
   }
-  list_iterator_destroy(it);
   return mine;
 }
 

@@ -262,7 +262,8 @@ class SearchState {
   std::vector<GpuId> NodePool(const std::vector<std::vector<GpuId>>& islands) const;
   // Appends k chunks of host `host`. A multi-node or multi-island host's chunks are listed
   // once per host for the most chunks asked so far (TakeFromHostUncached; fewer are a prefix
-  // of them) and copied after that: the candidates of one
+  // of them, except outside nodes mode on a node of several islands, where one island may
+  // hold all k: there only the same count is copied) and copied after that: the candidates of one
   // decision take from the same hosts again (a part of the fabric's best fit and its
   // fewest-hosts take, the level above it, first fit), and the state does not change while a
   // SearchState lives.

@@ -297,8 +297,9 @@ double OracleCostWithChunk(const ClusterState& state, const Request& r, int chun
         if (static_cast<int>(free[m][j].size()) / chunk >= want) one = j;
       }
       for (size_t j = 0; j < free[m].size(); ++j) {
-        if (one < free[m].size() && j != one) continue;
-        const auto& island = free[m][reversed ? free[m].size() - 1 - j : j];
+        size_t at = reversed ? free[m].size() - 1 - j : j;
+        if (one < free[m].size() && at != one) continue;
+        const auto& island = free[m][at];
         for (size_t i = 0; want > 0 && i + chunk <= island.size(); i += chunk, --want) {
           ranks.insert(ranks.end(), island.begin() + i, island.begin() + i + chunk);
         }

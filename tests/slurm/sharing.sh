@@ -89,9 +89,15 @@ done
 # job there gets the shared island by preempting the share's job, as stock cons_tres preempts
 # it for a gres/gpu job (the plugin used to count the shared GPU busy in its second look, and
 # the job waited: "no free NVLink domain holds it").
+# A CPU-only job of the scavenger partition runs there too, before the share's job (of the
+# standby partition) in Slurm's order of preemption: up to 24.11 cons_tres's copy of the
+# usage it preempts on ignores shares, and offered that job first it preempted it alone, and
+# the TP job waited on.
 use_cluster nvlplace backfill --gpu-sharing shard --preempt
 reset_jobs
-s=$(submit -p scavenger -w node00 --gres=shard:1)
+c=$(submit -p scavenger -w node00 -n 1)
+wait_state "$c" RUNNING
+s=$(submit -p standby -w node00 --gres=shard:1)
 wait_state "$s" RUNNING
 g=$(shared_gpu "$s")
 [[ $g =~ ^[0-7]$ ]] || fail "cannot tell which GPU job $s shares: $(scontrol show job -d "$s" | grep GRES=)"
@@ -106,6 +112,7 @@ wait_state "$t" RUNNING 60
 placed_in_one_island "$t" 4
 [[ $mine == "node00:$busy" ]] || fail "preempt: the TP=4 job $t runs on $mine, not on node00:$busy"
 is_state "$s" RUNNING && fail "preempt: job $s still holds its shard of GPU $g"
+is_state "$c" RUNNING || fail "preempt: the CPU-only job $c is $(job_state "$c"): preempted for nothing"
 log_line_has "$mark" "$t" event=waiting "why~Slurm preempts 1 running job on node00 first" ||
   fail "no line of $t saying what Slurm preempts for it"
 note "preempt: job $t runs on $mine after Slurm preempted job $s, which held a shard of GPU $g"
