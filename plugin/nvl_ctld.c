@@ -644,13 +644,9 @@ static void _reclaim_free(bitstr_t** reclaim) {
   xfree(reclaim);
 }
 
-/* Whether job jp holds GPUs, or shares (shard, MPS) of GPUs. */
-static bool _holds_any_gpu(job_record_t* jp) {
-  return _job_gpus_each(jp, _has_gpus, NULL) || _job_gres_each(jp, true, _has_gpus, NULL);
-}
-
-/* Clears in reclaim[node] the GPUs of b (shares or GPUs a job that is not reclaimed holds). */
-static int _pin_shares(int node_index, bitstr_t* b, void* arg) {
+/* _reclaim_node's converse: clears in reclaim[node] the GPUs of b (the shares or GPUs of a job
+ * that is not reclaimed). */
+static int _unreclaim_node(int node_index, bitstr_t* b, void* arg) {
   bitstr_t** reclaim = arg;
   bitstr_t* r;
 
@@ -680,8 +676,8 @@ static void _reclaim_shares(bitstr_t** reclaim, job_record_t** taken, int n) {
     while ((jp = list_next(it))) {
       if (!IS_JOB_RUNNING(jp) && !IS_JOB_SUSPENDED(jp)) continue;
       if (bsearch(&jp, taken, n, sizeof(*taken), _cmp_job_ptr)) continue;
-      _job_gres_each(jp, true, _pin_shares, shares);
-      _job_gpus_each(jp, _pin_shares, shares);
+      _job_gres_each(jp, true, _unreclaim_node, shares);
+      _job_gpus_each(jp, _unreclaim_node, shares);
     }
     list_iterator_destroy(it);
   }
@@ -715,13 +711,16 @@ static bitstr_t** _reclaimable(nvl_list_t preemptees, int limit, bool* more) {
   jobs = xcalloc(list_count(preemptees), sizeof(job_record_t*));
   it = list_iterator_create(preemptees);
   while ((jp = list_next(it))) {
-    if (!_freeable(jp) || !_holds_any_gpu(jp)) continue;
+    bool shares;
+    if (!_freeable(jp)) continue;
+    shares = _job_gres_each(jp, true, _has_gpus, NULL) != 0;
+    if (!shares && !_job_gpus_each(jp, _has_gpus, NULL)) continue;
     if (taken == limit) {
       *more = true;
       break;
     }
     _job_gpus_each(jp, _reclaim_node, reclaim);
-    sharing |= _job_gres_each(jp, true, _has_gpus, NULL) != 0;
+    sharing |= shares;
     jobs[taken++] = jp;
   }
   list_iterator_destroy(it);
@@ -766,6 +765,15 @@ static bool _on_nodes(job_record_t* jp, const nvl_candidate_t* cand) {
   return false;
 }
 
+/* Whether preempting job jp, which holds no share of a GPU node set `cand` wants, may be what
+ * the job needs there (_holding's rule). */
+static bool _frees_for(job_record_t* jp, const nvl_candidate_t* cand, bool whole_node) {
+  if (_job_gpus_each(jp, _holds_wanted, (void*)cand)) return true;
+  if (!_on_nodes(jp, cand)) return false;
+  return whole_node || (!_job_gpus_each(jp, _holds_gpus_on, (void*)cand) &&
+                        !_job_gres_each(jp, true, _holds_gpus_on, (void*)cand));
+}
+
 /* The freeable jobs of `preemptees` cons_tres may preempt for node set `cand`, in their order
  * (those holding shares of a GPU it wants first): those that hold a GPU it wants or a share
  * of one, and those on its nodes that hold none of the GPUs there nor shares of them (their
@@ -788,13 +796,7 @@ static nvl_list_t _holding(nvl_list_t preemptees, const nvl_candidate_t* cand, b
       bool shares_wanted;
       if (!_freeable(jp)) continue;
       shares_wanted = _job_gres_each(jp, true, _holds_wanted, (void*)cand) != 0;
-      if (pass == 0
-              ? !shares_wanted
-              : shares_wanted ||
-                    (!_job_gpus_each(jp, _holds_wanted, (void*)cand) &&
-                     !(_on_nodes(jp, cand) &&
-                       (whole_node || (!_job_gpus_each(jp, _holds_gpus_on, (void*)cand) &&
-                                       !_job_gres_each(jp, true, _holds_gpus_on, (void*)cand))))))
+      if (shares_wanted != (pass == 0) || (!shares_wanted && !_frees_for(jp, cand, whole_node)))
         continue;
       if (!mine) mine = list_create(NULL);
       list_append(mine, jp);

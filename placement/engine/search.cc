@@ -642,6 +642,16 @@ std::shared_ptr<const CapacityIndex> AcquireIndex(const Hierarchy& h, const Clus
   return index;
 }
 
+// The pool of `listed` with the fewest GPUs left that still holds `need` (best fit; the first
+// of equals), or -1 when none does.
+int TightestPool(const std::vector<int>& listed, const int* left, int need) {
+  int best = -1;
+  for (int p : listed) {
+    if (left[p] >= need && (best < 0 || left[p] < left[best])) best = p;
+  }
+  return best;
+}
+
 // A number per SearchState, never reused: whose a slot of TakeFromHost's table is.
 uint64_t NextStateId() {
   static std::atomic<uint64_t> next{1};
@@ -846,11 +856,7 @@ void SearchState::TakeFromHostUncached(int host, int k, std::vector<GpuId>* out)
     // does (best fit): the job's traffic between its chunks (its DP all-reduce, or its TP
     // groups' DP) then stays on NVLink, where chunk by chunk would fill the fullest island
     // first and spill over PCIe to another (a plain --gpus=4 on islands with 3 and 4 free).
-    int fit = -1;
-    for (int p : listed) {
-      if (left_v[p] >= k * rule_.size && (fit < 0 || left_v[p] < left_v[fit])) fit = p;
-    }
-    if (fit >= 0) {
+    if (int fit = TightestPool(listed, left_v.data(), k * rule_.size); fit >= 0) {
       take(fit, k * rule_.size);
       out->resize(written);
       return;
@@ -922,10 +928,7 @@ void SearchState::TakeChunks(int k, int most, int* left_of, const std::vector<in
     // Units of rule_.nodes nodes: each node's share from the node with the fewest free GPUs
     // that still holds it (capacity counted them), the unit's nodes one after another.
     for (int node = 0; node < k * rule_.nodes; ++node) {
-      int best = -1;
-      for (int p : listed) {
-        if (left(p) >= rule_.size && (best < 0 || left(p) < left(best))) best = p;
-      }
+      int best = TightestPool(listed, left_of, rule_.size);
       if (best < 0) return;  // capacity said otherwise; never happens
       take(best, rule_.size);
       left_of[best] = 0;  // one share per node
@@ -935,10 +938,7 @@ void SearchState::TakeChunks(int k, int most, int* left_of, const std::vector<in
   int chunk = 0;
   for (; chunk < k && most >= rule_.size; ++chunk) {
     // Best fit: the pool with the fewest free GPUs that still holds a whole chunk.
-    int best = -1;
-    for (int p : listed) {
-      if (left(p) >= rule_.size && (best < 0 || left(p) < left(best))) best = p;
-    }
+    int best = TightestPool(listed, left_of, rule_.size);
     if (best < 0) break;
     take(best, rule_.size);
     if (rule_.per_node) left_of[best] = 0;  // one chunk per node
