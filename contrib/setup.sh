@@ -17,6 +17,7 @@ PACKAGES="build-essential cmake pkg-config python3 \
   libyaml-cpp-dev libabsl-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev \
   libcli11-dev nlohmann-json3-dev clang-format clang-tidy clang libclang-rt-14-dev \
   slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-basic-plugins slurm-wlm-basic-plugins-dev \
+  mariadb-server libmariadb-dev-compat slurmdbd \
   libmunge-dev libjson-c-dev libhttp-parser-dev libyaml-dev libdbus-1-dev libhwloc-dev liblz4-dev \
   dpkg-dev chromium iproute2 expect procps"
 

@@ -18,7 +18,7 @@ if left=$(nvl_cluster_daemons) && [[ -n $left ]]; then
 fi
 if [[ -d $NVL_RUN ]]; then
   # Only a directory that start.sh made: never a path given by mistake.
-  if [[ ! -f $NVL_RUN/env.sh && -n $(ls -A "$NVL_RUN" | grep -vxE 'etc|export|munge|munge-key|plugins|state|spool|log|run|tmp|dev|env.sh|settings') ]]; then
+  if [[ ! -f $NVL_RUN/env.sh && -n $(ls -A "$NVL_RUN" | grep -vxE 'etc|export|munge|munge-key|mysql|plugins|state|spool|log|run|tmp|dev|env.sh|settings') ]]; then
     echo "clean.sh: $NVL_RUN does not look like a cluster run directory; not removing it" >&2
     exit 1
   fi

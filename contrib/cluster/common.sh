@@ -153,8 +153,10 @@ nvl_cluster_daemons() {
     comm=
     read -r comm 2>/dev/null <"${f%/cmdline}/comm"
     f=${f#/proc/}
-    case $comm in slurmd | slurmctld | munged) echo "${f%/cmdline} $comm" ;; esac
+    case $comm in slurmd | slurmctld | munged | mariadbd) echo "${f%/cmdline} $comm" ;; esac
   done
+  # slurmdbd's command line names no file (it reads SLURM_CONF's directory): by pid file.
+  if pid=$(nvl_pid_of "$NVL_RUN/run/slurmdbd.pid"); then echo "$pid slurmdbd"; fi
   for pid in $(nvl_stray_stepds); do echo "$pid slurmstepd"; done
   return 0
 }
@@ -266,6 +268,48 @@ nvl_stop_backup() {
     nvl_stop_pid "$pid" "backup slurmctld"
   fi
   rm -f "$NVL_RUN/run-backup/slurmctld.pid"
+}
+
+# Accounting (start.sh --accounting): a MariaDB server of the cluster's own (data in
+# $NVL_RUN/mysql, 127.0.0.1 only, no grant tables: nothing but slurmdbd reaches it) and a
+# slurmdbd on it, at ports 50 and 51 above slurmctld's (the slurmd ports start 100 above).
+NVL_DBD_PORT=$((NVL_PORT_BASE + 50))
+NVL_DB_PORT=$((NVL_PORT_BASE + 51))
+nvl_dbd_up() { sacctmgr -n show cluster format=cluster >/dev/null 2>&1; }
+
+# Starts MariaDB and slurmdbd (those running are kept) and waits until slurmdbd answers.
+nvl_start_accounting() {
+  local db=$NVL_RUN/mysql
+  [[ -x /usr/sbin/mariadbd && -x $NVL_SBIN/slurmdbd ]] || {
+    nvl_log "--accounting needs /usr/sbin/mariadbd and $NVL_SBIN/slurmdbd (contrib/setup.sh)"
+    return 1
+  }
+  if ! nvl_pid_of "$NVL_RUN/run/mariadbd.pid" >/dev/null; then
+    if [[ ! -d $db/mysql ]]; then
+      rm -rf "$db" && mkdir -p "$db"
+      mariadb-install-db --no-defaults --user=root --datadir="$db" --skip-test-db \
+        >"$NVL_RUN/log/mariadb-install.log" 2>&1 ||
+        { nvl_log "mariadb-install-db failed (see $NVL_RUN/log/mariadb-install.log)"; return 1; }
+    fi
+    # A session of its own, no descriptor of the caller's kept (ctest waits for its pipes).
+    setsid /usr/sbin/mariadbd --no-defaults --user=root --datadir="$db" \
+      --socket="$NVL_RUN/run/mariadbd.sock" --pid-file="$NVL_RUN/run/mariadbd.pid" \
+      --log-error="$NVL_RUN/log/mariadbd.log" --bind-address=127.0.0.1 --port="$NVL_DB_PORT" \
+      --skip-grant-tables --innodb-buffer-pool-size=64M </dev/null >/dev/null 2>&1 &
+    nvl_wait_for 60 "MariaDB (see $NVL_RUN/log/mariadbd.log)" \
+      nvl_pid_of "$NVL_RUN/run/mariadbd.pid" || return 1
+  fi
+  if ! nvl_pid_of "$NVL_RUN/run/slurmdbd.pid" >/dev/null; then
+    "$NVL_SBIN/slurmdbd" || return 1
+  fi
+  nvl_wait_for 60 "slurmdbd on port $NVL_DBD_PORT (see $NVL_RUN/log/slurmdbd.log)" nvl_dbd_up
+}
+
+nvl_stop_accounting() {
+  local pid
+  if pid=$(nvl_pid_of "$NVL_RUN/run/slurmdbd.pid"); then nvl_stop_pid "$pid" slurmdbd; fi
+  if pid=$(nvl_pid_of "$NVL_RUN/run/mariadbd.pid"); then nvl_stop_pid "$pid" mariadbd; fi
+  rm -f "$NVL_RUN/run/slurmdbd.pid" "$NVL_RUN/run/mariadbd.pid"
 }
 
 nvl_stop_slurmctld() {

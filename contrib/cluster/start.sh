@@ -7,7 +7,7 @@
 # Usage: contrib/cluster/start.sh [--topology FILE] [--select nvlplace|cons_tres]
 #                            [--scheduler backfill|builtin] [--slurm-topology tree|block]
 #                            [--keep-state] [--backup] [--preempt] [--imex N]
-#                            [--gpu-sharing shard|mps] [--power-save]
+#                            [--gpu-sharing shard|mps] [--power-save] [--accounting]
 #
 # --topology  cluster YAML (default configs/lab-h100.yaml)
 # --select    select/cons_tres_nvlplace (default) or stock select/cons_tres
@@ -32,6 +32,9 @@
 #             powered down until a job needs them; a node powered down (those, or one told
 #             with scontrol update state=power_down) has no slurmd, and Slurm's ResumeProgram
 #             starts it when a job is allocated there
+# --accounting  a slurmdbd (and its MariaDB, own data directory and port) for accounting,
+#             with AccountingStorageTRES=gres/gpu: reservations of GPUs (Slurm 23.11+:
+#             scontrol create reservation ... TRESPerNode=gres/gpu=N) need it
 # Environment: see common.sh (NVLPLACE_CLUSTER_DIR, NVLPLACE_BUILD_DIR, NVLPLACE_PORT_BASE,
 # NVLPLACE_SLURM_PREFIX and NVLPLACE_PLUGIN_LIB for another Slurm release);
 # NVLPLACE_SLURM_FILES=DIR takes topology.conf and gres.conf from DIR instead of the export
@@ -50,6 +53,7 @@ preempt=0
 imex=0
 sharing=
 power_save=0
+accounting=0
 while (($#)); do
   case $1 in
     --topology) topology=$2; shift 2 ;;
@@ -68,8 +72,9 @@ while (($#)); do
     --gpu-sharing) sharing=$2; shift 2 ;;
     --gpu-sharing=*) sharing=${1#*=}; shift ;;
     --power-save) power_save=1; shift ;;
-    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
-    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,39p' "$0" >&2; exit 2 ;;
+    --accounting) accounting=1; shift ;;
+    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
+    *) echo "start.sh: unknown argument $1" >&2; sed -n '2,42p' "$0" >&2; exit 2 ;;
   esac
 done
 case $select in
@@ -105,10 +110,11 @@ done
 # slurm_conf.py's own checksum too: a cluster started by an older generator (another
 # partition layout) is not taken for this one.
 conf_gen=$(md5sum <"$NVL_ROOT/contrib/cluster/slurm_conf.py" | cut -c1-12)
-settings="conf=$conf_gen topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology backup=$backup preempt=$preempt imex=$imex sharing=$sharing power_save=$power_save build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
+settings="conf=$conf_gen topology=$topology select=$select scheduler=$scheduler slurm_topology=$slurm_topology backup=$backup preempt=$preempt imex=$imex sharing=$sharing power_save=$power_save accounting=$accounting build=$NVL_BUILD plugins=$NVL_PLUGIN_LIB slurm=$NVL_SBIN ports=$NVL_PORT_BASE files=${NVLPLACE_SLURM_FILES:-export}"
 if [[ -f $NVL_RUN/settings && $(cat "$NVL_RUN/settings") == "$settings" ]] &&
    nvl_pid_of "$NVL_RUN/run/munged.pid" >/dev/null &&
-   nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_all_nodes_up; then
+   nvl_pid_of "$NVL_RUN/run/slurmctld.pid" >/dev/null && nvl_all_nodes_up &&
+   { ((!accounting)) || nvl_pid_of "$NVL_RUN/run/slurmdbd.pid" >/dev/null; }; then
   nvl_log "already running in $NVL_RUN ($select, $(basename "$topology"))"
   exit 0
 fi
@@ -173,6 +179,7 @@ net=()
 ((!imex)) || net+=(--imex "$imex")
 [[ -z $sharing ]] || net+=(--gpu-sharing "$sharing")
 ((!power_save)) || net+=(--power-save "$NVL_SBIN/slurmd")
+((!accounting)) || net+=(--accounting "$NVL_DBD_PORT:$NVL_DB_PORT")
 if ((backup)); then
   nvl_backup_net_up || { nvl_log "cannot set up the backup controller's network namespace"; exit 1; }
   net+=(--ctld-addr "$NVL_BK_HOST_ADDR" --backup-host "$NVL_BK_NAME" --backup-addr "$NVL_BK_ADDR"
@@ -223,6 +230,9 @@ if ((${#nodes[@]} > 64 && pid_max < 4194304)); then
     nvl_log "kernel.pid_max is $pid_max and cannot be raised here: job launches may fail" \
       "with EAGAIN in a burst (raise it as root: sysctl -w kernel.pid_max=4194304)"
   fi
+fi
+if ((accounting)); then
+  nvl_start_accounting || { nvl_log "slurmdbd did not come up (logs in $NVL_RUN/log)"; exit 1; }
 fi
 if ((keep_state)); then nvl_start_slurmctld; else nvl_start_slurmctld -c; fi
 # One slurmd after the other (each returns once it has daemonized; starting four at a time

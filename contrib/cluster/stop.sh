@@ -1,7 +1,7 @@
 #!/bin/bash
 # Stops the local Slurm cluster started by start.sh: cancels its jobs, stops every slurmd,
-# slurmctld and munged by the pids in its run directory, and any slurmstepd of it left
-# behind. Idempotent; keeps the run directory (clean.sh removes it).
+# slurmctld, slurmdbd, MariaDB and munged by the pids in its run directory, and any
+# slurmstepd of it left behind. Idempotent; keeps the run directory (clean.sh removes it).
 # Usage: contrib/cluster/stop.sh (the cluster of NVLPLACE_CLUSTER_DIR, see common.sh)
 set -uo pipefail
 case $#:${1:-} in
@@ -64,6 +64,8 @@ for pid in $(nvl_stray_stepds); do
   nvl_stop_pid "$pid" slurmstepd
 done
 phase_done slurmstepd
+nvl_stop_accounting
+phase_done accounting
 if pid=$(nvl_pid_of "$NVL_RUN/run/munged.pid"); then nvl_stop_pid "$pid" munged; fi
 phase_done munged
 printf -v took '%s, ' "${phases[@]}"

@@ -49,14 +49,27 @@ fi
 want=$(awk -v f="slurm-$version.tar.gz" '$2 == f || $2 == "*" f { print $1 }' "$tarballs/SHA256SUMS")
 [[ -n $want ]] || { echo "release.sh: $tarballs/SHA256SUMS has no line for slurm-$version.tar.gz" >&2; exit 1; }
 dir=$cache/$version-${want:0:16}
-stamp=$dir/installed
-((configure_only)) && stamp=$dir/configured
+# The configure arguments, kept in the `configured` stamp: a release configured with other
+# ones (an older release.sh: no MySQL for slurmdbd) is configured and built again.
+# --enable-multiple-slurmd: one host runs a slurmd per node (`slurmd -N name`).
+# --disable-static, --disable-slurmrestd: nothing here links libslurm.a or talks REST, and
+# libtool otherwise compiles each of libslurm's sources twice (PIC and not); on a fresh
+# machine the release builds are most of CI's set-up.
+# --with-mysql_config: slurmdbd's accounting_storage/mysql (the local cluster's --accounting).
+args=(--prefix="$dir/prefix" --sysconfdir="$dir/prefix/etc" --enable-multiple-slurmd
+  --disable-static --disable-slurmrestd --with-munge --with-json --with-yaml
+  --with-mysql_config=/usr/bin)
+configured() { [[ -f $dir/configured && $(cat "$dir/configured") == "${args[*]}" ]]; }
+done_already() {
+  configured || return 1
+  [[ -f $dir/installed ]] || ((configure_only))
+}
 if ((dir_only)); then
   [[ -f $dir/configured ]] || exit 1
   echo "$dir"
   exit 0
 fi
-if [[ -f $stamp || -f $dir/installed ]]; then
+if done_already; then
   echo "$dir"
   exit 0
 fi
@@ -64,7 +77,7 @@ fi
 mkdir -p "$dir"
 exec 9>"$dir.lock"
 flock 9  # one build of a release at a time; the second caller then finds it done
-if [[ -f $stamp || -f $dir/installed ]]; then
+if done_already; then
   echo "$dir"
   exit 0
 fi
@@ -77,18 +90,14 @@ if [[ ! -f $dir/src/META ]]; then
   rm -rf "$dir/src" && mkdir -p "$dir/src"
   tar -xzf "$tarball" -C "$dir/src" --strip-components=1
 fi
-if [[ ! -f $dir/configured ]]; then
-  rm -rf "$dir/build" && mkdir -p "$dir/build"
+if ! configured; then
+  [[ -x /usr/bin/mysql_config ]] ||
+    { log "no /usr/bin/mysql_config: install libmariadb-dev-compat (contrib/setup.sh)"; exit 1; }
+  rm -rf "$dir/build" "$dir/installed" "$dir/configured" && mkdir -p "$dir/build"
   log "configure (log: $dir/build/configure.out)"
-  # --enable-multiple-slurmd: one host runs a slurmd per node (`slurmd -N name`).
-  # --disable-static, --disable-slurmrestd: nothing here links libslurm.a or talks REST, and
-  # libtool otherwise compiles each of libslurm's sources twice (PIC and not); on a fresh
-  # machine the release builds are most of CI's set-up.
-  (cd "$dir/build" && "$dir/src/configure" --prefix="$dir/prefix" --sysconfdir="$dir/prefix/etc" \
-    --enable-multiple-slurmd --disable-static --disable-slurmrestd --with-munge --with-json \
-    --with-yaml \
-    >configure.out 2>&1) || { log "configure failed: $(tail -5 "$dir/build/configure.out")"; exit 1; }
-  touch "$dir/configured"
+  (cd "$dir/build" && "$dir/src/configure" "${args[@]}" >configure.out 2>&1) ||
+    { log "configure failed: $(tail -5 "$dir/build/configure.out")"; exit 1; }
+  echo "${args[*]}" >"$dir/configured"
 fi
 if ((!configure_only)); then
   jobs=$(nproc)
