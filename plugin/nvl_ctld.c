@@ -386,9 +386,11 @@ typedef enum {
  * allocated GPUs are not the ones the view holds there sets *drift. A GPU of `reclaim` (NULL:
  * none) counts as free: running jobs the job may preempt hold it, or hold all its shares.
  * Any other GPU some job holds shards or MPS of is busy: cons_tres gives it to no gres/gpu
- * job (it is in no job's gpu allocation, so not in the held view); *shared counts those. */
+ * job (it is in no job's gpu allocation, so not in the held view); *shared counts those. A GPU
+ * of `reserved` (NULL: none) is never free: a reservation keeps it from the job. */
 static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
-                      const nvl_held_t* check, bool* drift, bitstr_t* reclaim, int* shared_busy) {
+                      const nvl_held_t* check, bool* drift, bitstr_t* reclaim, bitstr_t* reserved,
+                      int* shared_busy) {
   gres_node_state_t* ns = _node_gpus(node_index);
   bitstr_t* shared;
   int avail, n = 0, size;
@@ -420,7 +422,7 @@ static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
   for (int i = 0; i < size; i++) {
     bool reclaimed = reclaim && i < bit_size(reclaim) && bit_test(reclaim, i);
     if (!bit_test(ns->gres_bit_alloc, i) || reclaimed) {
-      if (i >= avail) continue;
+      if (i >= avail || (reserved && i < bit_size(reserved) && bit_test(reserved, i))) continue;
       if (!reclaimed && shared && i < bit_size(shared) && bit_test(shared, i))
         (*shared_busy)++;
       else
@@ -487,10 +489,11 @@ static char* _names(nvl_hostlist_t hl) {
 }
 
 /* The nodes' free GPUs, and the GPUs of `reclaim` (NULL, or a bitmap or NULL per node:
- * _reclaimable). With `check` (under nvl_held_lock): RET the first node whose allocated GPUs
- * differ from the held view's, else -1. */
+ * _reclaimable), but none of `reserved` (the same shape: _reserved_gpus). With `check` (under
+ * nvl_held_lock): RET the first node whose allocated GPUs differ from the held view's, else
+ * -1. */
 static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
-                     const nvl_held_t* check, bitstr_t** reclaim) {
+                     const nvl_held_t* check, bitstr_t** reclaim, bitstr_t** reserved) {
   node_record_t* node_ptr;
   nvl_hostlist_t indexless = NULL, unregistered = NULL;
   int drifted = -1;
@@ -510,7 +513,8 @@ static int _snapshot(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
     bool drift = false;
     int shared = 0;
     s->nodes[i].num_free =
-        _free_gpus(i, &s->free, &state, check, &drift, reclaim ? reclaim[i] : NULL, &shared);
+        _free_gpus(i, &s->free, &state, check, &drift, reclaim ? reclaim[i] : NULL,
+                   reserved ? reserved[i] : NULL, &shared);
     if (drift && drifted < 0) drifted = i;
     if (shared) {
       if (!s->shared) s->shared = bit_alloc(node_record_count);
@@ -937,11 +941,12 @@ extern void nvl_ctld_job_fini(job_record_t* job_ptr) {
 /* The held view, valid and checked: the nodes' free GPUs into s (as _snapshot), the view
  * compared with every node's gres_bit_alloc on the way, and rebuilt (and logged) when they
  * differ. Under nvl_held_lock. RET 0, or -1 when there is no usable view. */
-static int _snapshot_checked(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s) {
+static int _snapshot_checked(const nvl_facade_t* f, bitstr_t* usable, nvl_snapshot_t* s,
+                             bitstr_t** reserved) {
   int drifted;
 
   if (!nvl_held_valid) _held_rebuild();
-  drifted = _snapshot(f, usable, s, nvl_held_valid ? nvl_held : NULL, NULL);
+  drifted = _snapshot(f, usable, s, nvl_held_valid ? nvl_held : NULL, NULL, reserved);
   if (drifted >= 0) {
     gres_node_state_t* ns = _node_gpus(drifted);
     char slurm[256] = "none";
@@ -1026,8 +1031,9 @@ static void _share_ends_free(nvl_share_ends_t* e) {
 
 /* WILL_RUN: the GPUs running and suspended jobs hold on the usable nodes, with each job's
  * end time, from the held view (under nvl_held_lock, valid); and the GPUs busy only by
- * their shares, free when the last job holding a share of them ends. */
-static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable) {
+ * their shares, free when the last job holding a share of them ends. Not those of
+ * `reserved` (_reserved_gpus): a reservation keeps them from the job after those jobs too. */
+static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable, bitstr_t** reserved) {
   int total = 0, k = 0;
   int count = MIN(s->count, (int)bit_size(usable));
   uint32_t last_job = 0; /* job ids start at 1 */
@@ -1051,6 +1057,7 @@ static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable) {
     const int* gpus;
     const uint32_t* jobs;
     nvl_node_t* node = &s->nodes[i];
+    bitstr_t* kept = reserved ? reserved[i] : NULL;
     int n;
     if (!bit_test(usable, i)) continue;
     node->busy_gpus = s->busy_gpus + k;
@@ -1062,14 +1069,14 @@ static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable) {
         last_job = jobs[g];
         last_end = (jp && (IS_JOB_RUNNING(jp) || IS_JOB_SUSPENDED(jp))) ? (int64_t)jp->end_time : 0;
       }
-      if (last_end <= 0) continue;
+      if (last_end <= 0 || (kept && gpus[g] < bit_size(kept) && bit_test(kept, gpus[g]))) continue;
       s->busy_gpus[k] = gpus[g];
       s->busy_until[k] = last_end;
       k++;
       node->num_busy++;
     }
     for (int g = 0; shares.until && shares.until[i] && g < shares.size[i]; g++) {
-      if (shares.until[i][g] <= 0) continue;
+      if (shares.until[i][g] <= 0 || (kept && g < bit_size(kept) && bit_test(kept, g))) continue;
       s->busy_gpus[k] = g;
       s->busy_until[k] = shares.until[i][g];
       k++;
@@ -1361,7 +1368,83 @@ typedef struct {
   nvl_list_t preemptee_candidates;
   nvl_list_t* preemptee_job_list;
   nvl_job_test_tail_t tail; /* the release's last arguments, for cons_tres only */
+  bitstr_t** reserved;      /* the GPUs reservations keep from the job (_reserved_gpus) */
 } nvl_call_t;
+
+#if NVL_SLURM_AT_LEAST(23, 11)
+/* Sets in `per_node` (node_record_count entries, each allocated as needed to its node's GPU
+ * count) the GPUs of the gpu entries of `gres_list`: a reservation's gres_job_state_t
+ * entries, whose gres_bit_alloc is indexed by node index (reservation.c,
+ * _switch_select_alloc_gres). Of every type: cons_tres applies an entry to a job's request
+ * of exactly its type only (gres_find_job_by_key_exact_type), so that a job asking for
+ * `gpu:h100` takes the GPUs of a reservation of untyped GPUs. nvlplace keeps them for the
+ * reservation: a job it places gets only the GPUs it chose (_mask). RET whether an
+ * entry is there. */
+static bool _set_resv_gpus(nvl_list_t gres_list, bitstr_t** per_node) {
+  nvl_list_itr_t it = list_iterator_create(gres_list);
+  gres_state_t* gs;
+  bool applies = false;
+
+  while ((gs = list_next(it))) {
+    gres_job_state_t* js = gs->gres_data;
+    if (xstrcmp(gs->gres_name, "gpu") || !js) continue;
+    applies = true;
+    for (int i = 0; js->gres_bit_alloc && i < (int)js->node_cnt && i < node_record_count; i++) {
+      bitstr_t* b = js->gres_bit_alloc[i];
+      gres_node_state_t* ns = b ? _node_gpus(i) : NULL;
+      int size = ns && ns->gres_bit_alloc ? bit_size(ns->gres_bit_alloc) : 0;
+      if (!size) continue;
+      if (!per_node[i]) per_node[i] = bit_alloc(size);
+      for (int g = 0; g < size && g < bit_size(b); g++)
+        if (bit_test(b, g)) bit_set(per_node[i], g);
+    }
+  }
+  list_iterator_destroy(it);
+  return applies;
+}
+
+/* The GPUs reservations keep from the job, as cons_tres reads job_test's resv_exc_t
+ * (gres_sock_list.c): a bitmap or NULL per node (node_record_count entries; free with
+ * _reclaim_free), or NULL when none are kept.
+ * - A job outside GPU reservations whose time it overlaps: their GPUs (gres_list_exc).
+ * - A job in a GPU reservation: every GPU but the reservation's (gres_list_inc; a node
+ *   without an entry gives none). A reservation with no GPUs keeps every GPU from it from
+ *   25.11 on, and none before (cons_tres then did not restrict it).
+ * Reservations of whole nodes or cores are not here: slurmctld takes their nodes out of the
+ * job's bitmap, or their cores out of cons_tres's. */
+static bitstr_t** _reserved_gpus(const nvl_job_test_tail_t* tail) {
+  resv_exc_t* r = tail->resv_exc_ptr;
+  bitstr_t** keep;
+  bool any = false;
+
+  if (!r || !(r->gres_list_exc || r->gres_list_inc)) return NULL;
+  keep = xcalloc(node_record_count, sizeof(bitstr_t*));
+  if (r->gres_list_exc) {
+    _set_resv_gpus(r->gres_list_exc, keep);
+  } else if (_set_resv_gpus(r->gres_list_inc, keep) || NVL_SLURM_AT_LEAST(25, 11)) {
+    for (int i = 0; i < node_record_count; i++) {
+      gres_node_state_t* ns = _node_gpus(i);
+      int size = ns && ns->gres_bit_alloc ? bit_size(ns->gres_bit_alloc) : 0;
+      if (!size) {
+        FREE_NULL_BITMAP(keep[i]);
+        continue;
+      }
+      if (!keep[i]) keep[i] = bit_alloc(size);
+      bit_not(keep[i]); /* what the job may use, so what it may not */
+    }
+  }
+  for (int i = 0; i < node_record_count && !any; i++) any = keep[i] && bit_set_count(keep[i]);
+  if (any) return keep;
+  _reclaim_free(keep);
+  return NULL;
+}
+#else
+/* Before 23.11 a reservation keeps whole nodes or cores, not GPUs. */
+static bitstr_t** _reserved_gpus(const nvl_job_test_tail_t* tail) {
+  (void)tail;
+  return NULL;
+}
+#endif
 
 static int _forward(const nvl_call_t* c, bitstr_t* bitmap) {
   return c->fn(c->job_ptr, bitmap, c->min_nodes, c->max_nodes, c->req_nodes, c->mode,
@@ -1561,7 +1644,7 @@ static nvl_decision_t* _decide_reclaiming(const nvl_call_t* c, nvl_facade_t* f, 
   nvl_snapshot_t snap;
   nvl_decision_t* d;
 
-  _snapshot(f, usable, &snap, NULL, reclaim);
+  _snapshot(f, usable, &snap, NULL, reclaim, c->reserved);
   _reclaim_free(reclaim);
   job->free_is_all = 0;
   job->preempting = 1;
@@ -1652,7 +1735,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
                              nvl_list_t* preemptee_job_list, nvl_job_test_tail_t tail) {
   nvl_call_t c = {
       cons_tres,          job_ptr, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-      preemptee_job_list, tail};
+      preemptee_job_list, tail,    NULL};
   nvl_facade_t* f;
   nvl_decision_t* d;
   nvl_snapshot_t snap;
@@ -1675,14 +1758,16 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
 
   _job_of(job_ptr, min_nodes, max_nodes, mode, &job);
   if (!(f = _acquire())) return _unconfigured(&c, &job, bitmap);
+  if (job.gpu_requests) c.reserved = _reserved_gpus(&tail);
   usable = _usable(job_ptr, bitmap);
   if (job.mode == NVL_MODE_WILL_RUN && job.gpu_requests) {
     NVL_WILL_RUN_WINDOW(tail, job.will_run_start, job.will_run_end);
     slurm_mutex_lock(&nvl_held_lock);
-    if (_snapshot_checked(f, usable, &snap) == 0) _snapshot_ends(&snap, usable);
+    if (_snapshot_checked(f, usable, &snap, c.reserved) == 0)
+      _snapshot_ends(&snap, usable, c.reserved);
     slurm_mutex_unlock(&nvl_held_lock);
   } else {
-    _snapshot(f, usable, &snap, NULL, NULL);
+    _snapshot(f, usable, &snap, NULL, NULL, c.reserved);
   }
   /* The free GPUs are all cons_tres could give: nothing to preempt, every usable node's GPUs
    * indexed, and no -w (cons_tres may add nodes beyond the named ones for a --gpus total). */
@@ -1726,6 +1811,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
     rc = _second_look(&again, f, &job, bitmap);
   }
   FREE_NULL_LIST(ordered);
+  _reclaim_free(c.reserved);
   _start_keep(job_ptr, f, d);
   _summary(f);
   nvl_facade_free(f);
