@@ -1029,11 +1029,16 @@ static void _share_ends_free(nvl_share_ends_t* e) {
   xfree(e->size);
 }
 
+/* Whether bit i of b (NULL: none) is set. */
+static bool _in(bitstr_t* b, int i) { return b && i >= 0 && i < bit_size(b) && bit_test(b, i); }
+
 /* WILL_RUN: the GPUs running and suspended jobs hold on the usable nodes, with each job's
  * end time, from the held view (under nvl_held_lock, valid); and the GPUs busy only by
  * their shares, free when the last job holding a share of them ends. Not those of
- * `reserved` (_reserved_gpus): a reservation keeps them from the job after those jobs too. */
-static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable, bitstr_t** reserved) {
+ * `reserved` (_reserved_gpus): a reservation keeps them from the job after those jobs too;
+ * nor those of `reclaim` (NULL, or _reclaimable's): free now, their jobs preempted. */
+static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable, bitstr_t** reserved,
+                           bitstr_t** reclaim) {
   int total = 0, k = 0;
   int count = MIN(s->count, (int)bit_size(usable));
   uint32_t last_job = 0; /* job ids start at 1 */
@@ -1058,6 +1063,7 @@ static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable, bitstr_t** reser
     const uint32_t* jobs;
     nvl_node_t* node = &s->nodes[i];
     bitstr_t* kept = reserved ? reserved[i] : NULL;
+    bitstr_t* gone = reclaim ? reclaim[i] : NULL;
     int n;
     if (!bit_test(usable, i)) continue;
     node->busy_gpus = s->busy_gpus + k;
@@ -1069,14 +1075,14 @@ static void _snapshot_ends(nvl_snapshot_t* s, bitstr_t* usable, bitstr_t** reser
         last_job = jobs[g];
         last_end = (jp && (IS_JOB_RUNNING(jp) || IS_JOB_SUSPENDED(jp))) ? (int64_t)jp->end_time : 0;
       }
-      if (last_end <= 0 || (kept && gpus[g] < bit_size(kept) && bit_test(kept, gpus[g]))) continue;
+      if (last_end <= 0 || _in(kept, gpus[g]) || _in(gone, gpus[g])) continue;
       s->busy_gpus[k] = gpus[g];
       s->busy_until[k] = last_end;
       k++;
       node->num_busy++;
     }
     for (int g = 0; shares.until && shares.until[i] && g < shares.size[i]; g++) {
-      if (shares.until[i][g] <= 0 || (kept && g < bit_size(kept) && bit_test(kept, g))) continue;
+      if (shares.until[i][g] <= 0 || _in(kept, g) || _in(gone, g)) continue;
       s->busy_gpus[k] = g;
       s->busy_until[k] = shares.until[i][g];
       k++;
@@ -1708,6 +1714,71 @@ static int _second_look(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job, bi
   return rc;
 }
 
+/* WILL_RUN for a job that may preempt, when the first look found no start now: one more look
+ * where the GPUs of every freeable preemptee candidate count as free now (the running jobs
+ * cons_tres requeues or cancels; shares as in _reclaimable), as cons_tres's own will_run
+ * counts them (all candidates gone at once, "start now" so that backfill's start of the job
+ * preempts them), its node sets offered to cons_tres with every candidate. The earlier start
+ * of the two looks stands: its node set in `bitmap` (`offered`: the bitmap slurmctld gave),
+ * its start time, its preemptee list. Backfill preempts only through such a start: before
+ * this, a strict job the main scheduler did not reach (its partition blocked by a job that
+ * waits) never preempted, and `sbatch --test-only` said it starts when the jobs it would
+ * preempt end. RET the job_test result. */
+static int _will_run_preempting(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job,
+                                bitstr_t* bitmap, bitstr_t* offered, int rc) {
+  job_record_t* job_ptr = c->job_ptr;
+  time_t first_start = job_ptr->start_time;
+  nvl_list_t first_preempts = NULL;
+  bitstr_t *usable, *trial, **reclaim;
+  const nvl_candidate_t* cand;
+  nvl_snapshot_t snap;
+  nvl_decision_t* d;
+  bool more;
+  int got = SLURM_ERROR;
+
+  if (!(reclaim = _reclaimable(c->preemptee_candidates, INT_MAX, &more))) return rc;
+  usable = _usable(job_ptr, offered);
+  slurm_mutex_lock(&nvl_held_lock);
+  if (!nvl_held_valid) _held_rebuild();
+  _snapshot(f, usable, &snap, NULL, reclaim, c->reserved);
+  if (nvl_held_valid) _snapshot_ends(&snap, usable, c->reserved, reclaim);
+  slurm_mutex_unlock(&nvl_held_lock);
+  _reclaim_free(reclaim);
+  job->free_is_all = 0;
+  job->preempting = 1;
+  d = nvl_decide(f, job, snap.nodes, snap.count);
+  _snapshot_free(&snap);
+  FREE_NULL_BITMAP(usable);
+  /* cons_tres appends to a preemptee list it is given: the first look's is kept apart. */
+  if (c->preemptee_job_list) {
+    first_preempts = *c->preemptee_job_list;
+    *c->preemptee_job_list = NULL;
+  }
+  trial = bit_copy(offered);
+  for (int i = 0; got != SLURM_SUCCESS && nvl_decision_action(d) == NVL_ACT_TRY &&
+                  (cand = nvl_decision_candidate(d, i));
+       i++) {
+    bit_copybits(trial, offered);
+    got = _try_candidate(c, d, i, cand, trial);
+  }
+  if (got == SLURM_SUCCESS && nvl_decision_start_time(d) > (int64_t)job_ptr->start_time)
+    job_ptr->start_time = (time_t)nvl_decision_start_time(d);
+  if (got == SLURM_SUCCESS && (rc != SLURM_SUCCESS || job_ptr->start_time < first_start)) {
+    bit_copybits(bitmap, trial);
+    FREE_NULL_LIST(first_preempts);
+    rc = SLURM_SUCCESS;
+  } else {
+    job_ptr->start_time = first_start;
+    if (c->preemptee_job_list) {
+      FREE_NULL_LIST(*c->preemptee_job_list);
+      *c->preemptee_job_list = first_preempts;
+    }
+  }
+  FREE_NULL_BITMAP(trial);
+  nvl_decision_free(d);
+  return rc;
+}
+
 /* No usable configuration at all: a job with nvlplace options waits with the load error in
  * its SystemComment; any other job is cons_tres's (nvl_decide_unconfigured). */
 static int _unconfigured(const nvl_call_t* c, const nvl_job_t* job, bitstr_t* bitmap) {
@@ -1742,6 +1813,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   nvl_job_t job;
   nvl_list_t ordered = NULL; /* the candidates in slurmctld's order, for a second look */
   bitstr_t* usable;
+  bitstr_t* offered = NULL; /* WILL_RUN with preemptee candidates: the bitmap as offered */
   int rc;
 
   /* Not for a job record outside slurmctld's job list (a reservation's, tested under a job
@@ -1764,7 +1836,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
     NVL_WILL_RUN_WINDOW(tail, job.will_run_start, job.will_run_end);
     slurm_mutex_lock(&nvl_held_lock);
     if (_snapshot_checked(f, usable, &snap, c.reserved) == 0)
-      _snapshot_ends(&snap, usable, c.reserved);
+      _snapshot_ends(&snap, usable, c.reserved, NULL);
     slurm_mutex_unlock(&nvl_held_lock);
   } else {
     _snapshot(f, usable, &snap, NULL, NULL, c.reserved);
@@ -1777,6 +1849,9 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   /* A GPU job starts on no node whose GPUs slurmctld cannot index yet, whoever chooses. */
   if (snap.unregistered && job.gpu_requests && SELECT_IS_MODE_RUN_NOW(mode))
     bit_and_not(bitmap, snap.unregistered);
+  if (job.mode == NVL_MODE_WILL_RUN && job.gpu_requests && preemptee_candidates &&
+      list_count(preemptee_candidates))
+    offered = bit_copy(bitmap);
   d = nvl_decide(f, &job, snap.nodes, snap.count);
   _snapshot_free(&snap);
   FREE_NULL_BITMAP(usable);
@@ -1804,6 +1879,11 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
         _succeeded(&c, d, -1, bitmap);
       break;
   }
+  /* A start later than now (or none) in WILL_RUN, where preempting may start it now. */
+  if (offered && nvl_decision_action(d) != NVL_ACT_CONS_TRES &&
+      (rc != SLURM_SUCCESS || (int64_t)job_ptr->start_time > job.now))
+    rc = _will_run_preempting(&c, f, &job, bitmap, offered, rc);
+  FREE_NULL_BITMAP(offered);
   if (rc != SLURM_SUCCESS && nvl_decision_waits(d) && ordered &&
       !NVL_NEEDS_MORE_FEATURES(job_ptr)) {
     nvl_call_t again = c;

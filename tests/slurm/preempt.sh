@@ -9,7 +9,7 @@
 # Resources). Not told apart here: offered only the jobs that hold the node set's GPUs,
 # cons_tres preempts those; offered every preemptable job, it preempts any on those nodes
 # until enough GPUs are free there, whichever island they are in (on this pattern its order
-# happens to free one island too).
+# happens to free one island too). Backfill preempts for such a job as well (below).
 source "$(dirname "$0")/lib.sh"
 
 use_cluster nvlplace backfill --preempt
@@ -111,5 +111,38 @@ note "TP=4 job $tp3 runs on $mine; the scavenger jobs held $(tr '\n' ' ' <<<"$lo
 [[ $(nvl_job_gpu_list "$tp3") == "$low_list" ]] ||
   fail "TP=4 job $tp3 runs on $mine, not on the island of the lowest-tier jobs ($(tr '\n' ' ' <<<"$low_list"))"
 preempted_for "$tp3"
+
+# Backfill preempts too. A job of the gpu partition waits for node15, which a job of the
+# same partition holds (no preemption frees it), so the main scheduler tries no later job of
+# the partition (Reason=Priority); scavenger jobs of 60 minutes hold every other GPU. A
+# strict TP=4 job then starts only if backfill's will-run test says it starts now, by
+# preempting, as cons_tres's own says: nvlplace said it starts when the scavenger jobs end,
+# `sbatch --test-only` printed that hour, and the job waited it out.
+reset_jobs
+nodes=$(sinfo -h -N -p gpu -o '%N' | sort -u | wc -l)
+blocker=$(submit -w node15 --gpus-per-node=8 -t 60)
+wait_state "$blocker" RUNNING
+scavengers=()
+for ((k = 0; k < (gpus_total - 8) / 2; k++)); do scavengers+=("$(submit -p scavenger --gpus=2 -t 60)"); done
+nvl_wait_for 120 "${#scavengers[@]} scavenger jobs to run" all_running ||
+  fail "only $(running_count) of ${#scavengers[@]} scavenger jobs run"
+held=()
+for j in "${scavengers[@]}"; do held[$j]=$(nvl_job_gpus "$j"); done
+out=$(sbatch --test-only --gpus=4 --nvl-tp=4 -t 5 --wrap 'sleep 1' 2>&1) ||
+  fail "sbatch --test-only refused: $out"
+asked=$(date +%s)
+start=$(sed -n 's/.* to start at \([0-9T:-]*\) .*/\1/p' <<<"$out" | head -1)
+[[ -n $start ]] || fail "sbatch --test-only said no start: $out"
+note "sbatch --test-only: $(tr '\n' ' ' <<<"$out")"
+(($(date -d "$start" +%s) <= asked + 5)) ||
+  fail "sbatch --test-only plans the TP=4 job at $start, not now (by preempting)"
+waiting=$(submit -N"$nodes" --gpus-per-node=8 -t 10)
+nvl_wait_for 30 "job $waiting to wait for resources" is_reason "$waiting" Resources ||
+  fail "job $waiting is $(job_state "$waiting") ($(job_reason "$waiting")), not waiting for resources"
+tp4=$(submit --gpus=4 --nvl-tp=4 -t 5)
+wait_state "$tp4" RUNNING 30
+placed_in_one_island "$tp4" 4
+note "TP=4 job $tp4, behind job $waiting ($(job_state "$waiting"), $(job_reason "$waiting")), runs on $mine"
+preempted_for "$tp4"
 reset_jobs
 note "ok"
