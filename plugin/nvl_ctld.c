@@ -1643,14 +1643,23 @@ static bitstr_t* _usable(job_record_t* job_ptr, bitstr_t* bitmap) {
   return usable;
 }
 
-/* The decision of a second look, where the GPUs of `reclaim` (taken) count as free too. */
+/* The decision of a second look, where the GPUs of `reclaim` (taken) count as free too; in
+ * WILL_RUN with the other busy GPUs' end times (theirs: free now). */
 static nvl_decision_t* _decide_reclaiming(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job,
                                           bitstr_t* bitmap, bitstr_t** reclaim) {
   bitstr_t* usable = _usable(c->job_ptr, bitmap);
   nvl_snapshot_t snap;
   nvl_decision_t* d;
 
-  _snapshot(f, usable, &snap, NULL, reclaim, c->reserved);
+  if (job->mode == NVL_MODE_WILL_RUN) {
+    slurm_mutex_lock(&nvl_held_lock);
+    if (!nvl_held_valid) _held_rebuild();
+    _snapshot(f, usable, &snap, NULL, reclaim, c->reserved);
+    if (nvl_held_valid) _snapshot_ends(&snap, usable, c->reserved, reclaim);
+    slurm_mutex_unlock(&nvl_held_lock);
+  } else {
+    _snapshot(f, usable, &snap, NULL, reclaim, c->reserved);
+  }
   _reclaim_free(reclaim);
   job->free_is_all = 0;
   job->preempting = 1;
@@ -1729,26 +1738,14 @@ static int _will_run_preempting(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t*
   job_record_t* job_ptr = c->job_ptr;
   time_t first_start = job_ptr->start_time;
   nvl_list_t first_preempts = NULL;
-  bitstr_t *usable, *trial, **reclaim;
+  bitstr_t *trial, **reclaim;
   const nvl_candidate_t* cand;
-  nvl_snapshot_t snap;
   nvl_decision_t* d;
   bool more;
   int got = SLURM_ERROR;
 
   if (!(reclaim = _reclaimable(c->preemptee_candidates, INT_MAX, &more))) return rc;
-  usable = _usable(job_ptr, offered);
-  slurm_mutex_lock(&nvl_held_lock);
-  if (!nvl_held_valid) _held_rebuild();
-  _snapshot(f, usable, &snap, NULL, reclaim, c->reserved);
-  if (nvl_held_valid) _snapshot_ends(&snap, usable, c->reserved, reclaim);
-  slurm_mutex_unlock(&nvl_held_lock);
-  _reclaim_free(reclaim);
-  job->free_is_all = 0;
-  job->preempting = 1;
-  d = nvl_decide(f, job, snap.nodes, snap.count);
-  _snapshot_free(&snap);
-  FREE_NULL_BITMAP(usable);
+  d = _decide_reclaiming(c, f, job, offered, reclaim);
   /* cons_tres appends to a preemptee list it is given: the first look's is kept apart. */
   if (c->preemptee_job_list) {
     first_preempts = *c->preemptee_job_list;
