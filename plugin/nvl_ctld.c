@@ -1727,16 +1727,22 @@ static int _second_look(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job, bi
  * where the GPUs of every freeable preemptee candidate count as free now (the running jobs
  * cons_tres requeues or cancels; shares as in _reclaimable), as cons_tres's own will_run
  * counts them (all candidates gone at once, "start now" so that backfill's start of the job
- * preempts them), its node sets offered to cons_tres with every candidate. The earlier start
- * of the two looks stands: its node set in `bitmap` (`offered`: the bitmap slurmctld gave),
- * its start time, its preemptee list. Backfill preempts only through such a start: before
- * this, a strict job the main scheduler did not reach (its partition blocked by a job that
- * waits) never preempted, and `sbatch --test-only` said it starts when the jobs it would
+ * preempts them), each node set offered to cons_tres with the candidates the RUN_NOW look
+ * that then starts the job would offer there (_holding). The earlier start of the two looks
+ * stands: its node set in `bitmap` (`offered`: the bitmap slurmctld gave), its start time,
+ * CPU count, preemption node bitmap and preemptee list. Backfill preempts only through such a
+ * start: before this, a strict job the main scheduler did not reach (its partition blocked by a job
+ * that waits) never preempted, and `sbatch --test-only` said it starts when the jobs it would
  * preempt end. RET the job_test result. */
 static int _will_run_preempting(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t* job,
                                 bitstr_t* bitmap, bitstr_t* offered, int rc) {
   job_record_t* job_ptr = c->job_ptr;
+  /* What cons_tres's will_run leaves on the job, the first look's kept for when it stands. */
   time_t first_start = job_ptr->start_time;
+  uint32_t first_cpus = job_ptr->total_cpus;
+#if NVL_SLURM_AT_LEAST(24, 11)
+  bitstr_t* first_preempt_nodes = NULL;
+#endif
   nvl_list_t first_preempts = NULL;
   bitstr_t *trial, **reclaim;
   const nvl_candidate_t* cand;
@@ -1745,6 +1751,9 @@ static int _will_run_preempting(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t*
   int got = SLURM_ERROR;
 
   if (!(reclaim = _reclaimable(c->preemptee_candidates, INT_MAX, &more))) return rc;
+#if NVL_SLURM_AT_LEAST(24, 11)
+  if (job_ptr->node_bitmap_preempt) first_preempt_nodes = bit_copy(job_ptr->node_bitmap_preempt);
+#endif
   d = _decide_reclaiming(c, f, job, offered, reclaim);
   /* cons_tres appends to a preemptee list it is given: the first look's is kept apart. */
   if (c->preemptee_job_list) {
@@ -1755,8 +1764,11 @@ static int _will_run_preempting(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t*
   for (int i = 0; got != SLURM_SUCCESS && nvl_decision_action(d) == NVL_ACT_TRY &&
                   (cand = nvl_decision_candidate(d, i));
        i++) {
+    nvl_call_t own = *c; /* the jobs the second RUN_NOW look would offer (_look_reclaiming) */
+    own.preemptee_candidates = _holding(c->preemptee_candidates, cand, job->whole_node);
     bit_copybits(trial, offered);
-    got = _try_candidate(c, d, i, cand, trial);
+    got = _try_candidate(&own, d, i, cand, trial);
+    FREE_NULL_LIST(own.preemptee_candidates);
   }
   if (got == SLURM_SUCCESS && nvl_decision_start_time(d) > (int64_t)job_ptr->start_time)
     job_ptr->start_time = (time_t)nvl_decision_start_time(d);
@@ -1766,11 +1778,20 @@ static int _will_run_preempting(const nvl_call_t* c, nvl_facade_t* f, nvl_job_t*
     rc = SLURM_SUCCESS;
   } else {
     job_ptr->start_time = first_start;
+    job_ptr->total_cpus = first_cpus;
+#if NVL_SLURM_AT_LEAST(24, 11)
+    FREE_NULL_BITMAP(job_ptr->node_bitmap_preempt);
+    job_ptr->node_bitmap_preempt = first_preempt_nodes;
+    first_preempt_nodes = NULL;
+#endif
     if (c->preemptee_job_list) {
       FREE_NULL_LIST(*c->preemptee_job_list);
       *c->preemptee_job_list = first_preempts;
     }
   }
+#if NVL_SLURM_AT_LEAST(24, 11)
+  FREE_NULL_BITMAP(first_preempt_nodes);
+#endif
   FREE_NULL_BITMAP(trial);
   nvl_decision_free(d);
   return rc;
@@ -1878,7 +1899,7 @@ extern int nvl_ctld_job_test(nvl_job_test_fn cons_tres, job_record_t* job_ptr, b
   }
   /* A start later than now (or none) in WILL_RUN, where preempting may start it now. */
   if (offered && nvl_decision_action(d) != NVL_ACT_CONS_TRES &&
-      (rc != SLURM_SUCCESS || (int64_t)job_ptr->start_time > job.now))
+      (rc != SLURM_SUCCESS || job_ptr->start_time > time(NULL)))
     rc = _will_run_preempting(&c, f, &job, bitmap, offered, rc);
   FREE_NULL_BITMAP(offered);
   if (rc != SLURM_SUCCESS && nvl_decision_waits(d) && ordered &&

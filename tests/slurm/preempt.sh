@@ -136,6 +136,10 @@ start=$(sed -n 's/.* to start at \([0-9T:-]*\) .*/\1/p' <<<"$out" | head -1)
 note "sbatch --test-only: $(tr '\n' ' ' <<<"$out")"
 (($(date -d "$start" +%s) <= asked + 5)) ||
   fail "sbatch --test-only plans the TP=4 job at $start, not now (by preempting)"
+# The jobs it would preempt: the two that hold the island, as the start then preempts (not
+# every candidate on the node).
+read -r -a would <<<"$(sed -n 's/.*Preempts: *//p' <<<"$out" | tr ',' ' ')"
+((${#would[@]} == 2)) || fail "sbatch --test-only would preempt ${would[*]:-none}, not 2 jobs"
 waiting=$(submit -N"$nodes" --gpus-per-node=8 -t 10)
 nvl_wait_for 30 "job $waiting to wait for resources" is_reason "$waiting" Resources ||
   fail "job $waiting is $(job_state "$waiting") ($(job_reason "$waiting")), not waiting for resources"
