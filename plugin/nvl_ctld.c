@@ -376,6 +376,9 @@ typedef enum {
   NVL_GPUS_INDEXLESS,    /* registered, but gres.conf gives Count= without File= */
 } nvl_gpus_state_t;
 
+/* Whether bit i of b (NULL: none) is set. */
+static bool _in(bitstr_t* b, int i) { return b && i >= 0 && i < bit_size(b) && bit_test(b, i); }
+
 /* Free GPU indexes of one node, from the GRES allocation that slurmctld keeps per node
  * (rebuilt from the job records at every start, so a restart loses nothing). A node whose
  * GPUs have no indexes offers none: nvlplace places by index. After a restart slurmctld
@@ -420,10 +423,10 @@ static int _free_gpus(int node_index, nvl_ints_t* buf, nvl_gpus_state_t* state,
   shared = _shared_gpus(ns);
   size = bit_size(ns->gres_bit_alloc);
   for (int i = 0; i < size; i++) {
-    bool reclaimed = reclaim && i < bit_size(reclaim) && bit_test(reclaim, i);
+    bool reclaimed = _in(reclaim, i);
     if (!bit_test(ns->gres_bit_alloc, i) || reclaimed) {
-      if (i >= avail || (reserved && i < bit_size(reserved) && bit_test(reserved, i))) continue;
-      if (!reclaimed && shared && i < bit_size(shared) && bit_test(shared, i))
+      if (i >= avail || _in(reserved, i)) continue;
+      if (!reclaimed && _in(shared, i))
         (*shared_busy)++;
       else
         out[n++] = i;
@@ -751,7 +754,7 @@ static int _holds_wanted(int node_index, bitstr_t* b, void* arg) {
 
   if (k < 0) return 0;
   for (int g = cand->gpu_offsets[k]; g < cand->gpu_offsets[k + 1]; g++)
-    if (cand->gpus[g] >= 0 && cand->gpus[g] < bit_size(b) && bit_test(b, cand->gpus[g])) return 1;
+    if (_in(b, cand->gpus[g])) return 1;
   return 0;
 }
 
@@ -1029,9 +1032,6 @@ static void _share_ends_free(nvl_share_ends_t* e) {
   xfree(e->size);
 }
 
-/* Whether bit i of b (NULL: none) is set. */
-static bool _in(bitstr_t* b, int i) { return b && i >= 0 && i < bit_size(b) && bit_test(b, i); }
-
 /* WILL_RUN: the GPUs running and suspended jobs hold on the usable nodes, with each job's
  * end time, from the held view (under nvl_held_lock, valid); and the GPUs busy only by
  * their shares, free when the last job holding a share of them ends. Not those of
@@ -1197,7 +1197,7 @@ static nvl_saved_t* _mask(const nvl_candidate_t* cand) {
       /* A shared GPU: cons_tres already takes it off its gres.conf record's count (and
        * counts it free per node and type), so only its bit is set, that cons_tres does not
        * pick it from a record of several GPUs. */
-      if (shared && g < bit_size(shared) && bit_test(shared, g)) continue;
+      if (_in(shared, g)) continue;
       ns->gres_cnt_alloc++;
       for (int t = 0; t < ns->topo_cnt && topo < 0; t++) {
         if (ns->topo_gres_bitmap && ns->topo_gres_bitmap[t] &&
