@@ -259,8 +259,10 @@ def main():
         topo = f.read()
     with open(os.path.join(etc, "topology.conf"), "w") as f:
         f.write(topo)
+    # Each node's rank map files in the cluster's own directory: its nodes share this host's
+    # /tmp with every other local cluster, whose job ids are the same.
     with open(os.path.join(etc, "plugstack.conf"), "w") as f:
-        f.write(f"required {a.spank}\n")
+        f.write(f"required {a.spank} rankmap_dir={a.run_dir}/tmp\n")
 
     names = [n["name"] for n in nodes]
     # proctrack/linuxproc finds a job's processes by reading /proc/PID/stat of every process

@@ -63,7 +63,7 @@ for k in 1 2 3 4; do
 done
 # The rank map file: a hostfile in the map's order, on each node of the job; gone after it.
 file=$(sed -n 's/^file=//p' "$out")
-[[ $file == /tmp/nvlplace-rankmap.$job ]] || fail "NVLPLACE_RANKMAP_FILE is '$file'"
+[[ $file == "$NVL_RUN/tmp/nvlplace-rankmap.$job" ]] || fail "NVLPLACE_RANKMAP_FILE is '$file'"
 hosts=$(sed -n 's/^hostfile=\([^#][^ ]*\) slots=4 # .*/\1/p' "$out" | paste -sd' ')
 [[ $hosts == "$(printf '%s\n' "${words[@]:1}" | cut -d: -f1 | paste -sd' ')" ]] ||
   fail "the rank map file's hosts '$hosts' are not the map's order: $(grep '^hostfile=' "$out")"
