@@ -3,6 +3,7 @@
 set -uo pipefail
 NVL_TEST_NAME=$(basename "$0" .sh)
 source "$(dirname "${BASH_SOURCE[0]}")/../../contrib/cluster/common.sh"
+NVL_WAIT_NOTE=10  # a wait of 10 s or more is named in the test's output
 NVL_CTLD_LOG=$NVL_RUN/log/slurmctld.log
 NVL_TOPOLOGY=${NVLPLACE_TEST_TOPOLOGY:-$NVL_ROOT/configs/lab-islands.yaml}
 # Slurm's own topology plugin on the cluster: tree (the switches) or block (a block per
