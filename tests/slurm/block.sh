@@ -144,11 +144,19 @@ scontrol update nodename="$failed" state=drain reason=block-test-nvlink ||
 trap 'scontrol update nodename="$failed" state=resume >/dev/null 2>&1' EXIT
 scontrol requeue "$g" || fail "cannot requeue job $g"
 # Slurm holds a requeued batch job until its old credentials expired (BeginTime, 2 minutes
-# by default); the admin who replaces a tray starts it sooner, but not in the second of the
-# requeue: slurmd refuses a credential created in the second its job's was revoked ("Job
-# credential revoked", the job FAILED; seen in CI when the relaunch came 0.5 s after).
+# by default); the admin who replaces a tray starts it sooner, but not in the second its old
+# step ended: slurmd refuses a credential created in the second its job's was revoked ("Job
+# credential revoked", the job FAILED; seen in CI when the relaunch came 0.5 s after). Nor
+# with a begin time a few seconds ahead (`starttime=now+3`, as this test did): a begin time
+# that passes makes slurmctld schedule nothing, and with nothing else happening the job
+# waited for the main scheduler's periodic pass (`sched_interval`, 60 s): 49-52 of the 60 s
+# this wait had on 24.11.7. So: once the job is PENDING (its old step is gone), in the next
+# second, `starttime=now`, which slurmctld schedules at once.
 nvl_wait_for 30 "job $g to be requeued" is_state "$g" PENDING || fail "job $g: $(job_state "$g")"
-scontrol update jobid="$g" starttime=now+3 || fail "cannot start job $g sooner"
+requeued=$(date +%s)
+later_second() { (($(date +%s) > requeued)); }
+nvl_wait_for 2 "the second after job $g's requeue" later_second || fail "the clock stands still"
+scontrol update jobid="$g" starttime=now || fail "cannot start job $g sooner"
 again() { comment_has "$g" event=placed "back_to=$rack" && is_state "$g" RUNNING; }
 nvl_wait_for 60 "job $g to start again" again ||
   fail "job $g after requeue: $(job_state "$g") $(job_comment "$g")"
